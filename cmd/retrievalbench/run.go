@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// command is one subcommand: it parses its own flags from args.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+// commands returns the subcommands. Each lives in a file of its own name.
+func commands() map[string]command {
+	return map[string]command{
+		// one line per subcommand, e.g.
+		// "eval": {"evaluate a TREC run against qrels (trec_eval output)", runEval},
+	}
+}
+
+// usageError marks bad usage (exit 2); every other error exits 1.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// exitCode maps an error to the process exit status: 2 for bad usage
+// (including -h), 1 for everything else.
+func exitCode(err error) int {
+	var u *usageError
+	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout, cmds)
+		if len(args) == 0 {
+			return usagef("no command given")
+		}
+		return nil
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		printUsage(stderr, cmds)
+		return usagef("unknown command %q", args[0])
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func printUsage(w io.Writer, cmds map[string]command) {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintln(w, "usage: retrievalbench <command> [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+}

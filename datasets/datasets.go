@@ -1,0 +1,71 @@
+// Package datasets defines the shape every benchmark loader produces: tasks
+// (a query plus graded gold judgments and metadata) over one or more
+// corpora. Each benchmark has a subpackage that reads its official format
+// (repoqa, sweqa, coderag, cosqa, trec, beir, cases); this package holds the
+// shared types and the split logic.
+package datasets
+
+import "github.com/retrievalbench/retrievalbench/corpus"
+
+// Relevant is one graded judgment of a task. How a hit is matched against it
+// depends on Kind:
+//
+//	"doc"                       hit doc ID == ID
+//	"file", "test", "config"    hit path == ID (a chunk of a gold file counts)
+//	"symbol"                    hit symbol == ID, or ends with "."+ID
+//	"doc_section"               hit doc ID == ID or hit symbol == ID
+//	"needle"                    hit text contains Body by token equivalence
+//	                            (whitespace and comments ignored, Language-aware)
+//
+// Each Relevant is credited at most once per ranking (its first matching
+// hit); later hits that match only already-credited judgments are
+// non-relevant, as in trec_eval with one qrels line per gold unit.
+type Relevant struct {
+	Kind     string
+	ID       string
+	Grade    int    // 0..3; grade >= 1 is relevant unless a threshold says otherwise
+	Body     string // needle body for Kind "needle"
+	Language string // language of Body
+}
+
+// Meta is what reports group by.
+type Meta struct {
+	Repo       string
+	Intent     string
+	Library    string
+	QAType     string
+	Difficulty string
+	Language   string
+}
+
+// Task is one query with its gold.
+type Task struct {
+	ID       string
+	Query    string
+	CorpusID string
+	Gold     []Relevant
+	Meta     Meta
+}
+
+// Dropped records a source row that did not become a task, and why. Loaders
+// never drop rows silently: reports print these counts.
+type Dropped struct {
+	ID     string
+	Reason string
+}
+
+// Dataset is one loaded benchmark split.
+type Dataset struct {
+	Name    string // e.g. "repoqa-python-docstring"
+	Split   string // e.g. "small_test"
+	Corpora map[string]*corpus.Corpus
+	Tasks   []Task
+	Dropped []Dropped
+	// Undefined lists measures that make no sense for this dataset with the
+	// reason (e.g. DS-1000 composite: "only rank-1 measures are defined").
+	// Reports leave them absent instead of printing 0.
+	Undefined map[string]string
+	// Notes are facts about the data a report should show (commit drift,
+	// coverage of an approximated document store, …).
+	Notes []string
+}

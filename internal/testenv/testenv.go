@@ -1,0 +1,92 @@
+// Package testenv tells tests where the data pack, the cache and the ONNX
+// Runtime library are, and turns a missing requirement into a loud skip — or,
+// when the run requires it (CI sets RETRIEVALBENCH_REQUIRE), into a failure.
+//
+// Environment:
+//
+//	RETRIEVALBENCH_DATA     data pack directory (layout of ../shared/datasets)
+//	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
+//	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
+//	                        "data", "onnx", "models", or "all"
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Environment variable names, in one place.
+const (
+	EnvData    = "RETRIEVALBENCH_DATA"
+	EnvCache   = "RETRIEVALBENCH_CACHE"
+	EnvRequire = "RETRIEVALBENCH_REQUIRE"
+)
+
+// Requirement kinds for Required and Missing.
+const (
+	Data   = "data"
+	ONNX   = "onnx"
+	Models = "models"
+)
+
+// DataDir returns the data pack directory and whether it is set and exists.
+func DataDir() (string, bool) {
+	dir := os.Getenv(EnvData)
+	if dir == "" {
+		return "", false
+	}
+	st, err := os.Stat(dir)
+	return dir, err == nil && st.IsDir()
+}
+
+// CacheDir returns the cache root: $RETRIEVALBENCH_CACHE, else the user
+// cache directory + "/retrievalbench", else a directory under the temp dir.
+func CacheDir() string {
+	if dir := os.Getenv(EnvCache); dir != "" {
+		return dir
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "retrievalbench")
+	}
+	return filepath.Join(os.TempDir(), "retrievalbench-cache")
+}
+
+// Required reports whether the run requires kind (see the package doc).
+func Required(kind string) bool {
+	for _, r := range strings.Split(os.Getenv(EnvRequire), ",") {
+		r = strings.TrimSpace(r)
+		if r == kind || r == "all" {
+			return true
+		}
+	}
+	return false
+}
+
+// Missing stops t because a requirement of kind is not met: it skips with
+// the reason, or fails when the run requires kind.
+func Missing(t testing.TB, kind, reason string) {
+	t.Helper()
+	if Required(kind) {
+		t.Fatalf("required %s missing (%s=%q): %s", kind, EnvRequire, os.Getenv(EnvRequire), reason)
+	}
+	t.Skipf("SKIP (%s missing): %s", kind, reason)
+}
+
+// MustHaveData returns the path of rel inside the data pack, or stops t
+// (see Missing) when the data pack or that entry is absent.
+func MustHaveData(t testing.TB, rel string) string {
+	t.Helper()
+	dir, ok := DataDir()
+	if !ok {
+		Missing(t, Data, "set "+EnvData+" to the data pack directory (e.g. ../shared/datasets)")
+		return ""
+	}
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, Data, p+" not found in the data pack")
+		return ""
+	}
+	return p
+}
