@@ -1,15 +1,60 @@
-# retrievalbench — every build and test goes through here so the sqlite_fts5
-# build tag is never forgotten.
-export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
-GO ?= go
+# retrievalbench — every build, test and benchmark goes through here, so the
+# sqlite_fts5 build tag (FTS5 in mattn/go-sqlite3) is never forgotten.
+#
+#   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked)
+#   make test        the whole test suite, golden quality gate included (JUnit XML in out/)
+#   make lint        go vet + gofmt check
+#   make bench       latency + quality benchmarks → results/bench-<commit>.txt
+#   make compare OLD=a.txt NEW=b.txt   benchstat table
+#   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
+#   make bench-full  every dataset at full size (slow; not in CI)
 
-.PHONY: build test lint
+export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
+GO      ?= go
+COUNT   ?= 6
+BENCH   ?= .
+COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+RESULTS ?= results
+RB      := $(GO) run ./cmd/retrievalbench
+
+.PHONY: build setup test test-short lint bench bench-full compare gate data clean
+
 build:
 	$(GO) build ./...
 
-test:
-	$(GO) tool gotestsum --junitfile out/junit.xml -- ./...
+setup:
+	$(RB) models fetch
+
+test: setup
+	@mkdir -p out
+	$(GO) tool gotestsum --junitfile out/junit.xml --format testname -- -timeout 60m ./...
+
+test-short:
+	$(GO) test -short ./...
 
 lint:
 	$(GO) vet ./...
-	@test -z "$$(gofmt -l .)" || (gofmt -l .; echo "gofmt needed"; exit 1)
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+
+bench: setup
+	@mkdir -p $(RESULTS)
+	{ echo "commit: $(COMMIT)"; echo "machine: $$(uname -srm) $$(nproc) cores"; \
+	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)' -count $(COUNT) -timeout 120m; } | tee $(RESULTS)/bench-$(COMMIT).txt
+
+bench-full: setup
+	@mkdir -p $(RESULTS)
+	$(GO) test ./bench -size=full -timeout 300m -v -results $(RESULTS)/full-$(COMMIT) 2>&1 | tee $(RESULTS)/full-$(COMMIT).log
+
+compare:
+	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make compare OLD=old.txt NEW=new.txt"; exit 2)
+	$(GO) tool benchstat $(OLD) $(NEW)
+
+gate:
+	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make gate OLD=old.txt NEW=new.txt"; exit 2)
+	$(RB) gate $(OLD) $(NEW)
+
+data:
+	$(RB) data fetch $(if $(MIRROR),-mirror $(MIRROR))
+
+clean:
+	rm -rf out $(RESULTS)

@@ -1,0 +1,250 @@
+package bench
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+)
+
+var (
+	update     = flag.Bool("update", false, "rewrite golden files from this run instead of comparing (never in CI)")
+	size       = flag.String("size", "small", "which datasets run: fixture (hermetic fixtures only), small (fixtures + small splits of the data pack), full (whole data-pack datasets)")
+	splitFlag  = flag.String("split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: small_test for -size=small, all for -size=full)")
+	dataFlag   = flag.String("data", "", "data pack directory (default $RETRIEVALBENCH_DATA)")
+	resultsDir = flag.String("results", "", "if set, write per-task JSONL results of every cell into this directory")
+)
+
+const goldenRoot = "../golden"
+
+// dataset is one dataset entry of a benchmark family: a subtest name and a
+// loader. Hermetic datasets (fixtures in the repository) run on any
+// machine; the others need the data pack.
+type dataset struct {
+	name     string
+	hermetic bool
+	// load returns the dataset for the split; dataDir is "" for hermetic ones.
+	load func(dataDir, split string) (*datasets.Dataset, error)
+}
+
+// split returns the split a data-pack dataset runs with.
+func split() string {
+	if *splitFlag != "" {
+		return *splitFlag
+	}
+	if *size == "full" {
+		return "all"
+	}
+	return "small_test"
+}
+
+func dataDir(t *testing.T) string {
+	if *dataFlag != "" {
+		return *dataFlag
+	}
+	dir, ok := testenv.DataDir()
+	if !ok {
+		testenv.Missing(t, testenv.Data, "set "+testenv.EnvData+" or -data to the data pack directory (e.g. ../shared/datasets)")
+	}
+	return dir
+}
+
+// prepared caches prepared datasets across the cells of one test binary:
+// every system of a family shares one load and one chunking.
+var prepared = struct {
+	sync.Mutex
+	m map[string]*preparedEntry
+}{m: map[string]*preparedEntry{}}
+
+type preparedEntry struct {
+	once sync.Once
+	p    *harness.Prepared
+	err  error
+}
+
+func prepare(t *testing.T, family string, d dataset) *harness.Prepared {
+	t.Helper()
+	dir, sp := "", "all"
+	if !d.hermetic {
+		switch *size {
+		case "fixture":
+			t.Skipf("-size=fixture runs hermetic fixtures only")
+		case "small", "full":
+		default:
+			t.Fatalf("-size=%q: want fixture, small or full", *size)
+		}
+		dir, sp = dataDir(t), split()
+	}
+	key := family + "/" + d.name + "/" + sp
+	prepared.Lock()
+	e, ok := prepared.m[key]
+	if !ok {
+		e = &preparedEntry{}
+		prepared.m[key] = e
+	}
+	prepared.Unlock()
+	e.once.Do(func() {
+		ds, err := d.load(dir, sp)
+		if err != nil {
+			e.err = fmt.Errorf("loading %s: %w", d.name, err)
+			return
+		}
+		e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions())
+	})
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	return e.p
+}
+
+// runFamily runs every registered system config on every dataset of a
+// family, as subtests family/system/config/dataset, each gated by its
+// golden file.
+func runFamily(t *testing.T, family string, sets []dataset) {
+	specs := harness.Registry()
+	var systemsInOrder []string
+	bySystem := map[string][]harness.Spec{}
+	for _, s := range specs {
+		if _, ok := bySystem[s.System]; !ok {
+			systemsInOrder = append(systemsInOrder, s.System)
+		}
+		bySystem[s.System] = append(bySystem[s.System], s)
+	}
+	for _, sys := range systemsInOrder {
+		t.Run(sys, func(t *testing.T) {
+			for _, spec := range bySystem[sys] {
+				t.Run(spec.Config, func(t *testing.T) {
+					for _, d := range sets {
+						t.Run(d.name, func(t *testing.T) { runCell(t, family, d, spec) })
+					}
+				})
+			}
+		})
+	}
+}
+
+func runCell(t *testing.T, family string, d dataset, spec harness.Spec) {
+	cache := testenv.CacheDir()
+	if spec.Requires != nil {
+		if kind, err := spec.Requires(cache); err != nil {
+			testenv.Missing(t, kind, err.Error())
+		}
+	}
+	p := prepare(t, family, d)
+	cfg := harness.DefaultRunConfig()
+	cfg.CacheDir = cache
+	cfg.Logf = t.Logf
+	res, err := harness.Run(t.Context(), p, spec, cfg)
+	if err != nil {
+		t.Fatalf("%s on %s: %v", spec.Name(), d.name, err)
+	}
+	t.Log(summaryLine(res, p))
+	if *resultsDir != "" {
+		if err := writeResults(*resultsDir, res); err != nil {
+			t.Errorf("writing results: %v", err)
+		}
+	}
+	path := harness.GoldenPath(goldenRoot, res.Dataset, res.Split, spec.System, spec.Config)
+	if *update {
+		if failed := res.Failed(); len(failed) > 0 {
+			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
+		}
+		if err := harness.WriteGolden(path, harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("updated %s", path)
+		return
+	}
+	g, err := harness.ReadGolden(path)
+	if err != nil {
+		t.Fatalf("%v\ncreate it with: go test ./bench -run '%s' -update%s", err, runPattern(t.Name()), sizeFlags())
+	}
+	v := harness.Compare(g, res)
+	for _, f := range v.Failures {
+		t.Error(f)
+	}
+	if !v.OK() {
+		t.Logf("golden: %s; if the change is intended, run: go test ./bench -run '%s' -update%s", path, runPattern(t.Name()), sizeFlags())
+	}
+	for _, imp := range v.Improvements {
+		t.Logf("improved %s — to raise the baseline run: go test ./bench -run '%s' -update%s", imp, runPattern(t.Name()), sizeFlags())
+	}
+}
+
+// runPattern turns a test name into a -run pattern that selects exactly it.
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+func sizeFlags() string {
+	s := ""
+	if *size != "small" {
+		s += " -size=" + *size
+	}
+	if *splitFlag != "" {
+		s += " -split=" + *splitFlag
+	}
+	return s
+}
+
+func summaryLine(res *harness.Result, p *harness.Prepared) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s[%s] %s/%s: %d tasks", res.Dataset, res.Split, res.System, res.Config, len(res.Tasks))
+	for _, m := range res.Measures {
+		col, _ := res.Column(m.String())
+		sum := 0.0
+		for _, v := range col {
+			sum += v
+		}
+		if len(col) > 0 {
+			fmt.Fprintf(&b, " %s=%.4f", m, sum/float64(len(col)))
+		}
+	}
+	fmt.Fprintf(&b, "; index %d docs in %v", res.IndexedDocs, res.IndexTime.Round(1e6))
+	if n := len(p.Dataset.Dropped); n > 0 {
+		fmt.Fprintf(&b, "; %d source rows dropped", n)
+	}
+	return b.String()
+}
+
+// writeResults appends one JSON line per task to DIR/<dataset>.<split>.<system>.<config>.jsonl.
+func writeResults(dir string, res *harness.Result) error {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	for _, tr := range res.Tasks {
+		vals := map[string]float64{}
+		for i, m := range res.Measures {
+			vals[m.String()] = tr.Values[i]
+		}
+		if err := enc.Encode(struct {
+			Dataset, Split, System, Config, Task string
+			Meta                                 datasets.Meta
+			Query                                string
+			FirstRelevant                        int
+			Values                               map[string]float64
+			Hits                                 []harness.JudgedHit
+			Error                                string `json:",omitempty"`
+		}{res.Dataset, res.Split, res.System, res.Config, tr.ID, tr.Meta, tr.Query, tr.FirstRelevant, vals, tr.Hits, tr.Err}); err != nil {
+			return err
+		}
+	}
+	name := fmt.Sprintf("%s.%s.%s.%s.jsonl", res.Dataset, res.Split, res.System, res.Config)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(filepath.Join(dir, name), []byte(buf.String()))
+}

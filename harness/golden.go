@@ -1,0 +1,298 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/metrics"
+)
+
+// Golden is the committed baseline of one cell. Its JSON form has sorted
+// keys and four decimals so that a change reads well in a diff.
+type Golden struct {
+	Dataset         string             `json:"dataset"`
+	Split           string             `json:"split"`
+	System          string             `json:"system"`
+	Config          string             `json:"config"`
+	ConfigHash      string             `json:"config_hash"`
+	DataHash        string             `json:"data_hash"`
+	Tolerance       Fixed              `json:"tolerance"`
+	ToleranceReason string             `json:"tolerance_reason"`
+	Versions        map[string]string  `json:"versions"`
+	TasksRan        int                `json:"tasks_ran"`
+	Undefined       map[string]string  `json:"undefined,omitempty"`
+	Metrics         map[string]Summary `json:"metrics"`
+	Tasks           map[string]Outcome `json:"tasks"`
+}
+
+// Summary is a micro mean with its 95% bootstrap CI.
+type Summary struct {
+	Mean   Fixed `json:"mean"`
+	CILow  Fixed `json:"ci_low"`
+	CIHigh Fixed `json:"ci_high"`
+}
+
+// Outcome is one task's result in a golden file: the rank of its first
+// relevant hit (0 = none within depth) and its per-measure values.
+type Outcome struct {
+	FirstRelevant int              `json:"first_relevant"`
+	Values        map[string]Fixed `json:"values"`
+}
+
+// Fixed is a float64 written with exactly four decimals.
+type Fixed float64
+
+// MarshalJSON writes f rounded to four decimals.
+func (f Fixed) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(round4(float64(f)), 'f', 4, 64)), nil
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// Bootstrap parameters of every golden CI.
+const (
+	BootstrapResamples = 1000
+	BootstrapSeed      = 20240623
+)
+
+// NewGolden summarises r as a golden baseline with the given tolerance.
+func NewGolden(r *Result, tolerance float64, reason string) *Golden {
+	g := &Golden{
+		Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
+		ConfigHash: r.ConfigHash, DataHash: r.DataHash,
+		Tolerance: Fixed(tolerance), ToleranceReason: reason,
+		Versions: map[string]string{"go": runtime.Version()},
+		TasksRan: len(r.Tasks), Undefined: r.Undefined,
+		Metrics: make(map[string]Summary, len(r.Measures)),
+		Tasks:   make(map[string]Outcome, len(r.Tasks)),
+	}
+	for k, v := range r.Versions {
+		g.Versions[k] = v
+	}
+	for _, m := range r.Measures {
+		col, _ := r.Column(m.String())
+		ci := metrics.Bootstrap(col, BootstrapResamples, BootstrapSeed)
+		g.Metrics[m.String()] = Summary{Mean: Fixed(ci.Mean), CILow: Fixed(ci.Low), CIHigh: Fixed(ci.High)}
+	}
+	for _, t := range r.Tasks {
+		o := Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]Fixed, len(r.Measures))}
+		for i, m := range r.Measures {
+			o.Values[m.String()] = Fixed(t.Values[i])
+		}
+		g.Tasks[t.ID] = o
+	}
+	return g
+}
+
+// Marshal returns the canonical bytes of g.
+func (g *Golden) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ErrNoGolden is returned by ReadGolden when the file does not exist.
+var ErrNoGolden = errors.New("no golden file")
+
+// GoldenPath is where the golden file of a cell lives under root.
+func GoldenPath(root, dataset, split, system, config string) string {
+	return filepath.Join(root, dataset, split, system, config+".json")
+}
+
+// ReadGolden reads a golden file.
+func ReadGolden(path string) (*Golden, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoGolden)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var g Golden
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&g); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &g, nil
+}
+
+// WriteGolden writes g to path atomically (temp file, then rename).
+func WriteGolden(path string, g *Golden) error {
+	b, err := g.Marshal()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, b)
+}
+
+// WriteFileAtomic writes b to a temp file next to path and renames it into
+// place, so readers never see a half-written file.
+func WriteFileAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// Verdict is the comparison of a run with its golden file.
+type Verdict struct {
+	Failures     []string // each one fails the cell
+	Improvements []string // reported with a hint to run -update
+}
+
+// OK reports whether the run passes the gate.
+func (v *Verdict) OK() bool { return len(v.Failures) == 0 }
+
+// Compare gates r against g. A measure passes when its mean, at four
+// decimals, is at least golden − tolerance. A failing measure lists the
+// tasks whose value for it dropped. A different data or config hash is a
+// stale baseline and fails regardless of the numbers; so does any task the
+// system failed on.
+func Compare(g *Golden, r *Result) *Verdict {
+	v := &Verdict{}
+	if g.DataHash != r.DataHash {
+		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: data hash %s ≠ golden %s (corpus, chunking or tasks changed)", short(r.DataHash), short(g.DataHash)))
+	}
+	if g.ConfigHash != r.ConfigHash {
+		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: config hash %s ≠ golden %s (system config changed)", short(r.ConfigHash), short(g.ConfigHash)))
+	}
+	for _, t := range r.Failed() {
+		v.Failures = append(v.Failures, fmt.Sprintf("task %s failed: %s", t.ID, firstLine(t.Err)))
+	}
+	now := NewGolden(r, float64(g.Tolerance), g.ToleranceReason)
+	names := make([]string, 0, len(g.Metrics))
+	for m := range g.Metrics {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	tol := round4(float64(g.Tolerance))
+	for _, m := range names {
+		want := round4(float64(g.Metrics[m].Mean))
+		got, ok := now.Metrics[m]
+		if !ok {
+			v.Failures = append(v.Failures, fmt.Sprintf("%s: in golden (%.4f) but not measured by this run", m, want))
+			continue
+		}
+		have := round4(float64(got.Mean))
+		switch {
+		case have < round4(want-tol):
+			v.Failures = append(v.Failures, fmt.Sprintf("%s: %.4f → %.4f (tolerance %.4f; %s)", m, want, have, tol, flips(m, g, now)))
+		case have > round4(want+tol):
+			v.Improvements = append(v.Improvements, fmt.Sprintf("%s: %.4f → %.4f (%s)", m, want, have, flips(m, g, now)))
+		}
+	}
+	return v
+}
+
+// flips describes the tasks whose value of measure m changed between the
+// golden g and the run now, losses first.
+func flips(m string, g, now *Golden) string {
+	ids := make([]string, 0, len(now.Tasks))
+	for id := range now.Tasks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var lost, won []string
+	for _, id := range ids {
+		o, ok := g.Tasks[id]
+		n := now.Tasks[id]
+		if !ok {
+			continue
+		}
+		before, after := round4(float64(o.Values[m])), round4(float64(n.Values[m]))
+		switch {
+		case after < before:
+			lost = append(lost, id+" "+rankChange(o.FirstRelevant, n.FirstRelevant))
+		case after > before:
+			won = append(won, id+" "+rankChange(o.FirstRelevant, n.FirstRelevant))
+		}
+	}
+	var parts []string
+	if len(lost) > 0 {
+		parts = append(parts, fmt.Sprintf("−%d %s: %s", len(lost), plural(len(lost), "task"), list(lost)))
+	}
+	if len(won) > 0 {
+		parts = append(parts, fmt.Sprintf("+%d %s: %s", len(won), plural(len(won), "task"), list(won)))
+	}
+	if len(parts) == 0 {
+		return "no per-task change"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func rankChange(before, after int) string {
+	r := func(n int) string {
+		if n == 0 {
+			return "none"
+		}
+		return "rank " + strconv.Itoa(n)
+	}
+	switch {
+	case before != 0 && after == 0:
+		return "lost " + r(before)
+	case before == 0 && after != 0:
+		return "found at " + r(after)
+	case before == after:
+		return "first relevant still at " + r(before)
+	}
+	return r(before) + " → " + r(after)
+}
+
+// list shows at most ten items; a gate message stays readable.
+func list(items []string) string {
+	const max = 10
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(", … %d more", len(items)-max)
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,40 @@
+package harness
+
+import (
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/bm25"
+)
+
+// Spec names one system configuration and knows how to build it.
+type Spec struct {
+	System string // "bm25", "dense", …
+	Config string // config name within the system
+	Hash   string // hash of every config field, recorded in golden files
+	// Tolerance is how far below golden a measure may fall before the gate
+	// fails; 0 for deterministic systems. ToleranceReason says why.
+	Tolerance       float64
+	ToleranceReason string
+	// Requires reports what this config needs and does not have (the ONNX
+	// Runtime library, model files): kind is a testenv requirement kind
+	// ("onnx", "models"). Nil means it needs nothing beyond the build.
+	Requires func(cacheDir string) (kind string, err error)
+	New      func(opt systems.Options) (systems.System, error)
+}
+
+// Name is "system/config".
+func (s Spec) Name() string { return s.System + "/" + s.Config }
+
+// Registry returns every system configuration the benchmark knows, in a
+// fixed order. It is built here, explicitly, rather than by init-time
+// registration.
+func Registry() []Spec {
+	var specs []Spec
+	for _, c := range bm25.Configs() {
+		specs = append(specs, Spec{
+			System: "bm25", Config: c.Name, Hash: c.Hash(),
+			ToleranceReason: "deterministic: SQLite FTS5 ranks identically on every run",
+			New:             func(opt systems.Options) (systems.System, error) { return bm25.New(c, opt) },
+		})
+	}
+	return specs
+}
