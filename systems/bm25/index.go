@@ -1,0 +1,443 @@
+package bm25
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+var _ systems.System = (*Index)(nil)
+
+// Progress is logged every progressDocs docs or progressEvery, whichever
+// comes first.
+const (
+	progressDocs  = 5000
+	progressEvery = 3 * time.Second
+)
+
+// Index is a BM25 index of one corpus at a time. It is used by one goroutine
+// at a time (systems.System).
+type Index struct {
+	cfg     Config
+	opt     systems.Options
+	tmpRoot string // cache root made by New when opt.CacheDir is empty
+
+	db     *sql.DB
+	search *sql.Stmt
+	ids    []string // ids[rowid-1] is the doc ID of that row
+	stats  Stats
+}
+
+// Stats describes the index built or reused by the last Index call.
+type Stats struct {
+	Path      string        // the index.db file
+	Docs      int           // docs in the index
+	Reused    bool          // true when a complete cached index was opened
+	BuildTime time.Duration // time spent building; zero when reused
+}
+
+// New returns an Index for cfg. It fails when cfg is invalid or when SQLite
+// was built without FTS5. With an empty opt.CacheDir the index lives in a
+// temporary directory removed by Close.
+func New(cfg Config, opt systems.Options) (*Index, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := fts5Available(); err != nil {
+		return nil, err
+	}
+	x := &Index{cfg: cfg, opt: opt}
+	if opt.CacheDir == "" {
+		dir, err := os.MkdirTemp("", "bm25-")
+		if err != nil {
+			return nil, fmt.Errorf("bm25: temporary cache dir: %w", err)
+		}
+		x.tmpRoot = dir
+		x.opt.CacheDir = dir
+	}
+	return x, nil
+}
+
+// fts5Available checks once per process that the linked SQLite has FTS5.
+var fts5Available = sync.OnceValue(func() error {
+	db, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		return fmt.Errorf("bm25: opening SQLite: %w", err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE probe USING fts5(x)`); err != nil {
+		return fmt.Errorf("bm25: SQLite has no FTS5 (%w): build and test with -tags sqlite_fts5 (the Makefile sets GOFLAGS=-tags=sqlite_fts5)", err)
+	}
+	return nil
+})
+
+// Config returns the configuration of x.
+func (x *Index) Config() Config { return x.cfg }
+
+// Stats returns what the last successful Index call did.
+func (x *Index) Stats() Stats { return x.stats }
+
+// Index opens the cached index of c or builds it. A previous corpus is
+// closed first.
+func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
+	x.closeDB()
+	ids, err := sortedIDs(c)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(x.opt.CacheDir, "bm25", c.Hash()[:16]+"-"+x.cfg.Hash()[:16])
+	path := filepath.Join(dir, "index.db")
+	want := meta{corpusHash: c.Hash(), configHash: x.cfg.Hash(), docs: len(ids)}
+
+	if !x.opt.NoCache {
+		err := x.open(path, want, ids)
+		if err == nil {
+			x.stats = Stats{Path: path, Docs: len(ids), Reused: true}
+			x.logf("bm25[%s]: %s: reusing %s (%d docs)", x.cfg.Name, c.ID, path, len(ids))
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			x.logf("bm25[%s]: %s: cached index not usable, rebuilding: %v", x.cfg.Name, c.ID, err)
+		}
+	}
+
+	start := time.Now()
+	if err := x.build(ctx, c, dir, path, want); err != nil {
+		return fmt.Errorf("bm25[%s]: indexing %s: %w", x.cfg.Name, c.ID, err)
+	}
+	if err := x.open(path, want, ids); err != nil {
+		return fmt.Errorf("bm25[%s]: opening new index of %s: %w", x.cfg.Name, c.ID, err)
+	}
+	x.stats = Stats{Path: path, Docs: len(ids), BuildTime: time.Since(start)}
+	return nil
+}
+
+// sortedIDs returns the doc IDs of c sorted bytewise (SQLite's BINARY
+// order), or an error naming a duplicate.
+func sortedIDs(c *corpus.Corpus) ([]string, error) {
+	ids := make([]string, len(c.Docs))
+	for i := range c.Docs {
+		ids[i] = c.Docs[i].ID
+	}
+	slices.Sort(ids)
+	for i := 1; i < len(ids); i++ {
+		if ids[i] == ids[i-1] {
+			return nil, fmt.Errorf("bm25: corpus %s: duplicate doc id %q", c.ID, ids[i])
+		}
+	}
+	return ids, nil
+}
+
+// meta is what an index records about itself to be recognised as complete
+// and current.
+type meta struct {
+	corpusHash, configHash string
+	docs                   int
+}
+
+// build writes the index of c into a temporary file in dir and renames it
+// to path.
+func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m meta) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "index.db.tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+
+	db, err := sql.Open("sqlite3", fileURI(tmp, ""))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	db.SetMaxOpenConns(1)
+	schema := []string{
+		`PRAGMA journal_mode = OFF`, // a failed build is discarded, never recovered
+		`PRAGMA synchronous = OFF`,
+		`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+		`CREATE TABLE docs(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL)`,
+		`CREATE VIRTUAL TABLE fts USING fts5(symbol, path, body, content='', tokenize=` + sqlString(x.cfg.ftsTokenizer()) + `)`,
+	}
+	for _, q := range schema {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+
+	// Rows in doc-ID order: rowid order is then doc-ID order for tie breaks.
+	order := make([]int, len(c.Docs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(c.Docs[a].ID, c.Docs[b].ID) })
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO docs(rowid, id) VALUES(?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insDoc.Close()
+	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, symbol, path, body) VALUES(?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insFTS.Close()
+
+	start, last := time.Now(), time.Now()
+	code := x.cfg.Tokenizer == TokCode
+	for n, i := range order {
+		d := &c.Docs[i]
+		rowid := int64(n + 1)
+		body := d.Text
+		if d.Title != "" {
+			body = d.Title + "\n" + d.Text
+		}
+		sym, p := d.Symbol, d.Path
+		if code {
+			sym, p, body = codeText(sym), codeText(p), codeText(body)
+		}
+		if _, err := insDoc.ExecContext(ctx, rowid, d.ID); err != nil {
+			return fmt.Errorf("doc %q: %w", d.ID, err)
+		}
+		if _, err := insFTS.ExecContext(ctx, rowid, sym, p, body); err != nil {
+			return fmt.Errorf("doc %q: %w", d.ID, err)
+		}
+		if done := n + 1; done%progressDocs == 0 || time.Since(last) >= progressEvery {
+			last = time.Now()
+			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s)", x.cfg.Name, c.ID, done, len(order), rate(done, start))
+		}
+	}
+	for _, kv := range [][2]string{
+		{"version", indexVersion},
+		{"corpus_hash", m.corpusHash},
+		{"config_hash", m.configHash},
+		{"docs", strconv.Itoa(m.docs)},
+		{"tokenizer", x.cfg.ftsTokenizer()},
+	} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)`, kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// One segment per column list: fewer b-trees to read per query term.
+	if _, err := db.ExecContext(ctx, `INSERT INTO fts(fts) VALUES('optimize')`); err != nil {
+		return fmt.Errorf("optimize: %w", err)
+	}
+	x.logf("bm25[%s]: %s: indexed %d docs in %s (%.0f docs/s)", x.cfg.Name, c.ID, len(order), time.Since(start).Round(time.Millisecond), rate(len(order), start))
+	if err := db.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func rate(n int, since time.Time) float64 {
+	s := time.Since(since).Seconds()
+	if s <= 0 {
+		return 0
+	}
+	return float64(n) / s
+}
+
+// open opens the finished index at path read-only and checks that it is
+// complete, intact and made for m and ids. A missing file gives an error
+// wrapping fs.ErrNotExist.
+func (x *Index) open(path string, m meta, ids []string) (err error) {
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite3", fileURI(path, "mode=ro&immutable=1"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	db.SetMaxOpenConns(1)
+	var check string
+	if err := db.QueryRow(`PRAGMA quick_check`).Scan(&check); err != nil {
+		return fmt.Errorf("%s: quick_check: %w", path, err)
+	}
+	if check != "ok" {
+		return fmt.Errorf("%s: quick_check: %s", path, check)
+	}
+	got := map[string]string{}
+	rows, err := db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return fmt.Errorf("%s: reading meta: %w", path, err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s: reading meta: %w", path, err)
+		}
+		got[k] = v
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("%s: reading meta: %w", path, err)
+	}
+	for k, v := range map[string]string{
+		"version":     indexVersion,
+		"corpus_hash": m.corpusHash,
+		"config_hash": m.configHash,
+		"docs":        strconv.Itoa(m.docs),
+	} {
+		if got[k] != v {
+			return fmt.Errorf("%s: meta %s = %q, want %q", path, k, got[k], v)
+		}
+	}
+	stored := make([]string, 0, len(ids))
+	rows, err = db.Query(`SELECT rowid, id FROM docs ORDER BY rowid`)
+	if err != nil {
+		return fmt.Errorf("%s: reading docs: %w", path, err)
+	}
+	for rows.Next() {
+		var rowid int64
+		var id string
+		if err := rows.Scan(&rowid, &id); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s: reading docs: %w", path, err)
+		}
+		if rowid != int64(len(stored)+1) {
+			rows.Close()
+			return fmt.Errorf("%s: docs: rowid %d at position %d", path, rowid, len(stored)+1)
+		}
+		stored = append(stored, id)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("%s: reading docs: %w", path, err)
+	}
+	if !slices.Equal(stored, ids) {
+		return fmt.Errorf("%s: doc ids differ from the corpus", path)
+	}
+	w := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	stmt, err := db.Prepare(`SELECT rowid, -bm25(fts, ` + w(x.cfg.SymbolWeight) + `, ` + w(x.cfg.PathWeight) + `, ` + w(x.cfg.BodyWeight) +
+		`) AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`)
+	if err != nil {
+		return fmt.Errorf("%s: preparing search: %w", path, err)
+	}
+	x.db, x.search, x.ids = db, stmt, stored
+	return nil
+}
+
+// Search returns the k best docs for query, best first; ties are broken by
+// doc ID ascending. A query without word characters has no hits.
+func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	if x.search == nil {
+		return nil, errors.New("bm25: Search before Index")
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	terms := queryTerms(x.cfg.Tokenizer, query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	rows, err := x.search.QueryContext(ctx, matchExpr(terms), k)
+	if err != nil {
+		return nil, fmt.Errorf("bm25[%s]: search %q: %w", x.cfg.Name, query, err)
+	}
+	defer rows.Close()
+	var hits []systems.Hit
+	for rows.Next() {
+		var rowid int64
+		var score float64
+		if err := rows.Scan(&rowid, &score); err != nil {
+			return nil, fmt.Errorf("bm25[%s]: search %q: %w", x.cfg.Name, query, err)
+		}
+		if rowid < 1 || rowid > int64(len(x.ids)) {
+			return nil, fmt.Errorf("bm25[%s]: search %q: rowid %d outside the index", x.cfg.Name, query, rowid)
+		}
+		hits = append(hits, systems.Hit{DocID: x.ids[rowid-1], Score: score})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("bm25[%s]: search %q: %w", x.cfg.Name, query, err)
+	}
+	return hits, nil
+}
+
+// Close releases the index; a temporary cache made by New is removed.
+func (x *Index) Close() error {
+	err := x.closeDB()
+	if x.tmpRoot != "" {
+		if rerr := os.RemoveAll(x.tmpRoot); err == nil {
+			err = rerr
+		}
+		x.tmpRoot = ""
+	}
+	return err
+}
+
+func (x *Index) closeDB() error {
+	var errs []error
+	if x.search != nil {
+		errs = append(errs, x.search.Close())
+	}
+	if x.db != nil {
+		errs = append(errs, x.db.Close())
+	}
+	x.db, x.search, x.ids, x.stats = nil, nil, nil, Stats{}
+	return errors.Join(errs...)
+}
+
+func (x *Index) logf(format string, args ...any) {
+	if x.opt.Logf != nil {
+		x.opt.Logf(format, args...)
+	}
+}
+
+// fileURI turns a file path into an SQLite URI filename with query params.
+func fileURI(path, params string) string {
+	u := "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath()
+	if params != "" {
+		u += "?" + params
+	}
+	return u
+}
+
+// sqlString quotes s as an SQL string literal.
+func sqlString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// SQLiteVersion is the version of the linked SQLite library.
+func SQLiteVersion() string {
+	v, _, _ := sqlite3.Version()
+	return v
+}
