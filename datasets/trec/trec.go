@@ -1,0 +1,462 @@
+// Package trec loads classic TREC test collections: SGML documents
+// (<DOC><DOCNO>…</DOCNO>…</DOC>, plain or gzip), topics (<top><num>…
+// <title>…</top>, in the classic "Number:"/"Topic:" layout or the
+// one-field layout of Terrier's vaswani query-text.trec) and qrels
+// ("TOPIC ITER DOCNO REL"). Documents become Kind "doc" with their text;
+// every judged document of a topic becomes a graded Relevant.
+package trec
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+)
+
+// Files names the parts of one collection.
+type Files struct {
+	Name   string   // collection and corpus ID, e.g. "vaswani"
+	Docs   []string // SGML document files, plain or .gz
+	Topics string
+	Qrels  string
+}
+
+// Config tunes loading.
+type Config struct {
+	// QueryFields are the topic fields joined (with a space) into the query:
+	// "title", "desc", "narr". Default: title.
+	QueryFields []string
+	Split       string // datasets split name; "" = all
+	SplitConfig datasets.SplitConfig
+}
+
+// DefaultConfig queries with the title field over every topic.
+func DefaultConfig() Config {
+	return Config{QueryFields: []string{"title"}, Split: datasets.SplitAll, SplitConfig: datasets.DefaultSplitConfig()}
+}
+
+// Discover finds a collection's files in dir: qrels is the file named
+// "qrels" or "qrels.*"; topics the file whose name contains "topic" or
+// "query"; documents every other file ending in .trec, .sgml, .txt or .gz
+// (or any file under a "docs" or "corpus" subdirectory).
+func Discover(dir string) (Files, error) {
+	f := Files{Name: filepath.Base(dir)}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return f, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		lower := strings.ToLower(name)
+		switch {
+		case e.IsDir() && (lower == "docs" || lower == "corpus"):
+			sub, err := filepath.Glob(filepath.Join(p, "*"))
+			if err != nil {
+				return f, err
+			}
+			f.Docs = append(f.Docs, sub...)
+		case e.IsDir():
+		case lower == "qrels" || strings.HasPrefix(lower, "qrels."):
+			f.Qrels = p
+		case strings.Contains(lower, "topic") || strings.Contains(lower, "query"):
+			f.Topics = p
+		case strings.HasSuffix(lower, ".trec") || strings.HasSuffix(lower, ".sgml") || strings.HasSuffix(lower, ".gz"):
+			f.Docs = append(f.Docs, p)
+		}
+	}
+	sort.Strings(f.Docs)
+	// A fetched "x" and a mirrored "x.gz" hold the same records: read one.
+	have := map[string]bool{}
+	for _, d := range f.Docs {
+		have[d] = true
+	}
+	docs := f.Docs[:0]
+	for _, d := range f.Docs {
+		if !(strings.HasSuffix(d, ".gz") && have[strings.TrimSuffix(d, ".gz")]) {
+			docs = append(docs, d)
+		}
+	}
+	f.Docs = docs
+	switch {
+	case len(f.Docs) == 0:
+		return f, fmt.Errorf("%s: no document files (*.trec, *.sgml, *.gz, docs/)", dir)
+	case f.Topics == "":
+		return f, fmt.Errorf("%s: no topics file (name containing \"topic\" or \"query\")", dir)
+	case f.Qrels == "":
+		return f, fmt.Errorf("%s: no qrels file", dir)
+	}
+	return f, nil
+}
+
+// Load reads the collection in <dataDir>/<name> (see Discover).
+func Load(dataDir, name string, cfg Config) (*datasets.Dataset, error) {
+	f, err := Discover(filepath.Join(dataDir, name))
+	if err != nil {
+		return nil, err
+	}
+	return LoadFiles(f, cfg)
+}
+
+// LoadFiles reads one collection. Topics without a relevant judgment are
+// Dropped; judgments of documents absent from the collection are skipped
+// and counted in Notes.
+func LoadFiles(f Files, cfg Config) (*datasets.Dataset, error) {
+	if len(cfg.QueryFields) == 0 {
+		cfg.QueryFields = []string{"title"}
+	}
+	c := &corpus.Corpus{ID: f.Name}
+	seen := map[string]string{}
+	for _, file := range f.Docs {
+		if err := ReadDocs(file, func(d corpus.Doc, where string) error {
+			if prev, dup := seen[d.ID]; dup {
+				return fmt.Errorf("%s: duplicate DOCNO %q (first at %s)", where, d.ID, prev)
+			}
+			seen[d.ID] = where
+			c.Docs = append(c.Docs, d)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	topics, err := ReadTopics(f.Topics)
+	if err != nil {
+		return nil, err
+	}
+	qrels, err := ReadQrels(f.Qrels)
+	if err != nil {
+		return nil, err
+	}
+	ds := &datasets.Dataset{Name: f.Name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{c.ID: c}}
+	missing, unknownTopics := 0, map[string]bool{}
+	known := map[string]bool{}
+	for _, t := range topics {
+		known[t.Num] = true
+	}
+	for _, j := range qrels {
+		if !known[j.Topic] {
+			unknownTopics[j.Topic] = true
+		}
+	}
+	byTopic := map[string][]Judgment{}
+	for _, j := range qrels {
+		byTopic[j.Topic] = append(byTopic[j.Topic], j)
+	}
+	for _, t := range topics {
+		var q []string
+		for _, fld := range cfg.QueryFields {
+			if v := t.Fields[fld]; v != "" {
+				q = append(q, v)
+			}
+		}
+		query := strings.Join(q, " ")
+		task := datasets.Task{ID: t.Num, Query: query, CorpusID: c.ID}
+		relevant := false
+		for _, j := range byTopic[t.Num] {
+			if _, ok := seen[j.DocNo]; !ok {
+				missing++
+				continue
+			}
+			if j.Rel < 0 {
+				continue // trec_eval: negative judgments are non-relevant
+			}
+			task.Gold = append(task.Gold, datasets.Relevant{Kind: "doc", ID: j.DocNo, Grade: j.Rel})
+			relevant = relevant || j.Rel > 0
+		}
+		switch {
+		case query == "":
+			ds.Dropped = append(ds.Dropped, datasets.Dropped{ID: t.Num, Reason: "topic has none of the query fields " + strings.Join(cfg.QueryFields, "+")})
+		case !relevant:
+			ds.Dropped = append(ds.Dropped, datasets.Dropped{ID: t.Num, Reason: "no relevant judgment in the qrels"})
+		default:
+			ds.Tasks = append(ds.Tasks, task)
+		}
+	}
+	if missing > 0 {
+		ds.Notes = append(ds.Notes, fmt.Sprintf("%d qrels lines judge documents absent from the collection (skipped)", missing))
+	}
+	if len(unknownTopics) > 0 {
+		ds.Notes = append(ds.Notes, fmt.Sprintf("qrels judge %d topics absent from the topics file (ignored)", len(unknownTopics)))
+	}
+	return split(ds, cfg)
+}
+
+func split(ds *datasets.Dataset, cfg Config) (*datasets.Dataset, error) {
+	if cfg.Split == "" {
+		cfg.Split = datasets.SplitAll
+	}
+	sc := cfg.SplitConfig
+	if sc == (datasets.SplitConfig{}) {
+		sc = datasets.DefaultSplitConfig()
+	}
+	if sc.Salt == "" {
+		sc.Salt = ds.Name
+	}
+	tasks, err := datasets.Split(ds.Tasks, cfg.Split, sc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	ds.Tasks, ds.Split = tasks, cfg.Split
+	return ds, nil
+}
+
+var (
+	tagRE    = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9_]*)[^>]*>`)
+	docnoRE  = regexp.MustCompile(`(?is)<DOCNO>\s*(.*?)\s*</DOCNO>`)
+	textRE   = regexp.MustCompile(`(?is)<TEXT>(.*?)</TEXT>`)
+	titleRE  = regexp.MustCompile(`(?is)<(HEADLINE|TITLE|HL|HEAD)>(.*?)</(HEADLINE|TITLE|HL|HEAD)>`)
+	spacesRE = regexp.MustCompile(`\s+`)
+)
+
+// ReadDocs streams the <DOC> records of an SGML file (gzip when it ends in
+// .gz) to fn with their "file:line". Text is the content of the <TEXT>
+// elements when there are any, else the whole record without its DOCNO;
+// remaining tags are stripped. Title is a HEADLINE/TITLE/HL/HEAD element.
+func ReadDocs(file string, fn func(d corpus.Doc, where string) error) error {
+	r, err := open(file)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 1<<20)
+	var buf strings.Builder
+	start, in := 0, false
+	for line := 1; ; line++ {
+		b, rerr := br.ReadString('\n')
+		upper := strings.ToUpper(strings.TrimSpace(b))
+		switch {
+		case strings.HasPrefix(upper, "<DOC>"):
+			if in {
+				return fmt.Errorf("%s:%d: <DOC> inside the <DOC> opened on line %d", file, line, start)
+			}
+			in, start = true, line
+			buf.Reset()
+			buf.WriteString(b)
+		case in:
+			buf.WriteString(b)
+		case upper != "":
+			return fmt.Errorf("%s:%d: text outside a <DOC> record", file, line)
+		}
+		if in && strings.Contains(upper, "</DOC>") {
+			in = false
+			d, err := parseDoc(buf.String())
+			where := fmt.Sprintf("%s:%d", file, start)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			if err := fn(d, where); err != nil {
+				return err
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			if in {
+				return fmt.Errorf("%s:%d: <DOC> never closed", file, start)
+			}
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("%s:%d: %w", file, line, rerr)
+		}
+	}
+}
+
+func parseDoc(rec string) (corpus.Doc, error) {
+	m := docnoRE.FindStringSubmatch(rec)
+	if m == nil || m[1] == "" {
+		return corpus.Doc{}, errors.New("<DOC> without a <DOCNO>")
+	}
+	d := corpus.Doc{ID: m[1], Kind: "doc"}
+	if t := titleRE.FindStringSubmatch(rec); t != nil {
+		d.Title = clean(t[2])
+	}
+	if texts := textRE.FindAllStringSubmatch(rec, -1); texts != nil {
+		var parts []string
+		for _, t := range texts {
+			parts = append(parts, t[1])
+		}
+		d.Text = clean(strings.Join(parts, "\n"))
+	} else {
+		body := docnoRE.ReplaceAllString(rec, " ")
+		d.Text = clean(body)
+	}
+	return d, nil
+}
+
+// clean strips tags and squeezes whitespace.
+func clean(s string) string {
+	return strings.TrimSpace(spacesRE.ReplaceAllString(tagRE.ReplaceAllString(s, " "), " "))
+}
+
+// Topic is one <top> record: its number and its fields (title, desc,
+// narr) with the classic "Topic:", "Description:", "Narrative:" labels
+// removed.
+type Topic struct {
+	Num    string
+	Fields map[string]string
+	Line   int
+}
+
+var fieldLabels = map[string]*regexp.Regexp{
+	"num":   regexp.MustCompile(`(?i)^number:\s*`),
+	"title": regexp.MustCompile(`(?i)^topic:\s*`),
+	"desc":  regexp.MustCompile(`(?i)^description:\s*`),
+	"narr":  regexp.MustCompile(`(?i)^narrative:\s*`),
+}
+
+// ReadTopics reads a TREC topics file.
+func ReadTopics(file string) ([]Topic, error) {
+	b, err := readAll(file)
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	lineAt := func(off int) int { return 1 + strings.Count(s[:off], "\n") }
+	var topics []Topic
+	seen := map[string]int{}
+	var cur *Topic
+	var field string
+	var fieldStart int
+	flush := func(end int) {
+		if cur != nil && field != "" {
+			v := clean(s[fieldStart:end])
+			if re := fieldLabels[field]; re != nil {
+				v = re.ReplaceAllString(v, "")
+			}
+			if _, dup := cur.Fields[field]; !dup || cur.Fields[field] == "" {
+				cur.Fields[field] = v
+			}
+		}
+		field = ""
+	}
+	for _, m := range tagRE.FindAllStringSubmatchIndex(s, -1) {
+		closing := s[m[2]:m[3]] == "/"
+		name := strings.ToLower(s[m[4]:m[5]])
+		switch {
+		case name == "top" && !closing:
+			if cur != nil {
+				return nil, fmt.Errorf("%s:%d: <top> inside the <top> opened on line %d", file, lineAt(m[0]), cur.Line)
+			}
+			cur = &Topic{Fields: map[string]string{}, Line: lineAt(m[0])}
+		case name == "top" && closing:
+			if cur == nil {
+				return nil, fmt.Errorf("%s:%d: </top> without <top>", file, lineAt(m[0]))
+			}
+			flush(m[0])
+			cur.Num = cur.Fields["num"]
+			delete(cur.Fields, "num")
+			if cur.Num == "" {
+				return nil, fmt.Errorf("%s:%d: topic without <num>", file, cur.Line)
+			}
+			if prev, dup := seen[cur.Num]; dup {
+				return nil, fmt.Errorf("%s:%d: duplicate topic %q (first on line %d)", file, cur.Line, cur.Num, prev)
+			}
+			seen[cur.Num] = cur.Line
+			if cur.Fields["title"] == "" && cur.Fields["desc"] == "" {
+				return nil, fmt.Errorf("%s:%d: topic %s has an empty title", file, cur.Line, cur.Num)
+			}
+			topics = append(topics, *cur)
+			cur = nil
+		case cur == nil:
+			return nil, fmt.Errorf("%s:%d: <%s%s> outside a <top>", file, lineAt(m[0]), s[m[2]:m[3]], name)
+		case closing:
+			if name == field {
+				flush(m[0])
+			}
+		default:
+			flush(m[0])
+			field, fieldStart = name, m[1]
+		}
+	}
+	if cur != nil {
+		return nil, fmt.Errorf("%s:%d: <top> never closed", file, cur.Line)
+	}
+	if len(topics) == 0 {
+		return nil, fmt.Errorf("%s: no topics", file)
+	}
+	return topics, nil
+}
+
+// Judgment is one qrels line.
+type Judgment struct {
+	Topic, DocNo string
+	Rel          int
+}
+
+// ReadQrels reads "TOPIC ITER DOCNO REL" lines. A topic judging a document
+// twice is an error, as in trec_eval.
+func ReadQrels(file string) ([]Judgment, error) {
+	r, err := open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	var out []Judgment
+	seen := map[[2]string]int{}
+	for line := 1; sc.Scan(); line++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s:%d: want 4 fields TOPIC ITER DOCNO REL, got %d", file, line, len(f))
+		}
+		rel, err := strconv.Atoi(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: relevance %q is not an integer", file, line, f[3])
+		}
+		k := [2]string{f[0], f[2]}
+		if prev, dup := seen[k]; dup {
+			return nil, fmt.Errorf("%s:%d: topic %s judges %s twice (first on line %d)", file, line, f[0], f[2], prev)
+		}
+		seen[k] = line
+		out = append(out, Judgment{Topic: f[0], DocNo: f[2], Rel: rel})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return out, nil
+}
+
+func open(file string) (io.ReadCloser, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(file, ".gz") {
+		return f, nil
+	}
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{gz, f}, nil
+}
+
+func readAll(file string) ([]byte, error) {
+	r, err := open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return b, nil
+}
