@@ -1,0 +1,132 @@
+package repoqa
+
+import (
+	"fmt"
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// definition is one function, method or class found by tree-sitter.
+type definition struct {
+	Name      string // simple name
+	Qualified string // enclosing definitions joined by "." ("Class.method")
+	Kind      string // "function", "method" or "class"
+	StartByte int    // of the definition node (decorators excluded, as in RepoQA)
+	EndByte   int
+	StartLine int // 1-based, inclusive
+	EndLine   int // 1-based, inclusive
+	// Python only: the docstring statement (an expression statement made of
+	// one string literal, first in the body), or -1 when there is none.
+	DocStart, DocEnd int
+	// Python only: the string literal's own text.
+	DocText string
+	// InFunction reports whether the definition is nested in a function.
+	InFunction bool
+}
+
+// parseDefinitions lists the definitions of one file in source order.
+func parseDefinitions(lang, p string, src []byte) ([]definition, error) {
+	g := grammar(lang, p)
+	if g == nil {
+		return nil, fmt.Errorf("%s: no grammar for language %q", p, lang)
+	}
+	parser := sitter.NewParser()
+	defer parser.Close()
+	if err := parser.SetLanguage(g); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	tree := parser.Parse(src, nil)
+	if tree == nil {
+		return nil, fmt.Errorf("%s: tree-sitter returned no tree", p)
+	}
+	defer tree.Close()
+	var out []definition
+	kinds := defKinds[lang]
+	var walk func(n *sitter.Node, scope []string, inFunc bool)
+	walk = func(n *sitter.Node, scope []string, inFunc bool) {
+		kind, isDef := kinds[n.Kind()]
+		name := ""
+		if isDef {
+			name = defName(lang, n, src)
+			isDef = name != ""
+		}
+		if isDef {
+			if kind == "function" && len(scope) > 0 && !inFunc && lang == "python" {
+				kind = "method"
+			}
+			q := strings.Join(append(append([]string(nil), scope...), name), ".")
+			d := definition{
+				Name: name, Qualified: q, Kind: kind,
+				StartByte: int(n.StartByte()), EndByte: int(n.EndByte()),
+				StartLine: int(n.StartPosition().Row) + 1, EndLine: int(n.EndPosition().Row) + 1,
+				DocStart: -1, DocEnd: -1, InFunction: inFunc,
+			}
+			if lang == "python" {
+				docstring(n, src, &d)
+			}
+			out = append(out, d)
+			scope = append(append([]string(nil), scope...), name)
+			if kind != "class" {
+				inFunc = true
+			}
+		}
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			if c := n.NamedChild(i); c != nil {
+				walk(c, scope, inFunc)
+			}
+		}
+	}
+	walk(tree.RootNode(), nil, false)
+	return out, nil
+}
+
+// defName returns the simple name of a definition node.
+func defName(lang string, n *sitter.Node, src []byte) string {
+	switch {
+	case lang == "cpp" && n.Kind() == "function_definition":
+		d := n.ChildByFieldName("declarator")
+		for d != nil {
+			next := d.ChildByFieldName("declarator")
+			if next == nil {
+				break
+			}
+			d = next
+		}
+		if d == nil {
+			return ""
+		}
+		name := d.Utf8Text(src)
+		if i := strings.LastIndex(name, "::"); i >= 0 {
+			name = name[i+2:]
+		}
+		return name
+	case lang == "rust" && n.Kind() == "impl_item":
+		if t := n.ChildByFieldName("type"); t != nil {
+			return t.Utf8Text(src)
+		}
+		return ""
+	}
+	if c := n.ChildByFieldName("name"); c != nil {
+		return c.Utf8Text(src)
+	}
+	return ""
+}
+
+// docstring fills d's docstring fields from a Python definition node.
+func docstring(n *sitter.Node, src []byte, d *definition) {
+	body := n.ChildByFieldName("body")
+	if body == nil || body.NamedChildCount() == 0 {
+		return
+	}
+	first := body.NamedChild(0)
+	if first == nil || first.Kind() != "expression_statement" || first.NamedChildCount() != 1 {
+		return
+	}
+	s := first.NamedChild(0)
+	if s == nil || s.Kind() != "string" {
+		return
+	}
+	d.DocStart, d.DocEnd = int(first.StartByte()), int(first.EndByte())
+	d.DocText = s.Utf8Text(src)
+}
