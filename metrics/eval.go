@@ -1,0 +1,192 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Qrels holds the judgments of many queries: query id → document id → grade.
+type Qrels map[string]map[string]int
+
+// Run holds the results of many queries: query id → results in any order.
+type Run map[string][]Result
+
+// EvalOptions tunes a run-level evaluation; the zero value is trec_eval's
+// default.
+type EvalOptions struct {
+	// RelLevel is the lowest relevant grade (trec_eval -l); 0 means 1.
+	RelLevel int
+	// Complete averages over every query that has judgments: a judged query
+	// without results is evaluated as an empty ranking and scores 0
+	// (trec_eval -c). Without it only queries with both judgments and results
+	// are averaged.
+	Complete bool
+	// MaxDocs keeps only the first MaxDocs results of each query after
+	// ranking (trec_eval -M); 0 keeps all.
+	MaxDocs int
+}
+
+// QueryResult is the evaluation of one query.
+type QueryResult struct {
+	QID    string
+	Values []float64 // one per measure, in the order of RunResult.Measures
+	// NumRet is the number of results evaluated, NumRel the number of
+	// relevant judged documents, NumRelRet the relevant ones retrieved
+	// (trec_eval num_ret, num_rel, num_rel_ret).
+	NumRet, NumRel, NumRelRet int
+}
+
+// RunResult is the evaluation of a run.
+type RunResult struct {
+	Measures []Measure
+	// Queries are the averaged queries, ordered by query id (byte-wise).
+	Queries []QueryResult
+	// Mean is the arithmetic mean of each measure over Queries (trec_eval's
+	// "all" line); zeros when no query was evaluated.
+	Mean []float64
+	// NumQ is len(Queries); the other counts are sums over Queries.
+	NumQ, NumRet, NumRel, NumRelRet int
+}
+
+// ErrDuplicateQuery is returned by Evaluator.Add for a query id added twice.
+var ErrDuplicateQuery = errors.New("query added twice")
+
+// Evaluator evaluates a run one query at a time, so that a large run never
+// has to be in memory at once. Feed each query's complete results to Add,
+// then call Result.
+type Evaluator struct {
+	qrels  Qrels
+	ms     []Measure
+	opt    EvalOptions
+	lvl    int
+	done   map[string]bool
+	qs     []QueryResult
+	grades []int
+	seen   map[string]struct{}
+}
+
+// NewEvaluator returns an Evaluator of ms against qrels. It fails on an
+// unknown measure or a negative MaxDocs.
+func NewEvaluator(qrels Qrels, ms []Measure, opt EvalOptions) (*Evaluator, error) {
+	for _, m := range ms {
+		if err := m.validate(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.MaxDocs < 0 {
+		return nil, fmt.Errorf("negative MaxDocs %d", opt.MaxDocs)
+	}
+	return &Evaluator{
+		qrels: qrels,
+		ms:    slices.Clone(ms),
+		opt:   opt,
+		lvl:   Options{RelLevel: opt.RelLevel}.relLevel(),
+		done:  make(map[string]bool),
+		seen:  make(map[string]struct{}),
+	}, nil
+}
+
+// Add evaluates one query's results. It sorts results in place (SortRun)
+// and keeps no reference to them. A query without judgments is skipped, as
+// trec_eval skips it. A query id added twice (ErrDuplicateQuery) or a
+// document id repeated within the query is an error.
+func (e *Evaluator) Add(qid string, results []Result) error {
+	if e.done[qid] {
+		return fmt.Errorf("query %q: %w", qid, ErrDuplicateQuery)
+	}
+	e.done[qid] = true
+	clear(e.seen)
+	for _, r := range results {
+		if _, dup := e.seen[r.DocID]; dup {
+			return fmt.Errorf("query %q: document %q retrieved twice", qid, r.DocID)
+		}
+		e.seen[r.DocID] = struct{}{}
+	}
+	qr, ok := e.qrels[qid]
+	if !ok {
+		return nil
+	}
+	SortRun(results)
+	if e.opt.MaxDocs > 0 && len(results) > e.opt.MaxDocs {
+		results = results[:e.opt.MaxDocs]
+	}
+	e.grades = e.grades[:0]
+	for _, r := range results {
+		e.grades = append(e.grades, gradeOf(qr, r.DocID))
+	}
+	e.qs = append(e.qs, e.evaluate(qid, qr, e.grades))
+	return nil
+}
+
+func (e *Evaluator) evaluate(qid string, qr map[string]int, grades []int) QueryResult {
+	j := summarize(qr, e.lvl)
+	q := QueryResult{
+		QID:       qid,
+		Values:    make([]float64, len(e.ms)),
+		NumRet:    len(grades),
+		NumRel:    j.numRel,
+		NumRelRet: countRel(grades, e.lvl),
+	}
+	scoreGrades(grades, &j, e.ms, e.lvl, q.Values)
+	return q
+}
+
+// Result returns the evaluation of the queries added so far (plus, with
+// Complete, every judged query not added, evaluated as an empty ranking).
+func (e *Evaluator) Result() *RunResult {
+	qs := slices.Clone(e.qs)
+	if e.opt.Complete {
+		for qid, qr := range e.qrels {
+			if !e.done[qid] {
+				qs = append(qs, e.evaluate(qid, qr, nil))
+			}
+		}
+	}
+	slices.SortFunc(qs, func(a, b QueryResult) int { return strings.Compare(a.QID, b.QID) })
+	res := &RunResult{
+		Measures: slices.Clone(e.ms),
+		Queries:  qs,
+		Mean:     make([]float64, len(e.ms)),
+		NumQ:     len(qs),
+	}
+	for _, q := range qs {
+		for i, v := range q.Values {
+			res.Mean[i] += v
+		}
+		res.NumRet += q.NumRet
+		res.NumRel += q.NumRel
+		res.NumRelRet += q.NumRelRet
+	}
+	if len(qs) > 0 {
+		for i := range res.Mean {
+			res.Mean[i] /= float64(len(qs))
+		}
+	}
+	return res
+}
+
+// Evaluate evaluates a whole in-memory run against qrels with trec_eval's
+// rules: each query of run that has judgments is ranked (SortRun, on a copy),
+// cut to MaxDocs and scored; queries of run without judgments are ignored;
+// with Complete, judged queries missing from run score 0 and count in the
+// mean. The mean of each measure is the plain average over the evaluated
+// queries.
+func Evaluate(qrels Qrels, run Run, ms []Measure, opt EvalOptions) (*RunResult, error) {
+	e, err := NewEvaluator(qrels, ms, opt)
+	if err != nil {
+		return nil, err
+	}
+	qids := make([]string, 0, len(run))
+	for qid := range run {
+		qids = append(qids, qid)
+	}
+	slices.Sort(qids)
+	for _, qid := range qids {
+		if err := e.Add(qid, slices.Clone(run[qid])); err != nil {
+			return nil, err
+		}
+	}
+	return e.Result(), nil
+}

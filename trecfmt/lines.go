@@ -1,0 +1,90 @@
+package trecfmt
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+)
+
+// maxLine is the longest line a TREC reader accepts.
+const maxLine = 1 << 20
+
+// lineReader yields the content lines of a TREC file (not blank, not a '#'
+// comment) split into whitespace-separated fields, reusing its buffers.
+type lineReader struct {
+	sc     *bufio.Scanner
+	name   string
+	line   int
+	fields [][]byte
+	err    error
+}
+
+func newLineReader(r io.Reader, name string) *lineReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	return &lineReader{sc: sc, name: name, fields: make([][]byte, 0, 8)}
+}
+
+// next advances to the next content line; fields holds its fields.
+func (l *lineReader) next() bool {
+	if l.err != nil {
+		return false
+	}
+	for l.sc.Scan() {
+		l.line++
+		b := l.sc.Bytes()
+		l.fields = splitFields(l.fields[:0], b)
+		if len(l.fields) == 0 || l.fields[0][0] == '#' {
+			continue
+		}
+		return true
+	}
+	if err := l.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			l.err = syntaxErrorf(l.name, l.line+1, "line longer than %d bytes", maxLine)
+		} else {
+			l.err = err
+		}
+	}
+	return false
+}
+
+// splitFields appends the whitespace-separated fields of b to dst.
+func splitFields(dst [][]byte, b []byte) [][]byte {
+	i := 0
+	for i < len(b) {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		start := i
+		for i < len(b) && !isSpace(b[i]) {
+			i++
+		}
+		if i > start {
+			dst = append(dst, b[start:i])
+		}
+	}
+	return dst
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
+}
+
+// interner returns one shared string per distinct byte sequence.
+type interner map[string]string
+
+func (in interner) get(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in[s] = s
+	return s
+}
+
+// validID reports whether s can be written as a field of a TREC line.
+func validID(s string) bool {
+	return s != "" && !strings.ContainsAny(s, " \t\r\n\v\f") && s[0] != '#'
+}
