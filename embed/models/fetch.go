@@ -1,0 +1,346 @@
+package models
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Config holds the tunables of fetching.
+type Config struct {
+	// Mvn and Npm are the package clients' commands.
+	Mvn, Npm string
+	// HFEndpoint is the base URL of the Hugging Face hub.
+	HFEndpoint string
+	// HTTPClient fetches Hugging Face files.
+	HTTPClient *http.Client
+	// Kinds, when set, restricts and orders the source kinds tried
+	// (e.g. []string{SourceHuggingFace}); nil tries the manifest's order.
+	Kinds []string
+}
+
+// DefaultConfig returns the Config Fetch and FetchORT use: mvn and npm from
+// PATH, the hub at $HF_ENDPOINT or its public address.
+func DefaultConfig() Config {
+	ep := os.Getenv("HF_ENDPOINT")
+	if ep == "" {
+		ep = "https://huggingface.co"
+	}
+	return Config{Mvn: "mvn", Npm: "npm", HFEndpoint: ep, HTTPClient: http.DefaultClient}
+}
+
+// Fetch puts m's files under Dir(cacheDir, m), trying m's sources in order
+// until every file is present with its manifest SHA-256. Files already
+// present and intact are kept; nothing is fetched when all are. Progress
+// goes to log (may be nil).
+func Fetch(ctx context.Context, cacheDir string, m Model, log io.Writer) error {
+	return FetchWith(ctx, cacheDir, m, DefaultConfig(), log)
+}
+
+// FetchWith is Fetch with an explicit Config.
+func FetchWith(ctx context.Context, cacheDir string, m Model, cfg Config, log io.Writer) error {
+	if log == nil {
+		log = io.Discard
+	}
+	need := missingFiles(cacheDir, m)
+	if len(need) == 0 {
+		fmt.Fprintf(log, "%s: present in %s\n", m.ID, Dir(cacheDir, m))
+		return nil
+	}
+	if err := os.MkdirAll(Dir(cacheDir, m), 0o755); err != nil {
+		return fmt.Errorf("model %s: %w", m.ID, err)
+	}
+	var errs []error
+	for _, src := range orderSources(m.Sources, cfg.Kinds) {
+		fmt.Fprintf(log, "%s: fetching %s from %s\n", m.ID, strings.Join(fileNames(need), ", "), src.describe())
+		var err error
+		switch src.Kind {
+		case SourceMaven:
+			err = fetchMaven(ctx, cacheDir, m, src, need, cfg)
+		case SourceHuggingFace:
+			err = fetchHF(ctx, cacheDir, m, src, need, cfg)
+		default:
+			err = fmt.Errorf("unknown source kind %q", src.Kind)
+		}
+		if err != nil {
+			fmt.Fprintf(log, "%s: %s failed: %v\n", m.ID, src.describe(), err)
+			errs = append(errs, fmt.Errorf("%s: %w", src.describe(), err))
+		}
+		need = missingFiles(cacheDir, m)
+		if len(need) == 0 {
+			fmt.Fprintf(log, "%s: ok in %s\n", m.ID, Dir(cacheDir, m))
+			return nil
+		}
+	}
+	if len(errs) == 0 {
+		errs = append(errs, errors.New("no source to try"))
+	}
+	return fmt.Errorf("fetching model %s: %w", m.ID, errors.Join(errs...))
+}
+
+// FetchORT puts the ONNX Runtime library at ORTPath(cacheDir), taken out of
+// the npm package's tarball (npm pack), unless it is already there intact.
+func FetchORT(ctx context.Context, cacheDir string, log io.Writer) (libPath string, err error) {
+	return FetchORTWith(ctx, cacheDir, DefaultConfig(), log)
+}
+
+// FetchORTWith is FetchORT with an explicit Config.
+func FetchORTWith(ctx context.Context, cacheDir string, cfg Config, log io.Writer) (string, error) {
+	rt, err := ORT()
+	if err != nil {
+		return "", err
+	}
+	return fetchORT(ctx, cacheDir, rt, cfg, log)
+}
+
+func fetchORT(ctx context.Context, cacheDir string, rt Runtime, cfg Config, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	dst := rt.path(cacheDir)
+	if verifyFile(dst, rt.SHA256, rt.Size) == nil {
+		fmt.Fprintf(log, "onnxruntime %s: present at %s\n", rt.Version, dst)
+		return dst, nil
+	}
+	fail := func(err error) (string, error) {
+		return "", fmt.Errorf("fetching onnxruntime %s (npm %s): %w", rt.Version, rt.Source.Package, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fail(err)
+	}
+	tmp, err := os.MkdirTemp(cacheDir, ".fetch-npm-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Fprintf(log, "onnxruntime %s: npm pack %s\n", rt.Version, rt.Source.Package)
+	if err := runTool(ctx, tmp, cfg.Npm, "pack", "--silent", rt.Source.Package); err != nil {
+		return fail(err)
+	}
+	tgzs, _ := filepath.Glob(filepath.Join(tmp, "*.tgz"))
+	if len(tgzs) != 1 {
+		return fail(fmt.Errorf("npm pack left %d .tgz files in %s, want 1", len(tgzs), tmp))
+	}
+	if err := extractTarGz(tgzs[0], rt.Source.Path, dst, File{Name: rt.File, SHA256: rt.SHA256, Size: rt.Size}, 0o755); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(log, "onnxruntime %s: ok at %s\n", rt.Version, dst)
+	return dst, nil
+}
+
+func extractTarGz(tgz, entry, dst string, want File, mode os.FileMode) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tgz, err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return fmt.Errorf("%s: no entry %s", tgz, entry)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", tgz, err)
+		}
+		if h.Name == entry && h.Typeflag == tar.TypeReg {
+			return install(tr, dst, want, mode, tgz+":"+entry)
+		}
+	}
+}
+
+func fetchMaven(ctx context.Context, cacheDir string, m Model, src Source, need []File, cfg Config) error {
+	parts := strings.Split(src.Artifact, ":")
+	tmp, err := os.MkdirTemp(cacheDir, ".fetch-mvn-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := runTool(ctx, "", cfg.Mvn, "-q", "-B", "dependency:copy", "-Dartifact="+src.Artifact, "-DoutputDirectory="+tmp); err != nil {
+		return err
+	}
+	jar := filepath.Join(tmp, parts[1]+"-"+parts[2]+".jar")
+	zr, err := zip.OpenReader(jar)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", jar, err)
+	}
+	defer zr.Close()
+	var errs []error
+	for _, f := range need {
+		entry := src.Paths[f.Name]
+		zf, err := findZip(&zr.Reader, entry)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", jar, err))
+			continue
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s:%s: %w", jar, entry, err))
+			continue
+		}
+		err = install(rc, m.Path(cacheDir, f.Name), f, 0o644, src.Artifact+":"+entry)
+		rc.Close()
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func findZip(r *zip.Reader, name string) (*zip.File, error) {
+	for _, f := range r.File {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("no entry %s", name)
+}
+
+func fetchHF(ctx context.Context, cacheDir string, m Model, src Source, need []File, cfg Config) error {
+	client := cfg.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	var errs []error
+	for _, f := range need {
+		u := hfURL(cfg.HFEndpoint, src.Repo, src.Revision, src.Paths[f.Name])
+		if err := fetchURL(ctx, client, u, m.Path(cacheDir, f.Name), f); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// hfURL is the hub's download address of one file of a repository.
+func hfURL(endpoint, repo, revision, path string) string {
+	return strings.TrimRight(endpoint, "/") + "/" + repo + "/resolve/" + url.PathEscape(revision) + "/" + path
+}
+
+func fetchURL(ctx context.Context, client *http.Client, u, dst string, want File) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", u, resp.Status)
+	}
+	return install(resp.Body, dst, want, 0o644, u)
+}
+
+// install copies r to dst through a temp file in dst's directory, and
+// renames it into place only when its size and SHA-256 match want. from
+// names the origin in errors.
+func install(r io.Reader, dst string, want File, mode os.FileMode, from string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, want.Size+1))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s from %s: %w", want.Name, from, err)
+	}
+	if err := sizeErr(n, want.Size); err != nil {
+		return fmt.Errorf("%s from %s: %w", want.Name, from, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {
+		return fmt.Errorf("%s from %s: %w: sha256 %s, want %s", want.Name, from, ErrCorrupt, got, want.SHA256)
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// runTool runs a package client; its output is kept for the error only.
+func runTool(ctx context.Context, dir, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w%s", name, strings.Join(args, " "), err, tail(out.String(), 800))
+	}
+	return nil
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return "\n" + s
+}
+
+func missingFiles(cacheDir string, m Model) []File {
+	var need []File
+	for _, f := range m.Files {
+		if verifyFile(m.Path(cacheDir, f.Name), f.SHA256, f.Size) != nil {
+			need = append(need, f)
+		}
+	}
+	return need
+}
+
+func fileNames(fs []File) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	return names
+}
+
+func orderSources(srcs []Source, kinds []string) []Source {
+	if kinds == nil {
+		return srcs
+	}
+	var out []Source
+	for _, k := range kinds {
+		for _, s := range srcs {
+			if s.Kind == k {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func (s Source) describe() string {
+	switch s.Kind {
+	case SourceMaven:
+		return "maven " + s.Artifact
+	case SourceHuggingFace:
+		return "huggingface " + s.Repo + "@" + s.Revision
+	}
+	return s.Kind
+}

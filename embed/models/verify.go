@@ -1,0 +1,91 @@
+package models
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Errors Verify and VerifyORT wrap, so callers can tell "not fetched yet"
+// (skip, or fetch) from "present but wrong" (fail).
+var (
+	ErrMissing = errors.New("missing")
+	ErrCorrupt = errors.New("corrupt")
+)
+
+// Verify checks that every file of m is present under cacheDir with the
+// manifest's size and SHA-256. The error names the file and what is wrong,
+// and wraps ErrMissing or ErrCorrupt.
+func Verify(cacheDir string, m Model) error {
+	var errs []error
+	for _, f := range m.Files {
+		if err := verifyFile(m.Path(cacheDir, f.Name), f.SHA256, f.Size); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("model %s: %w (run `make setup` or `retrievalbench models fetch %s`)", m.ID, errors.Join(errs...), m.ID)
+	}
+	return nil
+}
+
+// VerifyORT checks the ONNX Runtime library under cacheDir like Verify.
+func VerifyORT(cacheDir string) error {
+	rt, err := ORT()
+	if err != nil {
+		return err
+	}
+	if err := verifyFile(rt.path(cacheDir), rt.SHA256, rt.Size); err != nil {
+		return fmt.Errorf("onnxruntime %s: %w (run `make setup` or `retrievalbench models fetch`)", rt.Version, err)
+	}
+	return nil
+}
+
+// VerifyFile checks that path has the given size and SHA-256 (lowercase
+// hex); the error names the file and wraps ErrMissing or ErrCorrupt.
+func VerifyFile(path, sha string, size int64) error {
+	return verifyFile(path, sha, size)
+}
+
+func verifyFile(path, sha string, size int64) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", path, ErrMissing)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: not a regular file", path, ErrCorrupt)
+	}
+	if err := sizeErr(st.Size(), size); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("%s: reading: %w", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sha {
+		return fmt.Errorf("%s: %w: sha256 %s, want %s", path, ErrCorrupt, got, sha)
+	}
+	return nil
+}
+
+func sizeErr(got, want int64) error {
+	switch {
+	case got < want:
+		return fmt.Errorf("%w: truncated: %d bytes, want %d", ErrCorrupt, got, want)
+	case got > want:
+		return fmt.Errorf("%w: %d bytes, want %d", ErrCorrupt, got, want)
+	}
+	return nil
+}
