@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -71,7 +72,8 @@ func (r *Report) writeText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s (%d):\n", v, n)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		var buf bytes.Buffer
+		tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  "+strings.Join(tableHeader, "\t"))
 		for i := range r.Rows {
 			if r.Rows[i].Verdict == v {
@@ -80,6 +82,13 @@ func (r *Report) writeText(w io.Writer) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		// An empty last column leaves padding behind; drop it so the
+		// report survives editors and diff tools that trim lines.
+		for line := range strings.Lines(buf.String()) {
+			if _, err := fmt.Fprintln(w, strings.TrimRight(line, " \n")); err != nil {
+				return err
+			}
 		}
 	}
 	return r.writeWarnings(w, "")

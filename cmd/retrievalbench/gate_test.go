@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,5 +72,42 @@ func TestGateCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCIDocExample runs every "$ retrievalbench gate …" example in
+// docs/ci.md, from the repository root, and checks that the output shown
+// (stdout, then the error line main prints, then "$ echo $?" and the exit
+// status) is what the command prints today.
+func TestCIDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci.md"))
+	require.NoError(t, err)
+	t.Chdir(filepath.Join("..", ".."))
+	lines := strings.Split(string(doc), "\n")
+	examples := 0
+	for i := 0; i < len(lines); i++ {
+		cmdline, ok := strings.CutPrefix(lines[i], "$ retrievalbench ")
+		if !ok {
+			continue
+		}
+		examples++
+		var want []string
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			want = append(want, lines[i])
+		}
+		var stdout, stderr bytes.Buffer
+		err := run(strings.Fields(cmdline), &stdout, &stderr)
+		got := stdout.String()
+		if err != nil {
+			got += fmt.Sprintf("retrievalbench: %v\n$ echo $?\n%d\n", err, exitCode(err))
+		} else {
+			got += "$ echo $?\n0\n"
+		}
+		if diff := cmp.Diff(strings.Join(want, "\n")+"\n", got); diff != "" {
+			t.Errorf("docs/ci.md example %q is stale (-doc +actual):\n%s", cmdline, diff)
+		}
+	}
+	if examples == 0 {
+		t.Fatal("docs/ci.md has no \"$ retrievalbench\" example")
 	}
 }
