@@ -1,0 +1,553 @@
+package chunk
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+)
+
+// Chunk kinds written to corpus.Doc.Kind.
+const (
+	KindFile     = "file"     // a whole file (fallback)
+	KindModule   = "module"   // a file's lines outside every definition
+	KindFunction = "function" // a function not directly inside a class-like body
+	KindMethod   = "method"   // a function directly inside a class-like body (or a Go method)
+	KindClass    = "class"    // a class-like definition's own lines (class, struct, interface, enum, trait, impl, type)
+)
+
+// Options are the tunables of Split.
+type Options struct {
+	// MinLines is the least number of lines (decorators and doc comments
+	// included) a definition needs to become a chunk of its own; shorter
+	// ones stay in the chunk of their parent. 1 splits every definition.
+	MinLines int
+	// MaxBytes, when positive, cuts "file" and "module" chunks longer than
+	// MaxBytes into consecutive runs of whole lines of at most MaxBytes
+	// (a single longer line stays whole). Definitions are never cut, so a
+	// needle inside a function stays whole; a file that falls back to one
+	// chunk (no definitions, parse failure) may be cut. 0 disables it.
+	MaxBytes int
+	// StrictParse makes a file whose syntax tree has errors fall back to
+	// one file chunk. By default such a file is still chunked: tree-sitter
+	// recovers locally, lines it cannot place stay in the module chunk, and
+	// the file is counted in Stats.ParseErrors.
+	StrictParse bool
+	// Workers is the number of files parsed in parallel; 0 means GOMAXPROCS.
+	// The output does not depend on it.
+	Workers int
+}
+
+// DefaultOptions returns the options the benchmarks use.
+func DefaultOptions() Options {
+	return Options{MinLines: 1}
+}
+
+// Stats counts what Split did.
+type Stats struct {
+	Files       int // file docs (Kind "file") read
+	Chunks      int // docs written for those files
+	Fallback    int // files written as one file chunk (unknown language, parse failure, no definitions)
+	ParseErrors int // files whose syntax tree has errors
+}
+
+// Split returns a copy of c in which every file doc (Kind "file") is
+// replaced by its chunks, in file order and then line order; other docs
+// are copied unchanged. See the package doc for the chunking rules. The
+// input corpus is not modified.
+func Split(c *corpus.Corpus, opt Options) (*corpus.Corpus, Stats, error) {
+	if opt.MinLines < 1 {
+		opt.MinLines = 1
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		docs []corpus.Doc
+		st   Stats
+		err  error
+	}
+	results := make([]result, len(c.Docs))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newParsers()
+			defer p.close()
+			for i := range jobs {
+				d := &c.Docs[i]
+				if d.Kind != KindFile {
+					results[i].docs = []corpus.Doc{*d}
+					continue
+				}
+				docs, st, err := p.splitFile(d, opt)
+				if err != nil {
+					err = fmt.Errorf("chunking %s: %w", d.Path, err)
+				}
+				results[i] = result{docs, st, err}
+			}
+		}()
+	}
+	for i := range c.Docs {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	out := &corpus.Corpus{ID: c.ID, Commit: c.Commit}
+	var st Stats
+	seen := make(map[string]int, len(c.Docs))
+	for _, r := range results {
+		if r.err != nil {
+			return nil, Stats{}, r.err
+		}
+		st.Files += r.st.Files
+		st.Chunks += r.st.Chunks
+		st.Fallback += r.st.Fallback
+		st.ParseErrors += r.st.ParseErrors
+		for _, d := range r.docs {
+			// IDs are unique by construction except in corner cases (a
+			// file doc whose ID looks like a chunk ID); number repeats so
+			// the corpus stays well-formed.
+			if n := seen[d.ID]; n > 0 {
+				seen[d.ID] = n + 1
+				d.ID += "~" + strconv.Itoa(n+1)
+			}
+			seen[d.ID]++
+			out.Docs = append(out.Docs, d)
+		}
+	}
+	return out, st, nil
+}
+
+// parsers holds one parser and comment query per language for one worker;
+// tree-sitter objects are not safe for concurrent use.
+type parsers struct {
+	byGrammar map[string]*grammarState
+}
+
+type grammarState struct {
+	parser *sitter.Parser
+	query  *sitter.Query // captures comments (@c) and decorators/attributes (@d)
+	err    error
+}
+
+func newParsers() *parsers { return &parsers{byGrammar: map[string]*grammarState{}} }
+
+func (p *parsers) close() {
+	for _, g := range p.byGrammar {
+		if g.parser != nil {
+			g.parser.Close()
+		}
+		if g.query != nil {
+			g.query.Close()
+		}
+	}
+}
+
+// prefixQueries capture the nodes that may sit on the lines directly above
+// a definition and belong to it: comments (@c) and decorators or
+// attributes that the grammar keeps outside the definition node (@d).
+var prefixQueries = map[string]string{
+	Python:     `(comment) @c`,
+	Go:         `(comment) @c`,
+	Java:       `[(line_comment) (block_comment)] @c`,
+	TypeScript: `(comment) @c (decorator) @d`,
+	Rust:       `[(line_comment) (block_comment)] @c (attribute_item) @d`,
+	Cpp:        `(comment) @c`,
+}
+
+func (p *parsers) get(lang, path string) (*grammarState, error) {
+	key := lang
+	if lang == TypeScript && strings.HasSuffix(strings.ToLower(path), ".tsx") {
+		key = "tsx"
+	}
+	if g, ok := p.byGrammar[key]; ok {
+		return g, g.err
+	}
+	g := &grammarState{}
+	p.byGrammar[key] = g
+	l := grammar(lang, path)
+	g.parser = sitter.NewParser()
+	if err := g.parser.SetLanguage(l); err != nil {
+		g.err = fmt.Errorf("loading %s grammar: %w", key, err)
+		return g, g.err
+	}
+	q, qerr := sitter.NewQuery(l, prefixQueries[lang])
+	if qerr != nil {
+		g.err = fmt.Errorf("compiling %s comment query: %s", key, qerr.Error())
+		return g, g.err
+	}
+	g.query = q
+	return g, nil
+}
+
+// splitFile chunks one file doc.
+func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Stats, error) {
+	st := Stats{Files: 1}
+	lang := d.Language
+	if lang == "" {
+		lang = LanguageOf(d.Path)
+	}
+	src := []byte(d.Text)
+	f := newFile(lang, src)
+	fallback := func() ([]corpus.Doc, Stats, error) {
+		whole := *d
+		whole.Language = lang
+		docs := f.fallback(whole, opt.MaxBytes)
+		st.Fallback++
+		st.Chunks += len(docs)
+		return docs, st, nil
+	}
+	if grammar(lang, d.Path) == nil {
+		return fallback()
+	}
+	g, err := p.get(lang, d.Path)
+	if err != nil {
+		return nil, st, err
+	}
+	tree := g.parser.Parse(src, nil)
+	if tree == nil {
+		st.ParseErrors++
+		return fallback()
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		st.ParseErrors++
+		if opt.StrictParse {
+			return fallback()
+		}
+	}
+	f.markPrefixes(g.query, root)
+	f.minLines = opt.MinLines
+	f.visit(root, nil, 0, false)
+	if len(f.pieces) == 1 { // only the module piece: no definitions
+		return fallback()
+	}
+	docs := f.docs(d, lang, opt.MaxBytes)
+	st.Chunks += len(docs)
+	return docs, st, nil
+}
+
+// piece is one chunk under construction; pieces[0] is the module.
+type piece struct {
+	kind       string
+	symbol     string
+	start, end int // 0-based inclusive line span of the definition
+}
+
+// file is the per-file chunking state: every line has exactly one owner
+// piece, which is how "no line is indexed twice" is kept.
+type file struct {
+	lang      string
+	src       []byte
+	lineStart []int  // byte offset of each line
+	owner     []int  // owning piece of each line
+	mask      []byte // per byte: 0 code, 1 comment, 2 decorator/attribute
+	pieces    []piece
+	minLines  int
+}
+
+func newFile(lang string, src []byte) *file {
+	f := &file{lang: lang, src: src, lineStart: []int{0}}
+	for i, b := range src {
+		if b == '\n' && i+1 < len(src) {
+			f.lineStart = append(f.lineStart, i+1)
+		}
+	}
+	f.owner = make([]int, len(f.lineStart))
+	f.pieces = []piece{{kind: KindModule}}
+	return f
+}
+
+// lines is the number of lines of the file; an empty file has one.
+func (f *file) lines() int { return len(f.lineStart) }
+
+// lineEnd returns the offset of the end of line i (before its newline).
+func (f *file) lineEnd(i int) int {
+	if i+1 < len(f.lineStart) {
+		return f.lineStart[i+1] - 1
+	}
+	e := len(f.src)
+	if e > 0 && f.src[e-1] == '\n' {
+		e--
+	}
+	return e
+}
+
+// lineOf returns the line holding byte offset off.
+func (f *file) lineOf(off int) int {
+	lo, hi := 0, len(f.lineStart)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if f.lineStart[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+func (f *file) markPrefixes(q *sitter.Query, root *sitter.Node) {
+	f.mask = make([]byte, len(f.src))
+	qc := sitter.NewQueryCursor()
+	defer qc.Close()
+	names := q.CaptureNames()
+	caps := qc.Captures(q, root, f.src)
+	for {
+		m, idx := caps.Next()
+		if m == nil {
+			break
+		}
+		c := m.Captures[idx]
+		v := byte(1)
+		if names[c.Index] == "d" {
+			v = 2
+		}
+		for i := c.Node.StartByte(); i < c.Node.EndByte() && int(i) < len(f.mask); i++ {
+			if f.mask[i] == 0 {
+				f.mask[i] = v
+			}
+		}
+	}
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '\f' || b == '\v'
+}
+
+// prefixLine reports whether line i holds only comments, decorators or
+// attributes (and at least one of them).
+func (f *file) prefixLine(i int) bool {
+	any := false
+	for j := f.lineStart[i]; j < f.lineEnd(i); j++ {
+		switch {
+		case f.mask[j] != 0:
+			any = true
+		case !isSpace(f.src[j]):
+			return false
+		}
+	}
+	return any
+}
+
+// claim gives the whole lines of n, plus the comment and decorator lines
+// directly above it, to a new piece, if n occupies whole lines that still
+// belong to parent. It returns the new piece's index, or -1.
+func (f *file) claim(n *sitter.Node, parent int, kind, symbol string) int {
+	sb, eb := int(n.StartByte()), int(n.EndByte())
+	for eb > sb && isSpace(f.src[eb-1]) {
+		eb--
+	}
+	if eb <= sb {
+		return -1
+	}
+	s, e := f.lineOf(sb), f.lineOf(eb-1)
+	for j := f.lineStart[s]; j < sb; j++ {
+		if f.mask[j] == 0 && !isSpace(f.src[j]) {
+			return -1 // code before n on its first line
+		}
+	}
+	for j := eb; j < f.lineEnd(e); j++ {
+		if f.mask[j] != 1 && !isSpace(f.src[j]) && f.src[j] != ';' && f.src[j] != ',' {
+			return -1 // code after n on its last line
+		}
+	}
+	for l := s; l <= e; l++ {
+		if f.owner[l] != parent {
+			return -1
+		}
+	}
+	for s > 0 && f.owner[s-1] == parent && f.prefixLine(s-1) {
+		s--
+	}
+	if e-s+1 < f.minLines {
+		return -1
+	}
+	id := len(f.pieces)
+	f.pieces = append(f.pieces, piece{kind: kind, symbol: symbol, start: s, end: e})
+	for l := s; l <= e; l++ {
+		f.owner[l] = id
+	}
+	return id
+}
+
+// visit looks for definitions among the named children of n. scope is the
+// qualified name prefix, parent the piece that owns n's lines, and inClass
+// tells whether n is a class-like body (functions there are methods).
+func (f *file) visit(n *sitter.Node, scope []string, parent int, inClass bool) {
+	cnt := n.NamedChildCount()
+	for i := uint(0); i < cnt; i++ {
+		c := n.NamedChild(i)
+		if c == nil {
+			continue
+		}
+		d, ok := f.classify(c)
+		if !ok {
+			continue
+		}
+		switch d.role {
+		case roleTransparent:
+			f.visit(d.body, scope, parent, inClass)
+		case roleScope:
+			f.visit(d.body, appendScope(scope, d.name), parent, false)
+		case roleFunction:
+			kind := KindFunction
+			if inClass || d.method {
+				kind = KindMethod
+			}
+			f.claim(d.outer, parent, kind, qualify(scope, d.name))
+		case roleClass:
+			id := f.claim(d.outer, parent, KindClass, qualify(scope, d.name))
+			if id >= 0 && d.body != nil {
+				f.visit(d.body, appendScope(scope, d.name), id, true)
+			}
+		}
+	}
+}
+
+func appendScope(scope []string, name string) []string {
+	if name == "" {
+		return scope
+	}
+	return append(scope[:len(scope):len(scope)], name)
+}
+
+func qualify(scope []string, name string) string {
+	if name == "" {
+		name = "<anonymous>"
+	}
+	if len(scope) == 0 {
+		return name
+	}
+	return strings.Join(scope, ".") + "." + name
+}
+
+// docs turns the pieces into corpus docs ordered by start line.
+func (f *file) docs(d *corpus.Doc, lang string, maxBytes int) []corpus.Doc {
+	owned := make([][]int, len(f.pieces))
+	for l, o := range f.owner {
+		owned[o] = append(owned[o], l)
+	}
+	var out []corpus.Doc
+	for i, p := range f.pieces {
+		base := corpus.Doc{
+			Path:     d.Path,
+			Symbol:   p.symbol,
+			Kind:     p.kind,
+			Language: lang,
+			Title:    d.Title,
+		}
+		if i == 0 {
+			for _, run := range f.cutLines(f.trimBlank(owned[0]), maxBytes) {
+				out = append(out, f.linesDoc(base, run))
+			}
+			continue
+		}
+		doc := f.linesDoc(base, owned[i])
+		// A class's span is its whole definition even though its text
+		// leaves out the lines of its members' chunks.
+		doc.StartLine, doc.EndLine = p.start+1, p.end+1
+		doc.ID = chunkID(d.Path, p.symbol, p.kind, doc.StartLine, doc.EndLine)
+		out = append(out, doc)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StartLine < out[j].StartLine })
+	return out
+}
+
+// trimBlank drops blank lines at both ends of lines.
+func (f *file) trimBlank(lines []int) []int {
+	for len(lines) > 0 && f.blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && f.blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+func (f *file) blank(l int) bool {
+	for _, b := range f.src[f.lineStart[l]:f.lineEnd(l)] {
+		if !isSpace(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// linesDoc fills base with the text of lines (in order, joined by
+// newlines), their first and last line and an ID.
+func (f *file) linesDoc(base corpus.Doc, lines []int) corpus.Doc {
+	var b strings.Builder
+	for k, l := range lines {
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(f.src[f.lineStart[l]:f.lineEnd(l)])
+	}
+	base.Text = strings.TrimRight(b.String(), " \t\r\n\f\v")
+	base.StartLine, base.EndLine = lines[0]+1, lines[len(lines)-1]+1
+	base.ID = chunkID(base.Path, base.Symbol, base.Kind, base.StartLine, base.EndLine)
+	return base
+}
+
+func chunkID(path, symbol, kind string, start, end int) string {
+	if symbol == "" {
+		symbol = "<" + kind + ">"
+	}
+	return fmt.Sprintf("%s#%s@L%d-L%d", path, symbol, start, end)
+}
+
+// cutLines splits lines into runs whose text is at most maxBytes long (a
+// longer single line is a run of its own); see Options.MaxBytes.
+func (f *file) cutLines(lines []int, maxBytes int) [][]int {
+	if len(lines) == 0 {
+		return nil
+	}
+	if maxBytes <= 0 {
+		return [][]int{lines}
+	}
+	var runs [][]int
+	start, size := 0, 0
+	for k, l := range lines {
+		n := f.lineEnd(l) - f.lineStart[l] + 1
+		if k > start && size+n > maxBytes {
+			runs = append(runs, lines[start:k])
+			start, size = k, 0
+		}
+		size += n
+	}
+	return append(runs, lines[start:])
+}
+
+// fallback returns the file doc whole, or cut into runs of lines when it
+// is longer than maxBytes.
+func (f *file) fallback(d corpus.Doc, maxBytes int) []corpus.Doc {
+	d.Kind = KindFile
+	d.StartLine, d.EndLine = 1, f.lines()
+	if maxBytes <= 0 || len(d.Text) <= maxBytes {
+		return []corpus.Doc{d}
+	}
+	all := make([]int, f.lines())
+	for i := range all {
+		all[i] = i
+	}
+	var out []corpus.Doc
+	for _, run := range f.cutLines(all, maxBytes) {
+		c := f.linesDoc(d, run)
+		c.ID = d.ID + fmt.Sprintf("@L%d-L%d", c.StartLine, c.EndLine)
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package chunk
+
+import (
+	"compress/gzip"
+	"encoding/json"
+
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+)
+
+// loadRepoQAPython reads the data pack's RepoQA Python corpora (release
+// schema, content only) as one corpus of file docs per repository, files
+// in path order.
+func loadRepoQAPython(t testing.TB) []*corpus.Corpus {
+	t.Helper()
+	p := testenv.MustHaveData(t, "repoqa/repoqa-python-corpora.json.gz")
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	var release struct {
+		Python []struct {
+			Repo      string            `json:"repo"`
+			CommitSHA string            `json:"commit_sha"`
+			Content   map[string]string `json:"content"`
+		} `json:"python"`
+	}
+	require.NoError(t, json.NewDecoder(zr).Decode(&release))
+	var out []*corpus.Corpus
+	for _, r := range release.Python {
+		c := &corpus.Corpus{ID: r.Repo, Commit: r.CommitSHA}
+		paths := make([]string, 0, len(r.Content))
+		for p := range r.Content {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: KindFile, Language: LanguageOf(p), Text: r.Content[p]})
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestSplitRepoQAPython chunks the ten RepoQA Python repositories and
+// checks the invariants the benchmarks rely on.
+func TestSplitRepoQAPython(t *testing.T) {
+	corpora := loadRepoQAPython(t)
+	require.Len(t, corpora, 10, "the data pack holds the ten repositories of the official Python set")
+
+	var total Stats
+	var files, bytes int
+	start := time.Now()
+	chunked := make([]*corpus.Corpus, len(corpora))
+	for i, c := range corpora {
+		out, st, err := Split(c, DefaultOptions())
+		require.NoError(t, err, c.ID)
+		chunked[i] = out
+		total.Files += st.Files
+		total.Chunks += st.Chunks
+		total.Fallback += st.Fallback
+		total.ParseErrors += st.ParseErrors
+		files += len(c.Docs)
+		for _, d := range c.Docs {
+			bytes += len(d.Text)
+		}
+	}
+	elapsed := time.Since(start)
+	t.Logf("chunked %d repos, %d files, %d bytes in %v: %+v", len(corpora), files, bytes, elapsed.Round(time.Millisecond), total)
+	if total.Files != 1394 {
+		t.Errorf("Stats.Files = %d, want 1394 (PROVENANCE.md)", total.Files)
+	}
+
+	parser := sitter.NewParser()
+	defer parser.Close()
+	require.NoError(t, parser.SetLanguage(sitter.NewLanguage(tspython.Language())))
+
+	var functions, kinds = 0, map[string]int{}
+	for i, c := range corpora {
+		out := chunked[i]
+		if total.Chunks == 0 || len(out.Docs) < len(c.Docs) {
+			t.Errorf("%s: %d chunks for %d files", c.ID, len(out.Docs), len(c.Docs))
+		}
+		byPath := map[string][]corpus.Doc{}
+		ids := map[string]bool{}
+		for _, d := range out.Docs {
+			if ids[d.ID] {
+				t.Errorf("%s: duplicate chunk ID %q", c.ID, d.ID)
+			}
+			ids[d.ID] = true
+			kinds[d.Kind]++
+			byPath[d.Path] = append(byPath[d.Path], d)
+		}
+		for _, file := range c.Docs {
+			chunks := byPath[file.Path]
+			if len(chunks) == 0 {
+				t.Errorf("%s: %s produced no chunk", c.ID, file.Path)
+				continue
+			}
+			checkPartition(t, c.ID, file, chunks)
+			functions += checkFunctionsWhole(t, parser, c.ID, file, chunks)
+		}
+	}
+	t.Logf("chunk kinds: %v; %d tree-sitter function bodies all found whole", kinds, functions)
+}
+
+// checkPartition asserts that the chunks of file cover its non-blank lines
+// exactly once (as a multiset of line texts) and that every line range
+// lies inside the file.
+func checkPartition(t *testing.T, repo string, file corpus.Doc, chunks []corpus.Doc) {
+	t.Helper()
+	nlines := strings.Count(strings.TrimSuffix(file.Text, "\n"), "\n") + 1
+	want := map[string]int{}
+	for _, l := range strings.Split(file.Text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			want[l]++
+		}
+	}
+	got := map[string]int{}
+	for _, d := range chunks {
+		if d.StartLine < 1 || d.EndLine < d.StartLine || d.EndLine > nlines {
+			t.Errorf("%s: %s: lines %d-%d outside 1-%d", repo, d.ID, d.StartLine, d.EndLine, nlines)
+		}
+		for _, l := range strings.Split(d.Text, "\n") {
+			if strings.TrimSpace(l) != "" {
+				got[l]++
+			}
+		}
+	}
+	for l, n := range want {
+		if got[l] != n {
+			t.Errorf("%s: %s: line %q appears %d times in chunks, %d in the file", repo, file.Path, l, got[l], n)
+			return
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: %s: chunks hold %d distinct lines, the file %d", repo, file.Path, len(got), len(want))
+	}
+}
+
+// checkFunctionsWhole asserts that the body of every function_definition
+// tree-sitter finds in file (nested ones too) is token-contained in one
+// chunk of the file, and returns how many it checked.
+func checkFunctionsWhole(t *testing.T, parser *sitter.Parser, repo string, file corpus.Doc, chunks []corpus.Doc) int {
+	t.Helper()
+	src := []byte(file.Text)
+	tree := parser.Parse(src, nil)
+	defer tree.Close()
+	toks := make([][]string, len(chunks))
+	for i, d := range chunks {
+		toks[i] = Tokens(Python, d.Text)
+	}
+	n := 0
+	var walk func(c *sitter.TreeCursor)
+	walk = func(c *sitter.TreeCursor) {
+		node := c.Node()
+		if node.Kind() == "function_definition" {
+			n++
+			body := string(src[node.StartByte():node.EndByte()])
+			m := NewMatcher(Python, body)
+			found := false
+			for _, tk := range toks {
+				if m.MatchTokens(tk) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s: %s:%d: function %s is in no chunk whole", repo, file.Path,
+					node.StartPosition().Row+1, firstLine(body))
+			}
+		}
+		if c.GotoFirstChild() {
+			for {
+				walk(c)
+				if !c.GotoNextSibling() {
+					break
+				}
+			}
+			c.GotoParent()
+		}
+	}
+	cur := tree.Walk()
+	defer cur.Close()
+	walk(cur)
+	return n
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
