@@ -1,0 +1,403 @@
+// Package cases loads hand-written case files in the format of the Codira
+// seed: JSON Lines records
+//
+//	{"id", "repo", "intent", "language", "channel", "difficulty", "query",
+//	 "relevant": [{"kind", "id" | "path", "grade"}]}
+//
+// with kinds file, symbol, doc_section, test and config, grades 0..3
+// (binary 0/1 is the special case) and intents symbol_lookup,
+// architecture_lookup, task_lookup, docs_lookup and error_or_trace_lookup,
+// over the repositories of a manifest (JSON: name → {path | archive,
+// commit}).
+//
+// Every judgment is checked against the repository's files: a file, test
+// or config path must exist; a doc_section "path#anchor" must name an
+// existing file with a heading whose text or slug is the anchor; a symbol
+// ("Class.method", "func") is accepted when its last name part is defined
+// (def/class/func/fn/type/struct/interface) in some file of the repository
+// — or in the judgment's file when "path" is given too. That check is
+// lexical: it knows names, not scopes. Validation reports every problem as
+// file:line at once.
+//
+// When the repository is a git checkout (or a git archive with its commit
+// comment) and its commit differs from the manifest's, the drift is
+// recorded in Dataset.Notes, never hidden.
+package cases
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+)
+
+// Intents are the valid intents, in report order.
+func Intents() []string {
+	return []string{"symbol_lookup", "architecture_lookup", "task_lookup", "docs_lookup", "error_or_trace_lookup"}
+}
+
+// Kinds are the valid judgment kinds.
+func Kinds() []string { return []string{"file", "symbol", "doc_section", "test", "config"} }
+
+// Config selects the split.
+type Config struct {
+	Split       string // datasets split name; "" = all
+	SplitConfig datasets.SplitConfig
+}
+
+// DefaultConfig keeps every case.
+func DefaultConfig() Config {
+	return Config{Split: datasets.SplitAll, SplitConfig: datasets.DefaultSplitConfig()}
+}
+
+// record is one case line as written.
+type record struct {
+	ID         string     `json:"id"`
+	Repo       string     `json:"repo"`
+	Intent     string     `json:"intent"`
+	Language   string     `json:"language"`
+	Channel    string     `json:"channel"`
+	Difficulty string     `json:"difficulty"`
+	Query      string     `json:"query"`
+	Relevant   []judgment `json:"relevant"`
+}
+
+type judgment struct {
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+	Path  string `json:"path"`
+	Grade *int   `json:"grade"`
+}
+
+// Load reads a case file and the manifest naming its repositories, builds
+// one corpus per repository the cases use (whole files, Kind "file"), and
+// validates every case against it.
+func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error) {
+	m, err := ReadManifest(manifestFile)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(casesFile)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(casesFile), filepath.Ext(casesFile))
+	ds := &datasets.Dataset{Name: "cases-" + name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{}}
+	repos := map[string]*repoIndex{}
+	var errs []error
+	bad := func(line int, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s:%d: %s", casesFile, line, fmt.Sprintf(format, args...)))
+	}
+	intents := set(Intents())
+	kinds := set(Kinds())
+	seen := map[string]int{}
+	for i, raw := range strings.Split(string(b), "\n") {
+		line := i + 1
+		if strings.TrimSpace(raw) == "" {
+			continue
+		}
+		var r record
+		dec := json.NewDecoder(strings.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			bad(line, "%v", err)
+			continue
+		}
+		switch {
+		case r.ID == "":
+			bad(line, "missing id")
+			continue
+		case seen[r.ID] != 0:
+			bad(line, "duplicate id %q (first on line %d)", r.ID, seen[r.ID])
+			continue
+		}
+		seen[r.ID] = line
+		if strings.TrimSpace(r.Query) == "" {
+			bad(line, "%s: empty query", r.ID)
+		}
+		if !intents[r.Intent] {
+			bad(line, "%s: unknown intent %q (valid: %s)", r.ID, r.Intent, strings.Join(Intents(), ", "))
+		}
+		spec, ok := m.Repos[r.Repo]
+		if !ok {
+			bad(line, "%s: unknown repo %q (manifest %s has %s)", r.ID, r.Repo, manifestFile, strings.Join(m.names(), ", "))
+			continue
+		}
+		idx := repos[r.Repo]
+		if idx == nil {
+			c, note, err := LoadRepo(r.Repo, spec, filepath.Dir(manifestFile))
+			if err != nil {
+				return nil, fmt.Errorf("%s: repo %s: %w", manifestFile, r.Repo, err)
+			}
+			if note != "" {
+				ds.Notes = append(ds.Notes, note)
+			}
+			ds.Corpora[c.ID] = c
+			idx = newRepoIndex(c)
+			repos[r.Repo] = idx
+		}
+		if len(r.Relevant) == 0 {
+			bad(line, "%s: no relevant judgments", r.ID)
+		}
+		task := datasets.Task{ID: r.ID, Query: r.Query, CorpusID: r.Repo, Meta: datasets.Meta{
+			Repo: r.Repo, Intent: r.Intent, Difficulty: r.Difficulty, Language: r.Language,
+		}}
+		for j, g := range r.Relevant {
+			where := fmt.Sprintf("%s: relevant[%d]", r.ID, j)
+			if !kinds[g.Kind] {
+				bad(line, "%s: unknown kind %q (valid: %s)", where, g.Kind, strings.Join(Kinds(), ", "))
+				continue
+			}
+			if g.Grade == nil {
+				bad(line, "%s: missing grade", where)
+				continue
+			}
+			if *g.Grade < 0 || *g.Grade > 3 {
+				bad(line, "%s: grade %d outside 0..3", where, *g.Grade)
+				continue
+			}
+			id, msg := idx.check(g)
+			if msg != "" {
+				bad(line, "%s: %s", where, msg)
+				continue
+			}
+			task.Gold = append(task.Gold, datasets.Relevant{Kind: g.Kind, ID: id, Grade: *g.Grade})
+		}
+		ds.Tasks = append(ds.Tasks, task)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(ds.Tasks) == 0 {
+		return nil, fmt.Errorf("%s: no cases", casesFile)
+	}
+	if cfg.Split == "" {
+		cfg.Split = datasets.SplitAll
+	}
+	sc := cfg.SplitConfig
+	if sc == (datasets.SplitConfig{}) {
+		sc = datasets.DefaultSplitConfig()
+	}
+	if sc.Salt == "" {
+		sc.Salt = ds.Name
+	}
+	if ds.Tasks, err = datasets.Split(ds.Tasks, cfg.Split, sc); err != nil {
+		return nil, fmt.Errorf("%s: %w", casesFile, err)
+	}
+	ds.Split = cfg.Split
+	return ds, nil
+}
+
+func set(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// repoIndex answers the existence checks of one repository.
+type repoIndex struct {
+	files map[string]*corpus.Doc
+	defs  map[string][]string // defined name → files
+}
+
+// defRE finds definitions in the languages the chunker knows, plus the
+// common shapes of others: Python def/class, Go func/type, Rust fn/struct/
+// enum/trait, Java/TypeScript class/interface/function.
+var defRE = regexp.MustCompile(`(?m)^\s*(?:export\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?(?:def|class|func|fn|struct|enum|trait|interface|type|function)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// javaMethodRE finds Java/C++-style method declarations: "Type name(" at
+// the start of a line after modifiers.
+var javaMethodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|static|final|virtual|inline|const)\s+)*[A-Za-z_][A-Za-z0-9_<>,\[\]:*&]*\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
+// methodRE finds TypeScript/JavaScript method shorthand: "name(args) {" or
+// "name(args): Type {" at the start of a line.
+var methodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|static|async|get|set)\s+)*([A-Za-z_][A-Za-z0-9_]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{`)
+
+func newRepoIndex(c *corpus.Corpus) *repoIndex {
+	idx := &repoIndex{files: map[string]*corpus.Doc{}, defs: map[string][]string{}}
+	for i := range c.Docs {
+		d := &c.Docs[i]
+		idx.files[d.Path] = d
+		if d.Language == "" {
+			continue
+		}
+		found := map[string]bool{}
+		for _, re := range []*regexp.Regexp{defRE, javaMethodRE, methodRE} {
+			for _, m := range re.FindAllStringSubmatch(d.Text, -1) {
+				found[m[1]] = true
+			}
+		}
+		for name := range found {
+			idx.defs[name] = append(idx.defs[name], d.Path)
+		}
+	}
+	return idx
+}
+
+// check validates one judgment and returns the gold ID it stands for, or
+// a message saying what is missing.
+func (x *repoIndex) check(g judgment) (string, string) {
+	switch g.Kind {
+	case "file", "test", "config":
+		p := g.Path
+		if p == "" {
+			p = g.ID
+		}
+		if p == "" {
+			return "", "needs a path"
+		}
+		if _, ok := x.files[p]; !ok {
+			return "", fmt.Sprintf("path %q not in the repository", p)
+		}
+		return p, ""
+	case "symbol":
+		if g.ID == "" {
+			return "", "symbol needs an id"
+		}
+		parts := strings.Split(g.ID, ".")
+		last := parts[len(parts)-1]
+		files := x.defs[last]
+		if g.Path != "" {
+			if _, ok := x.files[g.Path]; !ok {
+				return "", fmt.Sprintf("path %q not in the repository", g.Path)
+			}
+			if !contains(files, g.Path) {
+				return "", fmt.Sprintf("symbol %q: no definition of %q in %s", g.ID, last, g.Path)
+			}
+		} else if len(files) == 0 {
+			return "", fmt.Sprintf("symbol %q: no definition of %q in the repository", g.ID, last)
+		}
+		return g.ID, ""
+	default: // doc_section
+		id := g.ID
+		if id == "" {
+			id = g.Path
+		}
+		p, anchor, _ := strings.Cut(id, "#")
+		d, ok := x.files[p]
+		if !ok {
+			return "", fmt.Sprintf("doc_section %q: path %q not in the repository", id, p)
+		}
+		if anchor != "" && !hasHeading(d.Text, anchor) {
+			return "", fmt.Sprintf("doc_section %q: no heading %q in %s", id, anchor, p)
+		}
+		return id, ""
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	mdHeadingRE = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
+	slugDropRE  = regexp.MustCompile(`[^a-z0-9 _-]`)
+)
+
+// hasHeading reports whether text has a Markdown or reStructuredText
+// heading whose text or GitHub-style slug equals anchor.
+func hasHeading(text, anchor string) bool {
+	var heads []string
+	for _, m := range mdHeadingRE.FindAllStringSubmatch(text, -1) {
+		heads = append(heads, m[1])
+	}
+	lines := strings.Split(text, "\n")
+	for i := 1; i < len(lines); i++ {
+		if rstUnderline(lines[i]) && strings.TrimSpace(lines[i-1]) != "" {
+			heads = append(heads, strings.TrimSpace(lines[i-1]))
+		}
+	}
+	for _, h := range heads {
+		if h == anchor || slug(h) == strings.ToLower(anchor) {
+			return true
+		}
+	}
+	return false
+}
+
+func slug(h string) string {
+	s := slugDropRE.ReplaceAllString(strings.ToLower(strings.TrimSpace(h)), "")
+	return strings.ReplaceAll(s, " ", "-")
+}
+
+// Manifest names the repositories cases refer to.
+type Manifest struct {
+	File  string
+	Repos map[string]RepoSpec
+}
+
+// RepoSpec locates one repository: a directory or an archive (.tar.gz,
+// .tgz, .tar, .zip), relative to the manifest's directory, and the commit
+// the cases were written against.
+type RepoSpec struct {
+	Path    string `json:"path"`
+	Archive string `json:"archive"`
+	Commit  string `json:"commit"`
+}
+
+func (m Manifest) names() []string {
+	var ns []string
+	for n := range m.Repos {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// ReadManifest reads a JSON object name → RepoSpec. Each entry needs
+// exactly one of path and archive.
+func ReadManifest(file string) (Manifest, error) {
+	m := Manifest{File: file}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return m, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m.Repos); err != nil {
+		line := 1
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line += strings.Count(string(b[:se.Offset]), "\n")
+		} else if errors.Is(err, io.ErrUnexpectedEOF) {
+			line += strings.Count(strings.TrimRight(string(b), "\n"), "\n")
+		}
+		return m, fmt.Errorf("%s:%d: %w", file, line, err)
+	}
+	for _, n := range m.names() {
+		s := m.Repos[n]
+		line := 1 + strings.Count(string(b[:max(0, strings.Index(string(b), `"`+n+`"`))]), "\n")
+		if (s.Path == "") == (s.Archive == "") {
+			return m, fmt.Errorf("%s:%d: repo %q needs exactly one of \"path\" and \"archive\"", file, line, n)
+		}
+	}
+	if len(m.Repos) == 0 {
+		return m, fmt.Errorf("%s: no repositories", file)
+	}
+	return m, nil
+}
+
+// rstUnderline reports whether l is a reStructuredText section underline:
+// three or more of one punctuation character.
+func rstUnderline(l string) bool {
+	l = strings.TrimRight(l, " \t\r")
+	if len(l) < 3 || !strings.ContainsRune("=-~^\"'*+#:.`", rune(l[0])) {
+		return false
+	}
+	return strings.Count(l, l[:1]) == len(l)
+}

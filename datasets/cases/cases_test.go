@@ -1,0 +1,191 @@
+package cases
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/datasets"
+)
+
+const fixture = "../../fixtures/cases"
+
+func TestLoadFixture(t *testing.T) {
+	ds, err := Load(filepath.Join(fixture, "cases.jsonl"), filepath.Join(fixture, "manifest.json"), DefaultConfig())
+	require.NoError(t, err)
+	require.Len(t, ds.Tasks, 10)
+	intents, kinds := map[string]int{}, map[string]int{}
+	for _, task := range ds.Tasks {
+		intents[task.Meta.Intent]++
+		for _, g := range task.Gold {
+			kinds[g.Kind]++
+		}
+	}
+	for _, in := range Intents() {
+		if intents[in] == 0 {
+			t.Errorf("fixture has no %s case", in)
+		}
+	}
+	for _, k := range Kinds() {
+		if kinds[k] == 0 {
+			t.Errorf("fixture has no %s judgment", k)
+		}
+	}
+	want := datasets.Task{
+		ID: "minikv-002", Query: "how does the store rebuild its in-memory index on startup", CorpusID: "minikv",
+		Gold: []datasets.Relevant{{Kind: "symbol", ID: "Store._replay", Grade: 3}, {Kind: "symbol", ID: "read_records", Grade: 2}},
+		Meta: datasets.Meta{Repo: "minikv", Intent: "architecture_lookup", Difficulty: "medium", Language: "python"},
+	}
+	if diff := cmp.Diff(want, ds.Tasks[1]); diff != "" {
+		t.Errorf("task 2 (-want +got):\n%s", diff)
+	}
+	var paths []string
+	for _, d := range ds.Corpora["shorturl"].Docs {
+		paths = append(paths, d.Path+":"+d.Language)
+	}
+	if diff := cmp.Diff([]string{"README.md:", "package.json:", "src/shorten.ts:typescript", "test/shorten.test.ts:typescript"}, paths); diff != "" {
+		t.Errorf("shorturl corpus (-want +got):\n%s", diff)
+	}
+	sort.Strings(ds.Notes)
+	if diff := cmp.Diff([]string{
+		`minikv: commit not verifiable (no git metadata); manifest says "fixture-v1"`,
+		`shorturl: commit not verifiable (no git metadata); manifest says "fixture-v1"`,
+	}, ds.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+}
+
+// writeCase writes a one-repository manifest and the given case lines.
+func writeCase(t *testing.T, lines ...string) (cases, manifest string) {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := filepath.Abs(filepath.Join(fixture, "repos", "minikv"))
+	require.NoError(t, err)
+	manifest = filepath.Join(dir, "manifest.json")
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"minikv": {"path": "`+repo+`", "commit": "x"}}`), 0o644))
+	cases = filepath.Join(dir, "cases.jsonl")
+	require.NoError(t, os.WriteFile(cases, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	return cases, manifest
+}
+
+const good = `{"id": "c1", "repo": "minikv", "intent": "symbol_lookup", "language": "python", "channel": "chat", "difficulty": "easy", "query": "q", "relevant": [{"kind": "file", "path": "minikv/store.py", "grade": 1}]}`
+
+func withField(old, repl string) string { return strings.Replace(good, old, repl, 1) }
+
+func TestValidation(t *testing.T) {
+	tests := []struct {
+		name    string
+		lines   []string
+		wantErr string
+		reason  string
+	}{
+		{"duplicate id", []string{good, good}, `cases.jsonl:2: duplicate id "c1" (first on line 1)`, "ids are unique"},
+		{"unknown repo", []string{withField(`"repo": "minikv"`, `"repo": "nokv"`)}, `cases.jsonl:1: c1: unknown repo "nokv"`, "repo not in the manifest"},
+		{"unknown intent", []string{withField(`symbol_lookup`, `vibes_lookup`)}, `cases.jsonl:1: c1: unknown intent "vibes_lookup"`, "not one of the five intents"},
+		{"empty query", []string{withField(`"query": "q"`, `"query": "  "`)}, "cases.jsonl:1: c1: empty query", "blank query"},
+		{"grade high", []string{withField(`"grade": 1`, `"grade": 4`)}, "cases.jsonl:1: c1: relevant[0]: grade 4 outside 0..3", "grades are 0..3"},
+		{"grade negative", []string{withField(`"grade": 1`, `"grade": -1`)}, "relevant[0]: grade -1 outside 0..3", "grades are 0..3"},
+		{"unknown kind", []string{withField(`"kind": "file"`, `"kind": "line"`)}, `cases.jsonl:1: c1: relevant[0]: unknown kind "line"`, "not one of the five kinds"},
+		{"missing path", []string{withField(`minikv/store.py`, `minikv/shop.py`)}, `cases.jsonl:1: c1: relevant[0]: path "minikv/shop.py" not in the repository`, "file absent from the corpus"},
+		{"missing symbol", []string{withField(`{"kind": "file", "path": "minikv/store.py", "grade": 1}`, `{"kind": "symbol", "id": "Store.upsert", "grade": 1}`)}, `c1: relevant[0]: symbol "Store.upsert": no definition of "upsert" in the repository`, "symbol absent from the corpus"},
+		{"symbol wrong file", []string{withField(`{"kind": "file", "path": "minikv/store.py", "grade": 1}`, `{"kind": "symbol", "id": "read_records", "path": "minikv/store.py", "grade": 1}`)}, `no definition of "read_records" in minikv/store.py`, "symbol defined elsewhere"},
+		{"missing section", []string{withField(`{"kind": "file", "path": "minikv/store.py", "grade": 1}`, `{"kind": "doc_section", "id": "docs/usage.md#backups", "grade": 1}`)}, `doc_section "docs/usage.md#backups": no heading "backups" in docs/usage.md`, "heading absent"},
+		{"bad json", []string{good, "{nope"}, "cases.jsonl:2:", "malformed line"},
+		{"unknown field", []string{withField(`"channel"`, `"chanel"`)}, `cases.jsonl:1: json: unknown field "chanel"`, "typo in a field name"},
+		{"no relevant", []string{withField(`[{"kind": "file", "path": "minikv/store.py", "grade": 1}]`, `[]`)}, "cases.jsonl:1: c1: no relevant judgments", "nothing to judge"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cases, manifest := writeCase(t, tc.lines...)
+			_, err := Load(cases, manifest, DefaultConfig())
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
+			}
+		})
+	}
+}
+
+func TestValidationReportsAll(t *testing.T) {
+	cases, manifest := writeCase(t, withField(`"query": "q"`, `"query": ""`), good, withField(`symbol_lookup`, `x`))
+	_, err := Load(cases, manifest, DefaultConfig())
+	require.Error(t, err)
+	for _, want := range []string{"cases.jsonl:1: c1: empty query", `cases.jsonl:2: duplicate id "c1"`, "cases.jsonl:3: duplicate id"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestManifestValidation(t *testing.T) {
+	for _, tc := range []struct{ name, manifest, want string }{
+		{"both", `{"a": {"path": "x", "archive": "y.zip", "commit": "c"}}`, `manifest.json:1: repo "a" needs exactly one of "path" and "archive"`},
+		{"neither", "{\n\"a\": {\"commit\": \"c\"}}", `manifest.json:2: repo "a" needs exactly one`},
+		{"syntax", "{\n\"a\": ", "manifest.json:2:"},
+		{"unknown field", `{"a": {"dir": "x"}}`, `unknown field "dir"`},
+		{"empty", `{}`, "no repositories"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "manifest.json")
+			require.NoError(t, os.WriteFile(f, []byte(tc.manifest), 0o644))
+			if _, err := ReadManifest(f); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadManifest error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCommitDrift builds a git-archive-style tarball (pax comment = commit,
+// one top-level directory) and a checkout with .git/HEAD, and checks that
+// a manifest commit differing from theirs is flagged.
+func TestCommitDrift(t *testing.T) {
+	dir := t.TempDir()
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	tgz := filepath.Join(dir, "kv.tar.gz")
+	f, err := os.Create(tgz)
+	require.NoError(t, err)
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": commit}}))
+	body := "def get(key):\n    return key\n"
+	require.NoError(t, tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "kv-0123456/kv.py", Mode: 0o644, Size: int64(len(body))}))
+	_, err = tw.Write([]byte(body))
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	require.NoError(t, gz.Close())
+	require.NoError(t, f.Close())
+
+	checkout := filepath.Join(dir, "co")
+	require.NoError(t, os.MkdirAll(filepath.Join(checkout, ".git", "refs", "heads"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(checkout, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(checkout, ".git", "refs", "heads", "main"), []byte(commit+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(checkout, "kv.py"), []byte(body), 0o644))
+
+	for _, tc := range []struct {
+		name     string
+		spec     RepoSpec
+		wantNote string
+	}{
+		{"archive same", RepoSpec{Archive: "kv.tar.gz", Commit: "0123456"}, ""},
+		{"archive drift", RepoSpec{Archive: "kv.tar.gz", Commit: "fedcba9"}, `commit drift: kv corpus is at ` + commit + `, manifest pins "fedcba9"`},
+		{"checkout same", RepoSpec{Path: "co", Commit: commit}, ""},
+		{"checkout drift", RepoSpec{Path: "co", Commit: "abc"}, "commit drift: kv corpus is at " + commit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, note, err := LoadRepo("kv", tc.spec, dir)
+			require.NoError(t, err)
+			if !strings.HasPrefix(note, tc.wantNote) || (tc.wantNote == "") != (note == "") {
+				t.Errorf("note = %q, want prefix %q", note, tc.wantNote)
+			}
+			if len(c.Docs) != 1 || c.Docs[0].Path != "kv.py" || c.Commit != commit {
+				t.Errorf("corpus = %d docs, first %q, commit %q; want kv.py at %s", len(c.Docs), c.Docs[0].Path, c.Commit, commit)
+			}
+		})
+	}
+}

@@ -1,0 +1,245 @@
+package cases
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+)
+
+// MaxFileBytes skips larger files when building a repository corpus.
+const MaxFileBytes = 1 << 20
+
+// LoadRepo builds the corpus of one manifest repository: every UTF-8 text
+// file under MaxFileBytes (hidden directories such as .git skipped), as
+// whole files with ID = Path. The note reports commit drift, or that the
+// commit could not be verified; it is empty when the commit matches.
+func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, string, error) {
+	c := &corpus.Corpus{ID: name, Commit: spec.Commit}
+	var actual string
+	var err error
+	if spec.Path != "" {
+		root := spec.Path
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(baseDir, root)
+		}
+		actual = gitHead(root)
+		err = walkDir(root, func(p string, b []byte) { addFile(c, p, b) })
+	} else {
+		file := spec.Archive
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(baseDir, file)
+		}
+		actual, err = walkArchive(file, func(p string, b []byte) { addFile(c, p, b) })
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if len(c.Docs) == 0 {
+		return nil, "", fmt.Errorf("no text files")
+	}
+	sort.Slice(c.Docs, func(i, j int) bool { return c.Docs[i].Path < c.Docs[j].Path })
+	var note string
+	switch {
+	case actual == "":
+		note = fmt.Sprintf("%s: commit not verifiable (no git metadata); manifest says %q", name, spec.Commit)
+	case spec.Commit == "" || !strings.HasPrefix(actual, spec.Commit):
+		note = fmt.Sprintf("commit drift: %s corpus is at %s, manifest pins %q", name, actual, spec.Commit)
+		c.Commit = actual
+	default:
+		c.Commit = actual
+	}
+	return c, note, nil
+}
+
+func addFile(c *corpus.Corpus, p string, b []byte) {
+	if len(b) > MaxFileBytes || bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return
+	}
+	c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: "file", Language: language(p), Text: string(b)})
+}
+
+func language(p string) string {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".py", ".pyi":
+		return "python"
+	case ".go":
+		return "go"
+	case ".java":
+		return "java"
+	case ".ts", ".tsx", ".js", ".jsx":
+		return "typescript"
+	case ".rs":
+		return "rust"
+	case ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx":
+		return "cpp"
+	}
+	return ""
+}
+
+func hidden(name string) bool { return strings.HasPrefix(name, ".") && name != "." }
+
+func walkDir(root string, fn func(p string, b []byte)) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && hidden(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || hidden(d.Name()) {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fn(filepath.ToSlash(rel), b)
+		return nil
+	})
+}
+
+// gitHead returns the commit checked out in root, or "" when root is not a
+// git checkout readable without git.
+func gitHead(root string) string {
+	gitDir := filepath.Join(root, ".git")
+	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	h := strings.TrimSpace(string(head))
+	ref, ok := strings.CutPrefix(h, "ref: ")
+	if !ok {
+		return h
+	}
+	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(packed), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[1] == ref {
+			return f[0]
+		}
+	}
+	return ""
+}
+
+// walkArchive reads a tar(.gz) or zip archive. A single top-level
+// directory (as in git archive --prefix and forge downloads) is stripped.
+// It returns the commit git archive records (the pax global header comment
+// of a tar, the comment of a zip), or "".
+func walkArchive(file string, fn func(p string, b []byte)) (string, error) {
+	type entry struct {
+		name string
+		data []byte
+	}
+	var entries []entry
+	var commit string
+	lower := strings.ToLower(file)
+	switch {
+	case strings.HasSuffix(lower, ".zip"):
+		z, err := zip.OpenReader(file)
+		if err != nil {
+			return "", err
+		}
+		defer z.Close()
+		commit = strings.TrimSpace(z.Comment)
+		for _, f := range z.File {
+			if f.FileInfo().IsDir() {
+				continue
+			}
+			r, err := f.Open()
+			if err != nil {
+				return "", fmt.Errorf("%s: %s: %w", file, f.Name, err)
+			}
+			b, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+			r.Close()
+			if err != nil {
+				return "", fmt.Errorf("%s: %s: %w", file, f.Name, err)
+			}
+			entries = append(entries, entry{f.Name, b})
+		}
+	case strings.HasSuffix(lower, ".tar.gz"), strings.HasSuffix(lower, ".tgz"), strings.HasSuffix(lower, ".tar"):
+		f, err := os.Open(file)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		var r io.Reader = f
+		if !strings.HasSuffix(lower, ".tar") {
+			gz, err := gzip.NewReader(f)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", file, err)
+			}
+			r = gz
+		}
+		tr := tar.NewReader(r)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", file, err)
+			}
+			if c := h.PAXRecords["comment"]; c != "" && commit == "" {
+				commit = strings.TrimSpace(c)
+			}
+			if h.Typeflag != tar.TypeReg {
+				continue
+			}
+			b, err := io.ReadAll(io.LimitReader(tr, MaxFileBytes+1))
+			if err != nil {
+				return "", fmt.Errorf("%s: %s: %w", file, h.Name, err)
+			}
+			entries = append(entries, entry{h.Name, b})
+		}
+	default:
+		return "", fmt.Errorf("%s: unknown archive type (want .tar.gz, .tgz, .tar or .zip)", file)
+	}
+	prefix := ""
+	for i, e := range entries {
+		top, _, ok := strings.Cut(strings.TrimPrefix(e.name, "./"), "/")
+		if !ok || (i > 0 && top+"/" != prefix) {
+			prefix = ""
+			break
+		}
+		prefix = top + "/"
+	}
+	for _, e := range entries {
+		p := strings.TrimPrefix(strings.TrimPrefix(e.name, "./"), prefix)
+		clean := path.Clean(p)
+		if clean == "." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
+			return "", fmt.Errorf("%s: entry %q escapes the archive root", file, e.name)
+		}
+		skip := false
+		for _, part := range strings.Split(clean, "/") {
+			skip = skip || hidden(part)
+		}
+		if !skip {
+			fn(clean, e.data)
+		}
+	}
+	return commit, nil
+}
