@@ -13,10 +13,12 @@
 // Every judgment is checked against the repository's files: a file, test
 // or config path must exist; a doc_section "path#anchor" must name an
 // existing file with a heading whose text or slug is the anchor; a symbol
-// ("Class.method", "func") is accepted when its last name part is defined
-// (def/class/func/fn/type/struct/interface) in some file of the repository
-// — or in the judgment's file when "path" is given too. That check is
-// lexical: it knows names, not scopes. Validation reports every problem as
+// ("Class.method", "func") must be the qualified name of a chunk that
+// chunk.Split cuts from the repository, or a suffix of one after a dot (the
+// judge's matching rule) — in the judgment's file when "path" is given too.
+// In files the chunker cannot split (languages without a grammar) the check
+// falls back to lexical: the symbol's last name part must be defined there
+// (def/class/func/fn/type/struct/interface/method shorthand). Validation reports every problem as
 // file:line at once.
 //
 // When the repository is a git checkout (or a git archive with its commit
@@ -35,6 +37,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 )
@@ -141,7 +144,9 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 				ds.Notes = append(ds.Notes, note)
 			}
 			ds.Corpora[c.ID] = c
-			idx = newRepoIndex(c)
+			if idx, err = newRepoIndex(c); err != nil {
+				return nil, err
+			}
 			repos[r.Repo] = idx
 		}
 		if len(r.Relevant) == 0 {
@@ -206,8 +211,9 @@ func set(xs []string) map[string]bool {
 
 // repoIndex answers the existence checks of one repository.
 type repoIndex struct {
-	files map[string]*corpus.Doc
-	defs  map[string][]string // defined name → files
+	files   map[string]*corpus.Doc
+	symbols map[string][]string // file → qualified symbols of its chunks
+	defs    map[string][]string // lexically defined name → files the chunker left whole
 }
 
 // defRE finds definitions in the languages the chunker knows, plus the
@@ -223,13 +229,24 @@ var javaMethodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|st
 // "name(args): Type {" at the start of a line.
 var methodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|static|async|get|set)\s+)*([A-Za-z_][A-Za-z0-9_]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{`)
 
-func newRepoIndex(c *corpus.Corpus) *repoIndex {
-	idx := &repoIndex{files: map[string]*corpus.Doc{}, defs: map[string][]string{}}
+func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
+	idx := &repoIndex{files: map[string]*corpus.Doc{}, symbols: map[string][]string{}, defs: map[string][]string{}}
+	chunks, _, err := chunk.Split(c, chunk.DefaultOptions())
+	if err != nil {
+		return nil, fmt.Errorf("chunking %s: %w", c.ID, err)
+	}
+	parsed := map[string]bool{}
+	for _, ch := range chunks.Docs {
+		if ch.Symbol != "" {
+			idx.symbols[ch.Path] = append(idx.symbols[ch.Path], ch.Symbol)
+			parsed[ch.Path] = true
+		}
+	}
 	for i := range c.Docs {
 		d := &c.Docs[i]
 		idx.files[d.Path] = d
-		if d.Language == "" {
-			continue
+		if parsed[d.Path] {
+			continue // the chunker's symbols are the truth for this file
 		}
 		found := map[string]bool{}
 		for _, re := range []*regexp.Regexp{defRE, javaMethodRE, methodRE} {
@@ -241,7 +258,27 @@ func newRepoIndex(c *corpus.Corpus) *repoIndex {
 			idx.defs[name] = append(idx.defs[name], d.Path)
 		}
 	}
-	return idx
+	return idx, nil
+}
+
+// hasSymbol reports whether id names a definition, in file p when p is
+// set: a chunk symbol equal to id or ending in "."+id (the judge's rule),
+// or, in a file the chunker could not split, a lexical definition of id's
+// last name part.
+func (x *repoIndex) hasSymbol(id, p string) bool {
+	for file, syms := range x.symbols {
+		if p != "" && file != p {
+			continue
+		}
+		for _, s := range syms {
+			if s == id || strings.HasSuffix(s, "."+id) {
+				return true
+			}
+		}
+	}
+	parts := strings.Split(id, ".")
+	files := x.defs[parts[len(parts)-1]]
+	return (p == "" && len(files) > 0) || contains(files, p)
 }
 
 // check validates one judgment and returns the gold ID it stands for, or
@@ -264,18 +301,15 @@ func (x *repoIndex) check(g judgment) (string, string) {
 		if g.ID == "" {
 			return "", "symbol needs an id"
 		}
-		parts := strings.Split(g.ID, ".")
-		last := parts[len(parts)-1]
-		files := x.defs[last]
 		if g.Path != "" {
 			if _, ok := x.files[g.Path]; !ok {
 				return "", fmt.Sprintf("path %q not in the repository", g.Path)
 			}
-			if !contains(files, g.Path) {
-				return "", fmt.Sprintf("symbol %q: no definition of %q in %s", g.ID, last, g.Path)
+			if !x.hasSymbol(g.ID, g.Path) {
+				return "", fmt.Sprintf("symbol %q: no definition in %s", g.ID, g.Path)
 			}
-		} else if len(files) == 0 {
-			return "", fmt.Sprintf("symbol %q: no definition of %q in the repository", g.ID, last)
+		} else if !x.hasSymbol(g.ID, "") {
+			return "", fmt.Sprintf("symbol %q: no definition in the repository", g.ID)
 		}
 		return g.ID, ""
 	default: // doc_section

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -70,23 +71,8 @@ func addFile(c *corpus.Corpus, p string, b []byte) {
 	c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: "file", Language: language(p), Text: string(b)})
 }
 
-func language(p string) string {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".py", ".pyi":
-		return "python"
-	case ".go":
-		return "go"
-	case ".java":
-		return "java"
-	case ".ts", ".tsx", ".js", ".jsx":
-		return "typescript"
-	case ".rs":
-		return "rust"
-	case ".c", ".h", ".cc", ".cpp", ".hpp", ".cxx":
-		return "cpp"
-	}
-	return ""
-}
+// language is the chunker's language of a file, "" for prose and config.
+func language(p string) string { return chunk.LanguageOf(p) }
 
 func hidden(name string) bool { return strings.HasPrefix(name, ".") && name != "." }
 

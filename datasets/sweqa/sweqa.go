@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 )
@@ -38,10 +39,15 @@ type Config struct {
 	// Repos lists short repository names ("flask", "scikit-learn"); empty
 	// means every questions/*.jsonl file.
 	Repos []string
+	// Split is the datasets split (stratified by repository); "" = all.
+	Split       string
+	SplitConfig datasets.SplitConfig
 }
 
-// DefaultConfig reads every repository.
-func DefaultConfig() Config { return Config{} }
+// DefaultConfig reads every repository, every task.
+func DefaultConfig() Config {
+	return Config{Split: datasets.SplitAll, SplitConfig: datasets.DefaultSplitConfig()}
+}
 
 // repoInfo is one line of repo_commit.txt, plus what PROVENANCE.md says
 // about the corpus actually built.
@@ -110,6 +116,25 @@ func Load(dataDir string, cfg Config) (*datasets.Dataset, error) {
 		ds.Corpora[c.ID] = c
 		addTasks(ds, rows, c, name, info.full)
 	}
+	return split(ds, cfg.Split, cfg.SplitConfig)
+}
+
+// split keeps the tasks of the named split, stratified by repository.
+func split(ds *datasets.Dataset, name string, sc datasets.SplitConfig) (*datasets.Dataset, error) {
+	if name == "" {
+		name = datasets.SplitAll
+	}
+	if sc == (datasets.SplitConfig{}) {
+		sc = datasets.DefaultSplitConfig()
+	}
+	if sc.Salt == "" {
+		sc.Salt = ds.Name
+	}
+	tasks, err := datasets.Split(ds.Tasks, name, sc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	ds.Tasks, ds.Split = tasks, name
 	return ds, nil
 }
 
@@ -247,25 +272,9 @@ func ReadCorpus(file, id, commit string) (*corpus.Corpus, error) {
 	return c, nil
 }
 
-// Language names the programming language of a file by its extension, ""
-// for prose and configuration.
-func Language(p string) string {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".py", ".pyi":
-		return "python"
-	case ".go":
-		return "go"
-	case ".java":
-		return "java"
-	case ".ts", ".tsx":
-		return "typescript"
-	case ".rs":
-		return "rust"
-	case ".c", ".h", ".cc", ".cpp", ".hpp":
-		return "cpp"
-	}
-	return ""
-}
+// Language names the programming language of a file by its extension
+// (the chunker's names), "" for prose and configuration.
+func Language(p string) string { return chunk.LanguageOf(p) }
 
 func readRepoCommits(file string) (map[string]*repoInfo, error) {
 	repos := make(map[string]*repoInfo)

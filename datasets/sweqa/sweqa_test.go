@@ -259,4 +259,15 @@ func TestLoadRealData(t *testing.T) {
 		}
 	}
 	t.Logf("kept %d, dropped %d; per repo: %v", len(ds.Tasks), len(ds.Dropped), kept)
+
+	// The split step of Load, without reading the corpora again.
+	small, err := split(&datasets.Dataset{Name: ds.Name, Tasks: ds.Tasks}, datasets.SplitSmallTest, datasets.SplitConfig{})
+	require.NoError(t, err)
+	repos := map[string]int{}
+	for _, task := range small.Tasks {
+		repos[task.Meta.Repo]++
+	}
+	if len(small.Tasks) != 30 || len(repos) < 10 {
+		t.Errorf("small_test: %d tasks over %d repos (%v); want 30 over at least 10 of the 12", len(small.Tasks), len(repos), repos)
+	}
 }
