@@ -1,0 +1,485 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/embed/tokenizer"
+)
+
+// DefaultBatchSize is the number of texts run through a model at once when
+// Config.BatchSize is 0 and the model is not dynamically quantized.
+//
+// Dynamically quantized models (DynamicQuantizeLinear in the graph, as in
+// every "-q" model of the manifest) compute one activation scale over the
+// whole input tensor, so a text's vector depends on the other texts of its
+// batch and on their padding (measured: cosine down to 0.967 between a text
+// embedded alone and in a batch). For them the default is one text per run:
+// vectors are then a function of the text alone, as the content-keyed Store
+// and the parity data assume, and on 2 cores it was not slower (no padding).
+const DefaultBatchSize = 32
+
+// Config says which model an Embedder runs and how.
+type Config struct {
+	// Model is the manifest entry: dimension, pooling, max tokens, prefixes.
+	Model models.Model
+	// CacheDir is the cache root holding the fetched model files and, unless
+	// $RETRIEVALBENCH_ORT_LIB is set, the ONNX Runtime library.
+	CacheDir string
+	// ModelFile and TokenizerFile override the cached model.onnx and
+	// tokenizer.json. When both are empty the cached files are checked
+	// against the manifest's sha256 first (models.Verify); explicit files
+	// are taken as they are.
+	ModelFile, TokenizerFile string
+	// BatchSize is the number of texts per model run; 0 picks 1 for
+	// dynamically quantized models and DefaultBatchSize for the others (see
+	// DefaultBatchSize for why).
+	BatchSize int
+	// Threads is ONNX Runtime's intra-op thread count (0: runtime.NumCPU()).
+	Threads int
+	// Progress, when set, is called after every batch with the number of
+	// texts embedded so far in the current call and the call's total.
+	Progress func(done, total int)
+}
+
+// DefaultConfig returns the configuration for model m with files in cacheDir.
+func DefaultConfig(m models.Model, cacheDir string) Config {
+	return Config{Model: m, CacheDir: cacheDir, Threads: runtime.NumCPU()}
+}
+
+// Validate reports what is wrong with c before anything is loaded.
+func (c Config) Validate() error {
+	m := c.Model
+	switch {
+	case m.ID == "":
+		return errors.New("embed: config has no model")
+	case m.Dimension <= 0:
+		return fmt.Errorf("embed: model %s: dimension %d", m.ID, m.Dimension)
+	case m.Pooling != PoolCLS && m.Pooling != PoolMean:
+		return fmt.Errorf("embed: model %s: pooling %q (want %q or %q)", m.ID, m.Pooling, PoolCLS, PoolMean)
+	case m.MaxTokens < 3:
+		return fmt.Errorf("embed: model %s: max tokens %d", m.ID, m.MaxTokens)
+	case c.BatchSize < 0 || c.Threads < 0:
+		return fmt.Errorf("embed: model %s: negative batch size %d or threads %d", m.ID, c.BatchSize, c.Threads)
+	case (c.ModelFile == "") != (c.TokenizerFile == ""):
+		return fmt.Errorf("embed: model %s: set both ModelFile and TokenizerFile or neither", m.ID)
+	}
+	return nil
+}
+
+// Stats counts what an Embedder did since it was created.
+type Stats struct {
+	Texts     int           // texts embedded
+	Truncated int           // texts cut at the model's max tokens
+	Tokens    int           // real tokens (special tokens included, padding not)
+	Padded    int           // tokens fed to the model, padding included
+	Batches   int           // model runs
+	ORT       time.Duration // time inside ONNX Runtime's Run
+	Total     time.Duration // wall time inside Embed calls
+}
+
+// Rest is the time spent outside ONNX Runtime: tokenizing, batching,
+// pooling, normalising.
+func (s Stats) Rest() time.Duration { return s.Total - s.ORT }
+
+// Embedder runs one embedding model. Its methods may be called from several
+// goroutines; calls are serialised, since one call already keeps every core
+// busy.
+type Embedder struct {
+	cfg         Config
+	modelFile   string
+	fingerprint string
+	tok         *tokenizer.Tokenizer
+	sess        *ort.DynamicAdvancedSession
+	typeIDs     bool // the model takes token_type_ids
+	quantized   bool // the graph quantizes activations per batch
+	batchSize   int
+	padID       int64
+
+	mu     sync.Mutex
+	stats  Stats
+	closed bool
+	// Reused buffers: inputs and the output of one batch.
+	ids, mask, types []int64
+	hidden           []float32
+}
+
+// New loads the model and tokenizer that cfg names and opens an ONNX Runtime
+// session for them.
+func New(cfg Config) (*Embedder, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Threads == 0 {
+		cfg.Threads = runtime.NumCPU()
+	}
+	m := cfg.Model
+	modelFile, tokFile := cfg.ModelFile, cfg.TokenizerFile
+	if modelFile == "" {
+		if err := models.Verify(cfg.CacheDir, m); err != nil {
+			return nil, fmt.Errorf("embed: model %s not ready (run `make setup` or `retrievalbench models fetch %s`): %w", m.ID, m.ID, err)
+		}
+		modelFile, tokFile = m.Path(cfg.CacheDir, models.ModelFile), m.Path(cfg.CacheDir, models.TokenizerFile)
+	}
+	lib, err := LibraryPath(cfg.CacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	if err := initRuntime(lib); err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	fp, err := fingerprint(m, modelFile, tokFile, cfg.ModelFile == "")
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Load(tokFile)
+	if err != nil {
+		return nil, fmt.Errorf("embed: model %s: loading tokenizer %s: %w", m.ID, tokFile, err)
+	}
+	inputs, output, typeIDs, err := inspect(modelFile, m.Dimension)
+	if err != nil {
+		return nil, err
+	}
+	quantized, err := dynamicallyQuantized(modelFile)
+	if err != nil {
+		return nil, fmt.Errorf("embed: model %s: %w", m.ID, err)
+	}
+	batchSize := cfg.BatchSize
+	if batchSize == 0 {
+		batchSize = DefaultBatchSize
+		if quantized {
+			batchSize = 1
+		}
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("embed: session options: %w", err)
+	}
+	defer opts.Destroy()
+	if err := opts.SetIntraOpNumThreads(cfg.Threads); err != nil {
+		return nil, fmt.Errorf("embed: intra-op threads: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("embed: inter-op threads: %w", err)
+	}
+	sess, err := ort.NewDynamicAdvancedSession(modelFile, inputs, []string{output}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %s: opening session: %w", modelFile, err)
+	}
+	return &Embedder{
+		cfg: cfg, modelFile: modelFile, fingerprint: fp, tok: tok, sess: sess,
+		typeIDs: typeIDs, quantized: quantized, batchSize: batchSize, padID: tok.PadID(),
+	}, nil
+}
+
+// inspect checks that the model at path looks like a BERT-style encoder and
+// returns the input names to feed, the output to read and whether
+// token_type_ids is among the inputs.
+func inspect(path string, dim int) (inputs []string, output string, typeIDs bool, err error) {
+	ins, outs, err := ort.GetInputOutputInfo(path)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("embed: %s: not a loadable ONNX model: %w", path, err)
+	}
+	have := map[string]bool{}
+	for _, in := range ins {
+		switch in.Name {
+		case "input_ids", "attention_mask", "token_type_ids":
+			if in.DataType != ort.TensorElementDataTypeInt64 {
+				return nil, "", false, fmt.Errorf("embed: %s: input %s is %s, want int64", path, in.Name, in.DataType)
+			}
+			have[in.Name] = true
+		default:
+			return nil, "", false, fmt.Errorf("embed: %s: unexpected input %q (want input_ids, attention_mask, token_type_ids)", path, in.Name)
+		}
+	}
+	if !have["input_ids"] || !have["attention_mask"] {
+		return nil, "", false, fmt.Errorf("embed: %s: model lacks input_ids or attention_mask", path)
+	}
+	inputs = []string{"input_ids", "attention_mask"}
+	if have["token_type_ids"] {
+		inputs = append(inputs, "token_type_ids")
+	}
+	// Prefer last_hidden_state; else the first float output of rank 3.
+	var out *ort.InputOutputInfo
+	for i := range outs {
+		o := &outs[i]
+		if o.OrtValueType != ort.ONNXTypeTensor || o.DataType != ort.TensorElementDataTypeFloat || len(o.Dimensions) != 3 {
+			continue
+		}
+		if o.Name == "last_hidden_state" {
+			out = o
+			break
+		}
+		if out == nil {
+			out = o
+		}
+	}
+	if out == nil {
+		return nil, "", false, fmt.Errorf("embed: %s: no float output of shape [batch, tokens, hidden]", path)
+	}
+	if d := out.Dimensions[2]; d > 0 && int(d) != dim {
+		return nil, "", false, fmt.Errorf("embed: %s: output %s has hidden size %d, manifest says %d", path, out.Name, d, dim)
+	}
+	return inputs, out.Name, have["token_type_ids"], nil
+}
+
+// fingerprint identifies everything that decides a vector besides the text:
+// the model and tokenizer bytes, pooling, max tokens and dimension. It keys
+// the Store. Files just verified against the manifest are represented by the
+// manifest's SHA-256 instead of being hashed a second time.
+func fingerprint(m models.Model, modelFile, tokFile string, verified bool) (string, error) {
+	h := sha256.New()
+	if verified {
+		mf, _ := m.File(models.ModelFile)
+		tf, _ := m.File(models.TokenizerFile)
+		fmt.Fprintf(h, "sha256:%s\x00sha256:%s", mf.SHA256, tf.SHA256)
+	} else {
+		for _, p := range []string{modelFile, tokFile} {
+			if err := hashFile(h, p); err != nil {
+				return "", fmt.Errorf("embed: model %s: %w", m.ID, err)
+			}
+		}
+	}
+	fmt.Fprintf(h, "\x00pooling=%s\x00max=%d\x00dim=%d", m.Pooling, m.MaxTokens, m.Dimension)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func hashFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	return nil
+}
+
+// dynamicallyQuantized reports whether the ONNX file at path uses the
+// DynamicQuantizeLinear operator. The op type is a plain string in the
+// protobuf, so a byte search over the file finds it without a parser.
+func dynamicallyQuantized(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	needle := []byte("DynamicQuantizeLinear")
+	buf := make([]byte, 1<<20+len(needle))
+	keep := 0 // bytes carried over so a match across reads is seen
+	for {
+		n, err := io.ReadFull(f, buf[keep:])
+		if bytes.Contains(buf[:keep+n], needle) {
+			return true, nil
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("reading %s: %w", path, err)
+		}
+		keep = copy(buf, buf[keep+n-len(needle)+1:keep+n])
+	}
+}
+
+// BatchSize returns the number of texts per model run in use.
+func (e *Embedder) BatchSize() int { return e.batchSize }
+
+// Quantized reports whether the model quantizes activations per batch, so
+// that only a batch size of 1 makes vectors independent of batch companions.
+func (e *Embedder) Quantized() bool { return e.quantized }
+
+// Model returns the manifest entry the Embedder runs.
+func (e *Embedder) Model() models.Model { return e.cfg.Model }
+
+// Dim returns the vector dimension.
+func (e *Embedder) Dim() int { return e.cfg.Model.Dimension }
+
+// Fingerprint returns a hex SHA-256 of the model file, the tokenizer file,
+// pooling, max tokens and dimension: equal fingerprints embed equally.
+func (e *Embedder) Fingerprint() string { return e.fingerprint }
+
+// Stats returns the counters accumulated since New.
+func (e *Embedder) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats
+}
+
+// EmbedQueries embeds search queries, each with the model's query prefix.
+func (e *Embedder) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.Embed(ctx, texts, e.cfg.Model.QueryPrefix)
+}
+
+// EmbedPassages embeds documents, each with the model's passage prefix.
+func (e *Embedder) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.Embed(ctx, texts, e.cfg.Model.PassagePrefix)
+}
+
+// Embed returns one unit-length vector per text, in order, each computed
+// from prefix+text.
+func (e *Embedder) Embed(ctx context.Context, texts []string, prefix string) ([][]float32, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, fmt.Errorf("embed: model %s: Embed after Close", e.cfg.Model.ID)
+	}
+	start := time.Now()
+	defer func() { e.stats.Total += time.Since(start) }()
+
+	encs := e.tokenize(texts, prefix)
+	lengths := make([]int, len(encs))
+	for i, enc := range encs {
+		lengths[i] = len(enc.IDs)
+		e.stats.Tokens += len(enc.IDs)
+		if enc.Truncated {
+			e.stats.Truncated++
+		}
+	}
+	e.stats.Texts += len(texts)
+
+	dim := e.cfg.Model.Dimension
+	flat := make([]float32, len(texts)*dim) // one allocation for all vectors
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	done := 0
+	for _, b := range batches(lengths, e.batchSize) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := e.runBatch(encs, b, out); err != nil {
+			return nil, err
+		}
+		done += len(b)
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(done, len(texts))
+		}
+	}
+	return out, nil
+}
+
+// tokenize encodes prefix+text for every text, spread over the cores.
+func (e *Embedder) tokenize(texts []string, prefix string) []tokenizer.Encoding {
+	encs := make([]tokenizer.Encoding, len(texts))
+	workers := min(runtime.NumCPU(), len(texts))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(texts); i += workers {
+				encs[i] = e.tok.Encode(prefix+texts[i], e.cfg.Model.MaxTokens)
+			}
+		}()
+	}
+	wg.Wait()
+	return encs
+}
+
+// runBatch runs the texts idx of encs through the model, padded to the
+// longest of them, and writes their pooled, normalised vectors into out.
+func (e *Embedder) runBatch(encs []tokenizer.Encoding, idx []int, out [][]float32) error {
+	n, seq := len(idx), 0
+	for _, i := range idx {
+		seq = max(seq, len(encs[i].IDs))
+	}
+	if seq == 0 {
+		return fmt.Errorf("embed: model %s: tokenizer returned no tokens", e.cfg.Model.ID)
+	}
+	dim := e.cfg.Model.Dimension
+	size := n * seq
+	e.ids = grow(e.ids, size)
+	e.mask = grow(e.mask, size)
+	e.types = grow(e.types, size)
+	e.hidden = grow(e.hidden, size*dim)
+	for i := range e.ids[:size] {
+		e.ids[i] = e.padID
+	}
+	clear(e.mask[:size])
+	clear(e.types[:size])
+	for r, i := range idx {
+		enc := encs[i]
+		copy(e.ids[r*seq:], enc.IDs)
+		copy(e.mask[r*seq:], enc.Mask)
+		copy(e.types[r*seq:], enc.TypeIDs)
+	}
+	shape := ort.NewShape(int64(n), int64(seq))
+	var vals []ort.Value
+	defer func() {
+		for _, v := range vals {
+			v.Destroy()
+		}
+	}()
+	bufs := [][]int64{e.ids, e.mask}
+	if e.typeIDs {
+		bufs = append(bufs, e.types)
+	}
+	for _, buf := range bufs {
+		t, err := ort.NewTensor(shape, buf[:size])
+		if err != nil {
+			return fmt.Errorf("embed: input tensor: %w", err)
+		}
+		vals = append(vals, t)
+	}
+	outT, err := ort.NewTensor(ort.NewShape(int64(n), int64(seq), int64(dim)), e.hidden[:size*dim])
+	if err != nil {
+		return fmt.Errorf("embed: output tensor: %w", err)
+	}
+	vals = append(vals, outT)
+
+	t0 := time.Now()
+	err = e.sess.Run(vals[:len(vals)-1], vals[len(vals)-1:])
+	e.stats.ORT += time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("embed: %s: running batch of %d×%d: %w", e.modelFile, n, seq, err)
+	}
+	e.stats.Batches++
+	e.stats.Padded += size
+
+	for r, i := range idx {
+		h := e.hidden[r*seq*dim : (r+1)*seq*dim]
+		if err := pool(e.cfg.Model.Pooling, h, e.mask[r*seq:(r+1)*seq], seq, dim, out[i]); err != nil {
+			return fmt.Errorf("embed: model %s: %w", e.cfg.Model.ID, err)
+		}
+		normalize(out[i])
+	}
+	return nil
+}
+
+// grow returns s with length at least n, reusing its storage when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// Close releases the session. The Embedder must not be used afterwards; the
+// process-wide ONNX Runtime environment stays loaded.
+func (e *Embedder) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	if err := e.sess.Destroy(); err != nil {
+		return fmt.Errorf("embed: closing session for %s: %w", e.cfg.Model.ID, err)
+	}
+	return nil
+}

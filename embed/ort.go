@@ -1,0 +1,80 @@
+package embed
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/retrievalbench/retrievalbench/embed/models"
+)
+
+// EnvORTLib names the environment variable that points at the ONNX Runtime
+// shared library (libonnxruntime.so.1); it overrides the copy in the cache.
+const EnvORTLib = "RETRIEVALBENCH_ORT_LIB"
+
+// ErrNoRuntime is wrapped by LibraryPath when the ONNX Runtime library
+// cannot be found; tests turn it into a skip (or a failure when required).
+var ErrNoRuntime = errors.New("ONNX Runtime library not found")
+
+// LibraryPath returns the ONNX Runtime shared library to load:
+// $RETRIEVALBENCH_ORT_LIB when set, else the copy `make setup` puts in
+// cacheDir. The file must exist.
+func LibraryPath(cacheDir string) (string, error) {
+	p, from := os.Getenv(EnvORTLib), "$"+EnvORTLib
+	if p == "" {
+		p, from = models.ORTPath(cacheDir), "the cache"
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.IsDir() {
+		return "", fmt.Errorf("%w at %s (from %s): set %s to a libonnxruntime.so.1 (ORT >= 1.24.1) or run `make setup`",
+			ErrNoRuntime, p, from, EnvORTLib)
+	}
+	return p, nil
+}
+
+// The ONNX Runtime environment is process-global in onnxruntime_go: it is
+// created once and never destroyed, because sessions of other Embedders may
+// still be running on it. A failed attempt (say, a missing library) is not
+// remembered, so a later call with a good path can still succeed.
+var (
+	envMu   sync.Mutex
+	envPath string // library the environment was created from; "" before
+)
+
+// initRuntime creates the global ONNX Runtime environment from lib, or checks
+// that the existing one was created from the same library.
+func initRuntime(lib string) error {
+	envMu.Lock()
+	defer envMu.Unlock()
+	if envPath != "" {
+		if envPath != lib {
+			return fmt.Errorf("ONNX Runtime already loaded from %s in this process; cannot switch to %s", envPath, lib)
+		}
+		return nil
+	}
+	if ort.IsInitialized() {
+		// Someone else in the process initialised it; share theirs.
+		envPath = lib
+		return nil
+	}
+	ort.SetSharedLibraryPath(lib)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+		return fmt.Errorf("loading ONNX Runtime from %s (set %s or run `make setup`): %w", lib, EnvORTLib, err)
+	}
+	envPath = lib
+	return nil
+}
+
+// RuntimeVersion returns the version of the loaded ONNX Runtime library, or
+// "" before any Embedder was created.
+func RuntimeVersion() string {
+	envMu.Lock()
+	defer envMu.Unlock()
+	if envPath == "" {
+		return ""
+	}
+	return ort.GetVersion()
+}
