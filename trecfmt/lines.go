@@ -68,9 +68,10 @@ func splitFields(dst [][]byte, b []byte) [][]byte {
 	return dst
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == '\n'
-}
+// spaces marks the bytes C's isspace accepts in the "C" locale.
+var spaces = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true, '\n': true}
+
+func isSpace(c byte) bool { return spaces[c] }
 
 // interner returns one shared string per distinct byte sequence.
 type interner map[string]string
@@ -82,6 +83,21 @@ func (in interner) get(b []byte) string {
 	s := string(b)
 	in[s] = s
 	return s
+}
+
+// lastInterner interns like interner but first compares with the previous
+// value, which in a run file is almost always the same (query id, Q0, tag).
+type lastInterner struct {
+	in   interner
+	last string
+}
+
+func (l *lastInterner) get(b []byte) string {
+	if string(b) == l.last {
+		return l.last
+	}
+	l.last = l.in.get(b)
+	return l.last
 }
 
 // validID reports whether s can be written as a field of a TREC line.

@@ -41,16 +41,22 @@ type RunReader struct {
 	// the extra ones, as trec_eval does. By default they are an error.
 	AllowExtraFields bool
 
-	lr     *lineReader
-	intern interner
-	rec    RunRecord
-	docID  []byte // raw docno of the current line, valid until the next line
+	lr             *lineReader
+	qid, iter, tag lastInterner
+	rec            RunRecord
+	docID          []byte // raw docno of the current line, valid until the next line
 }
 
 // NewRunReader returns a reader of the run in r; name is the file name used
 // in errors.
 func NewRunReader(r io.Reader, name string) *RunReader {
-	return &RunReader{lr: newLineReader(r, name), intern: make(interner)}
+	in := make(interner)
+	return &RunReader{
+		lr:   newLineReader(r, name),
+		qid:  lastInterner{in: in},
+		iter: lastInterner{in: in},
+		tag:  lastInterner{in: in},
+	}
 }
 
 // Scan advances to the next run line. It returns false at the end of the
@@ -90,11 +96,11 @@ func (rr *RunReader) next() bool {
 		return false
 	}
 	rr.rec = RunRecord{
-		QID:   rr.intern.get(f[0]),
-		Iter:  rr.intern.get(f[1]),
+		QID:   rr.qid.get(f[0]),
+		Iter:  rr.iter.get(f[1]),
 		Rank:  rank,
 		Score: score,
-		Tag:   rr.intern.get(f[5]),
+		Tag:   rr.tag.get(f[5]),
 	}
 	rr.docID = f[2]
 	return true

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/trecfmt"
+)
+
+const evalUsage = `usage: retrievalbench eval [-m measure]... [-q] [-c] [-l level] [-M max] QRELS RUN
+
+Evaluates the TREC run RUN against the TREC qrels QRELS and prints
+trec_eval's output format, "measure<TAB>qid|all<TAB>value", with trec_eval's
+measure names and 4 decimals, so the output can be diffed against trec_eval.
+
+Measures (-m, repeatable): trec_eval names and parameter lists (map, Rprec,
+recip_rank, ndcg, P.5,10, recall.100, success.1,5,10, ndcg_cut.10,
+map_cut.10, set_P, set_recall, num_q, num_ret, num_rel, num_rel_ret, runid),
+the groups official (the default) and all_trec (both limited to the
+measures listed here), or this tool's names (hit@10, mrr@10, ndcg@10,
+pass@1-needle, coverage, …). trec_eval's attached forms (-l2, -M100,
+-mP.5) are accepted too.
+
+Exit status: 0 on success, 1 on a data error, 2 on bad usage.
+
+Flags:
+`
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// attached matches trec_eval's flags with the value glued on (-l2, -M100,
+// -mP.5).
+var attached = regexp.MustCompile(`^-([lmM])([^=-].*)$`)
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var measures stringList
+	fs.Var(&measures, "m", "measure to print (repeatable; default official)")
+	perQuery := fs.Bool("q", false, "print each query's values before the averages")
+	complete := fs.Bool("c", false, "average over all judged queries; a judged query without results scores 0")
+	level := fs.Int("l", 1, "lowest grade that counts as relevant")
+	maxDocs := fs.Int("M", 0, "evaluate only the first `max` ranked results of each query (0: all)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, evalUsage)
+		fs.PrintDefaults()
+	}
+	var split []string
+	for _, a := range args {
+		if m := attached.FindStringSubmatch(a); m != nil {
+			split = append(split, "-"+m[1], m[2])
+			continue
+		}
+		split = append(split, a)
+	}
+	if err := fs.Parse(split); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("eval: %v", err)
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return usagef("eval: want QRELS and RUN, got %d arguments", fs.NArg())
+	}
+	if *level < 1 {
+		return usagef("eval: -l %d: the relevance level must be at least 1", *level)
+	}
+	if *maxDocs < 0 {
+		return usagef("eval: -M %d: must not be negative", *maxDocs)
+	}
+	if len(measures) == 0 {
+		measures = stringList{"official"}
+	}
+	sel, err := selectMeasures(measures)
+	if err != nil {
+		return usagef("eval: %v", err)
+	}
+	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs}
+	res, tag, err := evalFiles(fs.Arg(0), fs.Arg(1), sel.measures, opt)
+	if err != nil {
+		return err
+	}
+	if res.NumQ == 0 {
+		return fmt.Errorf("eval: no query has both judgments in %s and results in %s", fs.Arg(0), fs.Arg(1))
+	}
+	w := bufio.NewWriter(stdout)
+	if *perQuery {
+		for _, q := range res.Queries {
+			sel.print(w, q.QID, q.Values, q.NumRet, q.NumRel, q.NumRelRet)
+		}
+	}
+	if sel.counts["runid"] {
+		fmt.Fprintf(w, "%-22s\tall\t%s\n", "runid", tag)
+	}
+	if sel.counts["num_q"] {
+		fmt.Fprintf(w, "%-22s\tall\t%d\n", "num_q", res.NumQ)
+	}
+	sel.print(w, "all", res.Mean, res.NumRet, res.NumRel, res.NumRelRet)
+	return w.Flush()
+}
+
+// evalFiles evaluates the run file against the qrels file. It streams the
+// run one query at a time and only reads it whole when its lines are not
+// grouped by query.
+func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.EvalOptions) (*metrics.RunResult, string, error) {
+	qrels, err := trecfmt.ReadQrelsFile(qrelsPath)
+	if err != nil {
+		return nil, "", err
+	}
+	e, err := metrics.NewEvaluator(qrels, ms, opt)
+	if err != nil {
+		return nil, "", err
+	}
+	tag, err := streamRun(runPath, e)
+	if errors.Is(err, trecfmt.ErrNotGrouped) {
+		run, tag, err := trecfmt.ReadRunFile(runPath, true)
+		if err != nil {
+			return nil, "", err
+		}
+		res, err := metrics.Evaluate(qrels, run, ms, opt)
+		return res, tag, err
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return e.Result(), tag, nil
+}
+
+// block is one query's results on their way from the reader to the
+// evaluator.
+type block struct {
+	qid     string
+	results []metrics.Result
+}
+
+// streamRun feeds the run at path to e one query at a time. Parsing and
+// scoring run in two goroutines joined by a small queue of recycled blocks,
+// so the two halves of the work overlap on a multi-core machine while memory
+// stays at a few queries' worth.
+func streamRun(path string, e *metrics.Evaluator) (tag string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	const depth = 8
+	full := make(chan block, depth)
+	free := make(chan []metrics.Result, depth+2)
+	for range depth + 2 {
+		free <- nil
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	g := trecfmt.NewGroupReader(f, path)
+	g.SetAllowExtraFields(true) // trec_eval ignores fields after the run tag
+	go func() {
+		defer close(full)
+		for g.Scan() {
+			var buf []metrics.Result
+			select {
+			case buf = <-free:
+			case <-stop:
+				readErr <- nil
+				return
+			}
+			full <- block{g.QID(), append(buf[:0], g.Results()...)}
+		}
+		readErr <- g.Err()
+	}()
+	var addErr error
+	for b := range full {
+		if addErr == nil {
+			if err := e.Add(b.qid, b.results); err != nil {
+				addErr = fmt.Errorf("%s: %w", path, err)
+				close(stop)
+			}
+		}
+		free <- b.results
+	}
+	if err := <-readErr; err != nil {
+		return "", err
+	}
+	if addErr != nil {
+		return "", addErr
+	}
+	return g.Tag(), nil
+}
+
+// selection is the parsed -m list: the measures to compute, in trec_eval's
+// print order, and which count lines to print.
+type selection struct {
+	measures []metrics.Measure
+	counts   map[string]bool // runid, num_q, num_ret, num_rel, num_rel_ret
+}
+
+// Default cutoffs of trec_eval's cutoff measures.
+var (
+	defaultCutoffs = []int{5, 10, 15, 20, 30, 100, 200, 500, 1000}
+	successCutoffs = []int{1, 5, 10}
+	countNames     = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"}
+	trecFamilies   = map[string]string{"P": "P_", "recall": "recall_", "success": "success_", "ndcg_cut": "ndcg_cut_", "map_cut": "map_cut_"}
+	// measureSets are trec_eval's measure groups, restricted to the
+	// measures this tool computes.
+	measureSets = map[string][]string{
+		"official": append(slices.Clone(countNames), "map", "Rprec", "recip_rank", "P"),
+		"all_trec": append(slices.Clone(countNames), "map", "Rprec", "recip_rank", "P", "recall",
+			"ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"),
+	}
+)
+
+// selectMeasures expands -m values (trec_eval names, parameter lists,
+// all_trec/official, or this tool's names) into a selection.
+func selectMeasures(args []string) (*selection, error) {
+	sel := &selection{counts: map[string]bool{}}
+	seen := map[metrics.Measure]bool{}
+	add := func(m metrics.Measure) {
+		if !seen[m] {
+			seen[m] = true
+			sel.measures = append(sel.measures, m)
+		}
+	}
+	var expand func(a string) error
+	expand = func(a string) error {
+		if set, ok := measureSets[a]; ok {
+			for _, n := range set {
+				if err := expand(n); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if slices.Contains(countNames, a) {
+			sel.counts[a] = true
+			return nil
+		}
+		name, params, hasParams := strings.Cut(a, ".")
+		if prefix, ok := trecFamilies[name]; ok {
+			cuts := defaultCutoffs
+			if name == "success" {
+				cuts = successCutoffs
+			}
+			if hasParams {
+				cuts = nil
+				for _, p := range strings.Split(params, ",") {
+					// trec_eval reads cutoffs with atol: "23.4" is 23.
+					p, _, _ = strings.Cut(p, ".")
+					k, err := strconv.Atoi(p)
+					if err != nil || k <= 0 {
+						return fmt.Errorf("measure %q: cutoff %q is not a positive integer", a, p)
+					}
+					cuts = append(cuts, k)
+				}
+			}
+			for _, k := range cuts {
+				m, err := metrics.ParseMeasure(prefix + strconv.Itoa(k))
+				if err != nil {
+					return err
+				}
+				add(m)
+			}
+			return nil
+		}
+		m, err := metrics.ParseMeasure(a)
+		if err != nil {
+			return err
+		}
+		add(m)
+		return nil
+	}
+	for _, a := range args {
+		if err := expand(a); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(sel.measures, func(a, b metrics.Measure) int {
+		if c := printRank(a) - printRank(b); c != 0 {
+			return c
+		}
+		if a.TrecName() == "" {
+			return 0 // this tool's measures keep the order given
+		}
+		return a.K - b.K
+	})
+	return sel, nil
+}
+
+// printRank orders measures as trec_eval prints them; measures trec_eval
+// does not have come last.
+func printRank(m metrics.Measure) int {
+	order := []string{"map", "Rprec", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"}
+	name := m.TrecName()
+	if i := slices.Index(order, name); i >= 0 {
+		return i
+	}
+	if i := strings.LastIndexByte(name, '_'); i > 0 {
+		if j := slices.Index(order, name[:i]); j >= 0 {
+			return j
+		}
+	}
+	return len(order)
+}
+
+// print writes one query's (or "all") lines.
+func (s *selection) print(w io.Writer, qid string, values []float64, numRet, numRel, numRelRet int) {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"num_ret", numRet}, {"num_rel", numRel}, {"num_rel_ret", numRelRet}} {
+		if s.counts[c.name] {
+			fmt.Fprintf(w, "%-22s\t%s\t%d\n", c.name, qid, c.v)
+		}
+	}
+	for i, m := range s.measures {
+		name := m.TrecName()
+		if name == "" {
+			name = m.String()
+		}
+		fmt.Fprintf(w, "%-22s\t%s\t%.4f\n", name, qid, values[i])
+	}
+}
