@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 )
 
 var sink int
@@ -23,6 +24,16 @@ func BenchmarkQuality(b *testing.B) {
 		}
 		hit10 = v
 	}
+	// UNITBENCH_DELAY plants a slowdown per operation, for measuring the
+	// gate by hand (see the gate package's tests and docs/ci.md).
+	var delay time.Duration
+	if s := os.Getenv("UNITBENCH_DELAY"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			b.Fatalf("UNITBENCH_DELAY=%q: %v", s, err)
+		}
+		delay = d
+	}
 	// Printed by the parent benchmark before any sub-benchmark starts: the
 	// testing package prints a sub-benchmark's name before running it, so a
 	// line printed from inside a leaf benchmark would be spliced into its
@@ -31,8 +42,11 @@ func BenchmarkQuality(b *testing.B) {
 	fmt.Println("Unit queries/s better=higher")
 	b.Run("system=fake/op=search", func(b *testing.B) {
 		for b.Loop() {
-			for i := range 1000 {
+			for i := range 200_000 {
 				sink += i * i
+			}
+			if delay > 0 {
+				time.Sleep(delay)
 			}
 		}
 		b.ReportMetric(hit10, "hit@10")
