@@ -150,13 +150,13 @@ func forEachWord(s string, f func(string) bool) {
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		switch {
-		case isWhitespace(r):
+		switch preClass(r) {
+		case preSpace:
 			if start >= 0 && !f(s[start:i]) {
 				return
 			}
 			start = -1
-		case isPunct(r):
+		case prePunct:
 			if start >= 0 && !f(s[start:i]) {
 				return
 			}

@@ -102,10 +102,10 @@ func (b bertNormalizer) normalize(s string) string {
 		sb.Grow(len(s))
 		for _, r := range s {
 			if b.clean {
-				if r == 0 || r == utf8.RuneError || isControl(r) {
+				switch cleanClass(r) {
+				case cleanDrop:
 					continue
-				}
-				if isWhitespace(r) {
+				case cleanSpace:
 					sb.WriteByte(' ')
 					continue
 				}
@@ -121,7 +121,7 @@ func (b bertNormalizer) normalize(s string) string {
 		s = sb.String()
 	}
 	if b.strip {
-		s = dropNonspacingMarks(norm.NFD.String(s))
+		s = stripAccents(s)
 	}
 	if b.lower {
 		s = lowercase(s)
@@ -167,18 +167,47 @@ func (b bertNormalizer) normalizeASCII(s string) string {
 }
 
 // lowercase maps every character to its full lowercase (Rust's
-// char::to_lowercase, without context): only U+0130 maps to two.
+// char::to_lowercase, without context), as Hugging Face's tables have it.
 func lowercase(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s))
 	for _, r := range s {
-		if r == 'İ' {
-			sb.WriteString("i\u0307")
+		if l, ok := lookup(hfLower, hfLowerMin, r); ok {
+			sb.WriteString(l)
 			continue
 		}
-		sb.WriteRune(unicode.ToLower(r))
+		sb.WriteString(goLower(r))
 	}
 	return sb.String()
+}
+
+func goLower(r rune) string {
+	if r == 'İ' {
+		return "i\u0307"
+	}
+	return string(unicode.ToLower(r))
+}
+
+// stripAccents is NFD followed by dropping non-spacing marks, with the
+// characters whose result differs under Hugging Face's tables replaced by
+// that result.
+func stripAccents(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s))
+	start := 0
+	for i, r := range s {
+		if o, ok := lookup(hfStrip, hfStripMin, r); ok {
+			sb.WriteString(goStrip(s[start:i]))
+			sb.WriteString(o)
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	sb.WriteString(goStrip(s[start:]))
+	return sb.String()
+}
+
+func goStrip(s string) string {
+	return dropNonspacingMarks(norm.NFD.String(s))
 }
 
 func dropNonspacingMarks(s string) string {
@@ -190,20 +219,36 @@ func dropNonspacingMarks(s string) string {
 	}, s)
 }
 
-// isWhitespace is BertNormalizer's: tab, newline, carriage return and the
-// Unicode White_Space property.
-func isWhitespace(r rune) bool {
-	return r == '\t' || r == '\n' || r == '\r' || unicode.IsSpace(r)
+// What clean_text does to a character.
+const (
+	cleanKeep = iota
+	cleanDrop
+	cleanSpace
+)
+
+func cleanClass(r rune) int {
+	if c, ok := lookup(hfClean, hfCleanMin, r); ok {
+		return int(c)
+	}
+	return goCleanClass(r)
 }
 
-// isControl is BertNormalizer's: the Other categories Cc, Cf, Co and Cs
-// except tab, newline and carriage return (Hugging Face's table of
-// unassigned code points is empty, so Cn is not removed).
-func isControl(r rune) bool {
-	if r == '\t' || r == '\n' || r == '\r' {
-		return false
+// goCleanClass is BertNormalizer's clean_text under Go's tables: drop NUL,
+// U+FFFD and the Other categories Cc, Cf, Co and Cs (Hugging Face's table of
+// unassigned code points is empty, so Cn stays), except tab, newline and
+// carriage return; map whitespace to a space.
+func goCleanClass(r rune) int {
+	switch {
+	case r == 0 || r == utf8.RuneError:
+		return cleanDrop
+	case r == '\t' || r == '\n' || r == '\r':
+		return cleanSpace
+	case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs):
+		return cleanDrop
+	case unicode.IsSpace(r):
+		return cleanSpace
 	}
-	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs)
+	return cleanKeep
 }
 
 // isChinese reports the CJK ideograph blocks BERT puts spaces around.
@@ -218,11 +263,70 @@ func isChinese(r rune) bool {
 		(r >= 0x2F800 && r <= 0x2FA1F)
 }
 
-// isPunct is BertPreTokenizer's: ASCII punctuation (which includes symbols
-// such as $ + < = > ^ ` | ~) and the Unicode punctuation categories.
-func isPunct(r rune) bool {
-	if r < 0x80 {
-		return (r >= '!' && r <= '/') || (r >= ':' && r <= '@') || (r >= '[' && r <= '`') || (r >= '{' && r <= '~')
+// What BertPreTokenizer does with a character.
+const (
+	preWord = iota
+	preSpace
+	prePunct
+)
+
+func preClass(r rune) int {
+	if r < utf8.RuneSelf {
+		return asciiPre[r]
 	}
-	return unicode.IsPunct(r)
+	if c, ok := lookup(hfPre, hfPreMin, r); ok {
+		return int(c)
+	}
+	return goPreClass(r)
+}
+
+var asciiPre = func() (t [utf8.RuneSelf]int) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = goPreClass(r)
+	}
+	return t
+}()
+
+// goPreClass is BertPreTokenizer under Go's tables: split on White_Space,
+// isolate ASCII punctuation (which includes symbols such as $ + < = > ^ ` |
+// ~) and the Unicode punctuation categories.
+func goPreClass(r rune) int {
+	switch {
+	case unicode.IsSpace(r):
+		return preSpace
+	case r < utf8.RuneSelf && ((r >= '!' && r <= '/') || (r >= ':' && r <= '@') || (r >= '[' && r <= '`') || (r >= '{' && r <= '~')):
+		return prePunct
+	case unicode.IsPunct(r):
+		return prePunct
+	}
+	return preWord
+}
+
+// isWhitespace is the whitespace test for added tokens' lstrip and rstrip.
+func isWhitespace(r rune) bool { return preClass(r) == preSpace }
+
+// The smallest character of each override table: text below it (Latin,
+// Greek, Cyrillic, …) never needs the map lookup.
+var (
+	hfCleanMin = minKey(hfClean)
+	hfStripMin = minKey(hfStrip)
+	hfLowerMin = minKey(hfLower)
+	hfPreMin   = minKey(hfPre)
+)
+
+func minKey[V any](m map[rune]V) rune {
+	lo := rune(unicode.MaxRune + 1)
+	for r := range m {
+		lo = min(lo, r)
+	}
+	return lo
+}
+
+func lookup[V any](m map[rune]V, lo, r rune) (V, bool) {
+	if r < lo {
+		var zero V
+		return zero, false
+	}
+	v, ok := m[r]
+	return v, ok
 }

@@ -1,6 +1,7 @@
 package tokenizer_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ type parityFile struct {
 
 // modelTokenizer fetches m into the test cache if needed (idempotent: a
 // checksum pass when present) and loads its tokenizer, or stops t.
-func modelTokenizer(t *testing.T, m models.Model) *tokenizer.Tokenizer {
+func modelTokenizer(t testing.TB, m models.Model) *tokenizer.Tokenizer {
 	t.Helper()
 	cache := testenv.CacheDir()
 	if err := models.Fetch(t.Context(), cache, m, testLog{t}); err != nil {
@@ -42,11 +43,10 @@ func modelTokenizer(t *testing.T, m models.Model) *tokenizer.Tokenizer {
 	return tok
 }
 
-type testLog struct{ t *testing.T }
+type testLog struct{ t testing.TB }
 
 func (l testLog) Write(p []byte) (int, error) {
-	l.t.Helper()
-	l.t.Logf("%s", p)
+	l.t.Logf("%s", bytes.TrimSuffix(p, []byte("\n")))
 	return len(p), nil
 }
 
