@@ -94,11 +94,17 @@ var files = map[string]string{
 	DS1000:    "ds1000_docs.json",
 }
 
-// rank1Undefined lists the measures a composite run does not define.
-var rank1Undefined = []string{
-	"hit@3", "hit@5", "hit@10", "hit@20", "hit@100",
-	"recall@5", "recall@10", "recall@20", "recall@100",
-	"P@5", "P@10", "mrr", "mrr@10", "ndcg@10", "map",
+// compositeUndefined lists the measures a composite run does not define,
+// in the metrics package's spelling: every cutoff above 1 and the
+// uncut whole-ranking measures.
+func compositeUndefined() []string {
+	ms := []string{"mrr", "ndcg", "map", "rprec"}
+	for _, k := range []int{2, 3, 4, 5, 10, 20, 50, 100, 1000} {
+		for _, f := range []string{"hit", "recall", "P", "mrr", "ndcg", "map"} {
+			ms = append(ms, f+"@"+strconv.Itoa(k))
+		}
+	}
+	return ms
 }
 
 // Load reads benchmark name from <dataDir>/coderag.
@@ -339,7 +345,7 @@ func newDocDataset(name, run string, store *corpus.Corpus, ps []problem) *datase
 	}
 	if run == Composite {
 		ds.Undefined = map[string]string{}
-		for _, m := range rank1Undefined {
+		for _, m := range compositeUndefined() {
 			ds.Undefined[m] = "composite run: the system returns one budgeted blob, so only rank-1 measures are defined"
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 func writeFile(t *testing.T, dir, name, content string) {
@@ -109,6 +110,25 @@ func TestLoadDocsRuns(t *testing.T) {
 				t.Errorf("Undefined = %v: mrr listed %v (want %v), hit@1 must never be", ds.Undefined, hasMRR, tc.undefined)
 			}
 		})
+	}
+}
+
+// TestCompositeUndefinedNames checks that every measure a composite run
+// declares undefined is spelled as the metrics package spells it (the
+// harness matches names exactly) and that no rank-1 measure is among them.
+func TestCompositeUndefinedNames(t *testing.T) {
+	for _, n := range compositeUndefined() {
+		m, err := metrics.ParseMeasure(n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if m.String() != n {
+			t.Errorf("%s spelled %s by the metrics package", n, m.String())
+		}
+		if strings.HasSuffix(n, "@1") {
+			t.Errorf("%s is a rank-1 measure", n)
+		}
 	}
 }
 
