@@ -2,7 +2,9 @@ package repoqa
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
@@ -41,44 +43,89 @@ func parseDefinitions(lang, p string, src []byte) ([]definition, error) {
 		return nil, fmt.Errorf("%s: tree-sitter returned no tree", p)
 	}
 	defer tree.Close()
-	var out []definition
+	q, err := defQuery(lang, p)
+	if err != nil {
+		return nil, err
+	}
+	qc := sitter.NewQueryCursor()
+	defer qc.Close()
 	kinds := defKinds[lang]
-	var walk func(n *sitter.Node, scope []string, inFunc bool)
-	walk = func(n *sitter.Node, scope []string, inFunc bool) {
-		kind, isDef := kinds[n.Kind()]
-		name := ""
-		if isDef {
-			name = defName(lang, n, src)
-			isDef = name != ""
-		}
-		if isDef {
+	var out []definition
+	// The query finds the definition nodes in C (walking every node through
+	// cgo costs several times more); scopes come from the parent chain.
+	matches := qc.Matches(q, tree.RootNode(), src)
+	for m := matches.Next(); m != nil; m = matches.Next() {
+		for _, c := range m.Captures {
+			n := c.Node
+			name := defName(lang, &n, src)
+			if name == "" {
+				continue
+			}
+			kind := kinds[n.Kind()]
+			var scope []string
+			inFunc := false
+			for a := n.Parent(); a != nil; a = a.Parent() {
+				ak, ok := kinds[a.Kind()]
+				if !ok {
+					continue
+				}
+				an := defName(lang, a, src)
+				if an == "" {
+					continue
+				}
+				scope = append(scope, an)
+				if ak != "class" {
+					inFunc = true
+				}
+			}
+			slices.Reverse(scope)
 			if kind == "function" && len(scope) > 0 && !inFunc && lang == "python" {
 				kind = "method"
 			}
-			q := strings.Join(append(append([]string(nil), scope...), name), ".")
 			d := definition{
-				Name: name, Qualified: q, Kind: kind,
+				Name: name, Qualified: strings.Join(append(scope, name), "."), Kind: kind,
 				StartByte: int(n.StartByte()), EndByte: int(n.EndByte()),
 				StartLine: int(n.StartPosition().Row) + 1, EndLine: int(n.EndPosition().Row) + 1,
 				DocStart: -1, DocEnd: -1, InFunction: inFunc,
 			}
 			if lang == "python" {
-				docstring(n, src, &d)
+				docstring(&n, src, &d)
 			}
 			out = append(out, d)
-			scope = append(append([]string(nil), scope...), name)
-			if kind != "class" {
-				inFunc = true
-			}
-		}
-		for i := uint(0); i < n.NamedChildCount(); i++ {
-			if c := n.NamedChild(i); c != nil {
-				walk(c, scope, inFunc)
-			}
 		}
 	}
-	walk(tree.RootNode(), nil, false)
+	slices.SortStableFunc(out, func(a, b definition) int { return a.StartByte - b.StartByte })
 	return out, nil
+}
+
+var (
+	queryMu sync.Mutex
+	queries = map[string]*sitter.Query{}
+)
+
+// defQuery returns the (shared, immutable) query that captures every
+// definition node of a language.
+func defQuery(lang, p string) (*sitter.Query, error) {
+	key := lang
+	if strings.HasSuffix(p, ".tsx") {
+		key += "/tsx"
+	}
+	queryMu.Lock()
+	defer queryMu.Unlock()
+	if q, ok := queries[key]; ok {
+		return q, nil
+	}
+	kinds := make([]string, 0, len(defKinds[lang]))
+	for k := range defKinds[lang] {
+		kinds = append(kinds, "("+k+")")
+	}
+	slices.Sort(kinds)
+	q, qerr := sitter.NewQuery(grammar(lang, p), "["+strings.Join(kinds, " ")+"] @def")
+	if qerr != nil {
+		return nil, fmt.Errorf("definition query for %s: %s", lang, qerr.Error())
+	}
+	queries[key] = q
+	return q, nil
 }
 
 // defName returns the simple name of a definition node.
