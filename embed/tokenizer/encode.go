@@ -67,21 +67,18 @@ func (t *Tokenizer) Tokens(text string) []string {
 	return out
 }
 
+// chunkBytes is about how much text is normalized at a time, so that a
+// long text cut at maxTokens is not normalized to its end.
+var chunkBytes = 2048
+
 // appendPieces appends the ids of text (no template) to ids. With limit >=
 // 0 it stops once it has more than limit ids: the caller only needs to know
 // that the text does not fit.
 func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 	full := func() bool { return limit >= 0 && len(ids) > limit }
-	t.splitAdded(text, false, func(seg string, id int32, isToken bool) bool {
-		if isToken {
-			ids = append(ids, int64(id))
-			return !full()
-		}
-		for _, n := range t.norm {
-			seg = n(seg)
-		}
+	words := func(seg string) bool {
 		// Added tokens matched on normalized text (none in BERT files).
-		t.splitAdded(seg, true, func(seg string, id int32, isToken bool) bool {
+		return t.splitAdded(seg, true, func(seg string, id int32, isToken bool) bool {
 			if isToken {
 				ids = append(ids, int64(id))
 				return !full()
@@ -92,6 +89,30 @@ func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 			})
 			return !full()
 		})
+	}
+	t.splitAdded(text, false, func(seg string, id int32, isToken bool) bool {
+		if isToken {
+			ids = append(ids, int64(id))
+			return !full()
+		}
+		for len(seg) > 0 {
+			chunk := seg
+			if !t.normalizedAdded && len(seg) > chunkBytes {
+				// Cut after an ASCII whitespace byte: a word boundary and a
+				// normalization boundary (every normalizer here is local to a
+				// character or a combining sequence, and a space starts one).
+				if cut := strings.IndexAny(seg[chunkBytes:], " \n\t\r"); cut >= 0 {
+					chunk = seg[:chunkBytes+cut+1]
+				}
+			}
+			seg = seg[len(chunk):]
+			for _, n := range t.norm {
+				chunk = n(chunk)
+			}
+			if !words(chunk) {
+				return false
+			}
+		}
 		return !full()
 	})
 	return ids

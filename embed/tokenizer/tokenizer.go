@@ -37,15 +37,16 @@ type Tokenizer struct {
 
 	norm []normalizer // applied in order
 
-	vocab         map[string]int32 // whole-word pieces
-	cont          map[string]int32 // continuation pieces, prefix removed
-	contPrefix    string
-	unkID         int32
-	maxWordChars  int
-	added         []addedToken // sorted by content length, longest first
-	addedFirst    [256]bool    // first bytes of raw-matched added tokens
-	prefix, suffx []special    // from the post-processor template
-	padID         int64
+	vocab           map[string]int32 // whole-word pieces
+	cont            map[string]int32 // continuation pieces, prefix removed
+	contPrefix      string
+	unkID           int32
+	maxWordChars    int
+	added           []addedToken // sorted by content length, longest first
+	normalizedAdded bool         // some added token is matched on normalized text
+	addedFirst      [256]bool    // first bytes of raw-matched added tokens
+	prefix, suffx   []special    // from the post-processor template
+	padID           int64
 }
 
 type special struct {
@@ -210,7 +211,9 @@ func (t *Tokenizer) parseAdded(toks []addedToken) error {
 		if a.SingleWord {
 			return fmt.Errorf("added token %q: single_word is not supported", a.Content)
 		}
-		if !a.Normalized {
+		if a.Normalized {
+			t.normalizedAdded = true
+		} else {
 			t.addedFirst[a.Content[0]] = true
 		}
 		t.added = append(t.added, a)
