@@ -12,16 +12,38 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
-// vocabulary for generated code: identifiers in several styles.
-var genWords = strings.Fields(`parse http response request client server token lexer render template
-cache index search query config load save read write open close buffer stream encode decode json yaml
-user session auth login logout handler route path file dir node graph edge tree walk visit build
-compile link test bench metric score rank sort merge split join filter map reduce batch queue worker`)
+// genVocab is a deterministic vocabulary of pronounceable made-up words;
+// generated text draws from it with a Zipf law, as identifiers and prose do,
+// so postings lists have realistic lengths (a few very common terms, a long
+// tail of rare ones).
+var genVocab = func() []string {
+	syl := strings.Fields("pa ra to ken lex ser ver que ry in dex ca che lo ad sa ve re wri te o pen clo se bu fer")
+	r := rand.New(rand.NewPCG(9, 9))
+	seen := map[string]bool{}
+	var v []string
+	for len(v) < 5000 {
+		var b strings.Builder
+		for range 1 + r.IntN(3) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			v = append(v, w)
+		}
+	}
+	return v
+}()
+
+// genWords returns a Zipf-distributed word source over genVocab.
+func genWords(seed uint64) func() string {
+	z := rand.NewZipf(rand.New(rand.NewPCG(seed, seed+1)), 1.1, 2, uint64(len(genVocab)-1))
+	return func() string { return genVocab[z.Uint64()] }
+}
 
 // generatedCorpus returns n deterministic Python-like function docs.
 func generatedCorpus(n int) *corpus.Corpus {
 	r := rand.New(rand.NewPCG(1, 2))
-	w := func() string { return genWords[r.IntN(len(genWords))] }
+	w := genWords(1)
 	c := &corpus.Corpus{ID: fmt.Sprintf("gen-%d", n), Docs: make([]corpus.Doc, n)}
 	for i := range c.Docs {
 		name := w() + "_" + w()
@@ -39,12 +61,12 @@ func generatedCorpus(n int) *corpus.Corpus {
 	return c
 }
 
+// generatedQueries returns n short natural-language-like queries.
 func generatedQueries(n int) []string {
-	r := rand.New(rand.NewPCG(3, 4))
+	w := genWords(3)
 	q := make([]string, n)
 	for i := range q {
-		q[i] = fmt.Sprintf("%s the %s %s %s", genWords[r.IntN(len(genWords))], genWords[r.IntN(len(genWords))],
-			genWords[r.IntN(len(genWords))], genWords[r.IntN(len(genWords))])
+		q[i] = fmt.Sprintf("%s the %s of %s %s", w(), w(), w(), w())
 	}
 	return q
 }

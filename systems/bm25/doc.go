@@ -35,7 +35,10 @@
 //
 // Scores are -bm25(fts, symbol, path, body) with the Config's column
 // weights, so higher is better. FTS5 fixes k1 = 1.2 and b = 0.75; they are
-// not tunable here.
+// not tunable here. FTS5 also floors the IDF of a term found in half the
+// docs or more at 1e-6, so very common words barely count, though they
+// still cost time: search time grows with the number of docs that match
+// any query term.
 //
 // # Queries
 //

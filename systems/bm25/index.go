@@ -157,7 +157,9 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "index.db.tmp-*")
+	removeStaleTemps(dir)
+	x.logf("bm25[%s]: %s: building %s (%d docs)", x.cfg.Name, c.ID, path, len(c.Docs))
+	f, err := os.CreateTemp(dir, tempPattern)
 	if err != nil {
 		return err
 	}
@@ -262,6 +264,24 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// tempPattern names the files an index is built in before the rename.
+const tempPattern = "index.db.tmp-*"
+
+// staleAfter is the age after which a temporary file is taken for the
+// remains of a killed build (a build of 10 MB of source takes seconds).
+const staleAfter = time.Hour
+
+// removeStaleTemps deletes temporary files of builds that died; fresh ones
+// may belong to a concurrent build and are left alone.
+func removeStaleTemps(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, tempPattern))
+	for _, m := range matches {
+		if info, err := os.Stat(m); err == nil && time.Since(info.ModTime()) > staleAfter {
+			os.Remove(m)
+		}
+	}
 }
 
 func rate(n int, since time.Time) float64 {

@@ -434,3 +434,23 @@ func TestProgressLog(t *testing.T) {
 		t.Errorf("no progress line containing %q in %q", want, logs)
 	}
 }
+
+func TestStaleTempFilesRemoved(t *testing.T) {
+	opt := testOptions(t)
+	cfg := DefaultConfig()
+	dir := filepath.Join(opt.CacheDir, "bm25", codeCorpus.Hash()[:16]+"-"+cfg.Hash()[:16])
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	stale, fresh := filepath.Join(dir, "index.db.tmp-1"), filepath.Join(dir, "index.db.tmp-2")
+	for _, p := range []string{stale, fresh} {
+		require.NoError(t, os.WriteFile(p, []byte("partial"), 0o644))
+	}
+	old := time.Now().Add(-2 * staleAfter)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	newIndex(t, cfg, opt, codeCorpus)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temp file of a dead build survives (stat: %v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh temp file, maybe a concurrent build, was removed: %v", err)
+	}
+}
