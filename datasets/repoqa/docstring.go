@@ -56,7 +56,8 @@ func PythonDocstring(dataDir, split string, cfg Config) (*datasets.Dataset, erro
 //     of fewer than MinBodyLines non-blank lines after the docstring, and
 //     summaries of fewer than MinSummaryWords words.
 //  2. The summary is the docstring's first paragraph with whitespace
-//     collapsed; past MaxSummaryWords words it is cut to its first sentence.
+//     collapsed, without a closing literal-block introduction ("Example::");
+//     past MaxSummaryWords words it is cut to its first sentence.
 //  3. Order: a PCG generator seeded by (Seed, FNV-64a of the repo name)
 //     shuffles each file's candidates (files in path order), then the file
 //     order; candidates are then taken round-robin over files, so tasks are
@@ -259,6 +260,15 @@ func summary(lit string, maxWords int) string {
 	out := collapse(strings.Join(para, " "))
 	if strings.HasPrefix(out, ":") || strings.HasPrefix(out, ">>>") || strings.HasPrefix(out, "..") {
 		return ""
+	}
+	// A paragraph that introduces a literal block ("Example::") ends with
+	// that introduction; it is not part of the summary.
+	if strings.HasSuffix(out, "::") {
+		if i := strings.LastIndex(out, ". "); i > 0 {
+			out = out[:i+1]
+		} else {
+			out = strings.TrimSuffix(out, ":")
+		}
 	}
 	if len(strings.Fields(out)) > maxWords {
 		if i := strings.Index(out, ". "); i > 0 {

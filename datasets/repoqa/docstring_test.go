@@ -138,6 +138,8 @@ func TestSummary(t *testing.T) {
 		{"r'''\n    First para\n    continues here.\n\n    Second.'''", "First para continues here.", "first paragraph only, joined"},
 		{`"""A. B. C. D. E. F."""`, "A. B. C. D. E. F.", "short text is not cut"},
 		{`""":param x: the x"""`, "", "field lists are not summaries"},
+		{"\"\"\"Decorator for routes. Example::\n\n    @x\"\"\"", "Decorator for routes.", "a literal-block introduction is dropped"},
+		{`"""Usage is as follows::"""`, "Usage is as follows:", "a lone introduction keeps one colon"},
 		{`"""` + strings.Repeat("word ", 45) + `end. Tail words here."""`, strings.TrimSpace(strings.Repeat("word ", 45)) + " end.", "long paragraph cut to first sentence"},
 	}
 	for _, tc := range tests {
