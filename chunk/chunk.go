@@ -489,8 +489,17 @@ func (f *file) blank(l int) bool {
 // linesDoc fills base with the text of lines (in order, joined by
 // newlines), their first and last line and an ID.
 func (f *file) linesDoc(base corpus.Doc, lines []int) corpus.Doc {
+	// Module and class chunks skip the lines of the chunks cut out of
+	// them; the blank lines left around those holes collapse to one.
+	collapse := base.Kind == KindModule || base.Kind == KindClass
 	var b strings.Builder
+	prevBlank := false
 	for k, l := range lines {
+		blank := f.blank(l)
+		if collapse && blank && prevBlank {
+			continue
+		}
+		prevBlank = blank
 		if k > 0 {
 			b.WriteByte('\n')
 		}

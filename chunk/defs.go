@@ -139,7 +139,10 @@ func (f *file) classifyJava(n *sitter.Node) (def, bool) {
 		"annotation_type_declaration":
 		return def{role: roleClass, outer: n, name: f.fieldText(n, "name"), body: n.ChildByFieldName("body")}, true
 	case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
-		return def{role: roleFunction, outer: n, name: f.fieldText(n, "name")}, true
+		// Abstract and interface methods without a body stay in their type.
+		if n.ChildByFieldName("body") != nil {
+			return def{role: roleFunction, outer: n, name: f.fieldText(n, "name")}, true
+		}
 	case "enum_body_declarations":
 		return def{role: roleTransparent, body: n}, true
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,7 +63,7 @@ func TestSplitRepoQAPython(t *testing.T) {
 
 	var total Stats
 	var files, bytes int
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	chunked := make([]*corpus.Corpus, len(corpora))
 	for i, c := range corpora {
 		out, st, err := Split(c, DefaultOptions())
@@ -76,8 +78,9 @@ func TestSplitRepoQAPython(t *testing.T) {
 			bytes += len(d.Text)
 		}
 	}
-	elapsed := time.Since(start)
-	t.Logf("chunked %d repos, %d files, %d bytes in %v: %+v", len(corpora), files, bytes, elapsed.Round(time.Millisecond), total)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	t.Logf("chunked %d repos, %d files, %d bytes in %v (CPU %v, GOMAXPROCS %d): %+v", len(corpora), files, bytes,
+		elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond), runtime.GOMAXPROCS(0), total)
 	if total.Files != 1394 {
 		t.Errorf("Stats.Files = %d, want 1394 (PROVENANCE.md)", total.Files)
 	}
@@ -195,6 +198,16 @@ func checkFunctionsWhole(t *testing.T, parser *sitter.Parser, repo string, file 
 	defer cur.Close()
 	walk(cur)
 	return n
+}
+
+// cpuTime returns the user+system CPU time of the process so far, a
+// measure that a loaded machine disturbs less than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func firstLine(s string) string {
