@@ -80,13 +80,16 @@ func Files(name string) []File {
 // Config tunes Download.
 type Config struct {
 	Client  *http.Client
-	BaseURL string                           // default DefaultBaseURL
-	Logf    func(format string, args ...any) // progress; nil = silent
+	BaseURL string // default DefaultBaseURL
+	// ArchiveBaseURL prefixes repository source archives for generated
+	// corpora; default DefaultArchiveBaseURL.
+	ArchiveBaseURL string
+	Logf           func(format string, args ...any) // progress; nil = silent
 }
 
 // DefaultConfig downloads from DefaultBaseURL with http.DefaultClient.
 func DefaultConfig() Config {
-	return Config{Client: http.DefaultClient, BaseURL: DefaultBaseURL}
+	return Config{Client: http.DefaultClient, BaseURL: DefaultBaseURL, ArchiveBaseURL: DefaultArchiveBaseURL}
 }
 
 // Report says what a fetch did, by data-dir-relative path.
@@ -96,14 +99,22 @@ type Report struct {
 	MirrorOnly []string // no original source: use a mirror
 }
 
-// Download fetches every file of the named dataset that has a source.
-// A file already present with its pinned sha256 is left alone.
+// Download fetches every file of the named dataset that has a source, and
+// builds its generated corpora from source archives (BuildCorpora). A file
+// already present with its pinned sha256 is left alone.
 func Download(ctx context.Context, name, dataDir string, cfg Config) (Report, error) {
 	fs := Files(name)
 	if len(fs) == 0 {
 		return Report{}, fmt.Errorf("unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return downloadFiles(ctx, fs, dataDir, cfg)
+	rep, err := downloadFiles(ctx, fs, dataDir, cfg)
+	if err != nil {
+		return rep, err
+	}
+	b, err := BuildCorpora(ctx, name, dataDir, cfg)
+	rep.Fetched = append(rep.Fetched, b.Fetched...)
+	rep.Present = append(rep.Present, b.Present...)
+	return rep, err
 }
 
 func downloadFiles(ctx context.Context, fs []File, dataDir string, cfg Config) (Report, error) {
@@ -114,9 +125,15 @@ func downloadFiles(ctx context.Context, fs []File, dataDir string, cfg Config) (
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
+	built := map[string]bool{}
+	for _, c := range corpora {
+		built[c.Path+".gz"] = true
+	}
 	for _, f := range fs {
 		if f.URL == "" {
-			rep.MirrorOnly = append(rep.MirrorOnly, f.Path)
+			if !built[f.Path] {
+				rep.MirrorOnly = append(rep.MirrorOnly, f.Path)
+			}
 			continue
 		}
 		dst := filepath.Join(dataDir, filepath.FromSlash(f.Path))
@@ -277,8 +294,9 @@ type Entry struct {
 	Path   string
 	Size   int64
 	SHA256 string
-	// Status: "ok" (matches its pin, as downloaded or as mirrored),
-	// "MISMATCH" (pinned, differs) or "unpinned".
+	// Status: "ok" (matches its pin, as downloaded or as mirrored; a
+	// generated corpus by its content digest), "MISMATCH" (pinned,
+	// differs) or "unpinned".
 	Status string
 }
 
@@ -291,6 +309,10 @@ func List(dataDir string) ([]Entry, error) {
 			pins[f.Path] = append(pins[f.Path], f.SHA256)
 		}
 		pins[f.mirrorPath()] = append(pins[f.mirrorPath()], f.MirrorSHA256)
+	}
+	built := map[string]string{} // generated corpora: checked by content digest
+	for _, c := range corpora {
+		built[c.Path] = c.Digest
 	}
 	var out []Entry
 	err := filepath.WalkDir(dataDir, func(p string, d fs.DirEntry, err error) error {
@@ -310,7 +332,12 @@ func List(dataDir string) ([]Entry, error) {
 			return err
 		}
 		e := Entry{Path: rel, Size: n, SHA256: sum, Status: "unpinned"}
-		if want, ok := pins[rel]; ok {
+		if digest, ok := built[rel]; ok {
+			e.Status = "MISMATCH"
+			if files, err := readCorpusFile(p); err == nil && ContentDigest(files) == digest {
+				e.Status = "ok"
+			}
+		} else if want, ok := pins[rel]; ok {
 			e.Status = "MISMATCH"
 			for _, w := range want {
 				if w == sum {

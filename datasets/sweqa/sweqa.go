@@ -103,6 +103,12 @@ func Load(dataDir string, cfg Config) (*datasets.Dataset, error) {
 			continue
 		}
 		commit := info.pinned
+		if info.used == "" {
+			// A corpus built by retrievalbench data fetch records its commit.
+			if b, err := os.ReadFile(filepath.Join(dir, "corpora", name+".commit")); err == nil {
+				info.used = strings.TrimSpace(string(b))
+			}
+		}
 		if info.used != "" {
 			commit = info.used
 			if !strings.HasPrefix(info.used, info.pinned) {

@@ -166,6 +166,23 @@ func TestLoadDropsAndKeeps(t *testing.T) {
 	}
 }
 
+func TestLoadCommitFile(t *testing.T) {
+	dir := packDir(t, `{"question": "q", "answer": "pkg/mod.py"}`+"\n", goodCorpus, "https://example.org/acme/demo abc1234\n")
+	writeFile(t, dir, "swe-qa/corpora/demo.commit", "fff0000000000000000000000000000000000000\n")
+	ds, err := Load(dir, DefaultConfig())
+	require.NoError(t, err)
+	if c := ds.Corpora["acme/demo"]; c.Commit != "fff0000000000000000000000000000000000000" {
+		t.Errorf("commit %q, want the one in demo.commit", c.Commit)
+	}
+	found := false
+	for _, n := range ds.Notes {
+		found = found || strings.HasPrefix(n, "commit drift: acme/demo corpus built from fff00")
+	}
+	if !found {
+		t.Errorf("notes lack the drift: %q", ds.Notes)
+	}
+}
+
 func TestLoadNoCorpus(t *testing.T) {
 	dir := packDir(t, `{"question": "q", "answer": "pkg/mod.py"}`+"\n", "", "https://example.org/acme/demo abc\n")
 	ds, err := Load(dir, DefaultConfig())
