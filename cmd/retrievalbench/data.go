@@ -36,7 +36,8 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", dataDefaultDir(), "data directory to fill")
 	mirror := fs.String("mirror", "", "copy from this offline mirror (data pack layout with SHA256SUMS) instead of downloading")
-	base := fs.String("base-url", fetch.DefaultBaseURL, "prefix of the source URLs")
+	base := fs.String("base-url", fetch.DefaultBaseURL, "prefix of the source file URLs")
+	archives := fs.String("archive-base-url", fetch.DefaultArchiveBaseURL, "prefix of the repository source archives that generated corpora are built from")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: retrievalbench data fetch [flags] [name…]\n\nnames: %v (default: all)\n\nflags:\n", fetch.Names())
 		fs.PrintDefaults()
@@ -59,6 +60,7 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := fetch.DefaultConfig()
 	cfg.BaseURL = *base
+	cfg.ArchiveBaseURL = *archives
 	cfg.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	for _, n := range names {
 		var rep fetch.Report

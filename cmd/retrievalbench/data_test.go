@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/datasets/fetch"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
@@ -69,5 +74,47 @@ func TestDataFetchMirror(t *testing.T) {
 	require.NoError(t, run([]string{"data", "ls", "-dir", dir}, &out, &errb))
 	if strings.Count(out.String(), "  ok  ") != 9 || !strings.Contains(out.String(), "9 files") {
 		t.Errorf("ls: want 9 ok files:\n%s", out.String())
+	}
+}
+
+// TestDataFetchDownload serves the pack's CoSQA files at their source URLs
+// (the code map uncompressed, as published) and downloads them.
+func TestDataFetchDownload(t *testing.T) {
+	testenv.MustHaveData(t, "cosqa/LICENSE")
+	pack, _ := testenv.DataDir()
+	bodies := map[string][]byte{}
+	for _, f := range fetch.Files("cosqa") {
+		if f.URL == "" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(pack, f.Mirror))
+		require.NoError(t, err)
+		if strings.HasSuffix(f.Mirror, ".gz") {
+			gz, err := gzip.NewReader(bytes.NewReader(b))
+			require.NoError(t, err)
+			b, err = io.ReadAll(gz)
+			require.NoError(t, err)
+		}
+		bodies["/"+f.URL] = b
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := bodies[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	require.NoError(t, run([]string{"data", "fetch", "-base-url", srv.URL + "/", "-dir", dir, "cosqa"}, &out, &errb), errb.String())
+	if !strings.Contains(out.String(), "cosqa: 4 fetched, 0 already present, 1 mirror-only") {
+		t.Errorf("fetch output:\n%s", out.String())
+	}
+	out.Reset()
+	require.NoError(t, run([]string{"data", "ls", "-dir", dir}, &out, &errb))
+	if strings.Count(out.String(), "  ok  ") != 4 {
+		t.Errorf("ls: want 4 ok files:\n%s", out.String())
 	}
 }
