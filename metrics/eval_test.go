@@ -1,0 +1,102 @@
+package metrics
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEvaluateQueryAveraging(t *testing.T) {
+	qrels := Qrels{
+		"q1": {"a": 1},
+		"q2": {"b": 1},         // judged, no results
+		"q3": {"c": 0, "d": 0}, // judged, nothing relevant, has results
+	}
+	run := Run{
+		"q1": {{"a", 1}, {"z", 0.5}},
+		"q3": {{"c", 1}},
+		"q4": {{"a", 1}}, // results but no judgments: ignored
+	}
+	m := ms(t, "map", "P@1", "recall@10")
+	tests := []struct {
+		name, reason string
+		opt          EvalOptions
+		wantQIDs     []string
+		wantMean     []float64
+		wantCounts   [4]int // NumQ, NumRet, NumRel, NumRelRet
+	}{
+		{
+			name:       "default",
+			reason:     "trec_eval averages the queries with judgments and results (q1, q3); q4 has no judgments",
+			wantQIDs:   []string{"q1", "q3"},
+			wantMean:   []float64{0.5, 0.5, 0.5},
+			wantCounts: [4]int{2, 3, 1, 1},
+		},
+		{
+			name:       "complete",
+			reason:     "-c: every judged query counts; q2 has no results and scores 0",
+			opt:        EvalOptions{Complete: true},
+			wantQIDs:   []string{"q1", "q2", "q3"},
+			wantMean:   []float64{1.0 / 3, 1.0 / 3, 1.0 / 3},
+			wantCounts: [4]int{3, 3, 2, 1},
+		},
+		{
+			name:       "max_docs",
+			reason:     "-M1 keeps only the top result of each query",
+			opt:        EvalOptions{MaxDocs: 1},
+			wantQIDs:   []string{"q1", "q3"},
+			wantMean:   []float64{0.5, 0.5, 0.5},
+			wantCounts: [4]int{2, 2, 1, 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Evaluate(qrels, run, m, tt.opt)
+			require.NoError(t, err)
+			var qids []string
+			for _, q := range res.Queries {
+				qids = append(qids, q.QID)
+			}
+			if diff := cmp.Diff(tt.wantQIDs, qids); diff != "" {
+				t.Errorf("%s: queries (-want +got):\n%s", tt.reason, diff)
+			}
+			if diff := cmp.Diff(tt.wantMean, res.Mean, approx); diff != "" {
+				t.Errorf("%s: means (-want +got):\n%s", tt.reason, diff)
+			}
+			got := [4]int{res.NumQ, res.NumRet, res.NumRel, res.NumRelRet}
+			if got != tt.wantCounts {
+				t.Errorf("%s: counts = %v, want %v", tt.reason, got, tt.wantCounts)
+			}
+		})
+	}
+}
+
+func TestEvaluatorErrors(t *testing.T) {
+	qrels := Qrels{"q": {"a": 1}}
+	e, err := NewEvaluator(qrels, ms(t, "map"), EvalOptions{})
+	require.NoError(t, err)
+	require.NoError(t, e.Add("q", []Result{{"a", 1}}))
+	if err := e.Add("q", []Result{{"b", 1}}); !errors.Is(err, ErrDuplicateQuery) {
+		t.Errorf("second Add of a query: err = %v, want ErrDuplicateQuery", err)
+	}
+	if err := e.Add("r", []Result{{"a", 1}, {"a", 2}}); err == nil {
+		t.Errorf("duplicate document within a query: want an error")
+	}
+	if _, err := NewEvaluator(qrels, []Measure{{"bpref", 0}}, EvalOptions{}); err == nil {
+		t.Errorf("unknown measure: want an error")
+	}
+	if _, err := NewEvaluator(qrels, nil, EvalOptions{MaxDocs: -1}); err == nil {
+		t.Errorf("negative MaxDocs: want an error")
+	}
+}
+
+func TestEvaluateDoesNotModifyRun(t *testing.T) {
+	run := Run{"q": {{"a", 1}, {"b", 2}}}
+	_, err := Evaluate(Qrels{"q": {"a": 1}}, run, ms(t, "map"), EvalOptions{})
+	require.NoError(t, err)
+	if diff := cmp.Diff([]Result{{"a", 1}, {"b", 2}}, run["q"]); diff != "" {
+		t.Errorf("Evaluate reordered the caller's run (-want +got):\n%s", diff)
+	}
+}
