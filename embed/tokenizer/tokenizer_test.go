@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -241,4 +243,29 @@ func TestLoadMissingFile(t *testing.T) {
 	_, err := tokenizer.Load(p)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), p)
+}
+
+// TestConcurrentEncode backs the claim that a Tokenizer is safe for
+// concurrent use (run with -race).
+func TestConcurrentEncode(t *testing.T) {
+	tok, err := tokenizer.Load(writeTiny(t, nil))
+	require.NoError(t, err)
+	texts := []string{"Hello, World!", "unaffable café", "x[SEP]y 中文", strings.Repeat("hello world ", 500)}
+	want := make([][]int64, len(texts))
+	for i, s := range texts {
+		want[i] = tok.Encode(s, 64).IDs
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				k := (g + i) % len(texts)
+				if got := tok.Encode(texts[k], 64).IDs; !slices.Equal(got, want[k]) {
+					t.Errorf("goroutine %d: text %d encoded differently", g, k)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
