@@ -97,13 +97,16 @@ func (x *Index) Stats() Stats { return x.stats }
 // closed first.
 func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	x.closeDB()
+	if c == nil {
+		return errors.New("bm25: Index of a nil corpus")
+	}
 	ids, err := sortedIDs(c)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(x.opt.CacheDir, "bm25", c.Hash()[:16]+"-"+x.cfg.Hash()[:16])
-	path := filepath.Join(dir, "index.db")
 	want := meta{corpusHash: c.Hash(), configHash: x.cfg.Hash(), docs: len(ids)}
+	dir := filepath.Join(x.opt.CacheDir, "bm25", want.corpusHash[:16]+"-"+want.configHash[:16])
+	path := filepath.Join(dir, "index.db")
 
 	if !x.opt.NoCache {
 		err := x.open(path, want, ids)

@@ -60,6 +60,7 @@ var hostileCorpus = &corpus.Corpus{ID: "hostile", Docs: []corpus.Doc{
 	{ID: "cafe", Text: "café au lait"},
 	{ID: "cjk", Text: "日本語 テキスト"},
 	{ID: "rocket", Text: "launch 🚀 now"},
+	{ID: "binary", Path: "bin/\xff.dat", Text: "blob\x00data \xff\xfe tail"},
 }}
 
 func TestHostileQueries(t *testing.T) {
@@ -102,6 +103,7 @@ func TestHostileQueries(t *testing.T) {
 		{name: "nul", query: "foo\x00bar", want: []string{"glob"}, reason: "a NUL byte separates words"},
 		{name: "invalid-utf8", query: "\xff\xfefoo", want: []string{"glob"}, reason: "invalid bytes separate words"},
 		{name: "very-long", query: long, want: []string{"quote"}, reason: "a 40 kB query runs; repeated words count once"},
+		{name: "after-binary", query: "tail", want: []string{"binary"}, reason: "a doc with NUL and invalid UTF-8 is indexed"},
 		{name: "many-terms", query: many.String(), none: true, reason: "more than maxQueryTerms distinct words keeps the first ones (spot is dropped)"},
 	}
 	for _, cfg := range Configs() {
@@ -249,6 +251,9 @@ func TestSearchEdgeCases(t *testing.T) {
 	require.NoError(t, x.Index(t.Context(), codeCorpus))
 	if hits, err := x.Search(t.Context(), "tokenize", 0); err != nil || len(hits) != 0 {
 		t.Errorf("k=0: Search = %v, %v; want no hits, no error", hits, err)
+	}
+	if err := x.Index(t.Context(), nil); err == nil {
+		t.Error("Index(nil): no error")
 	}
 	dup := &corpus.Corpus{ID: "dup", Docs: []corpus.Doc{{ID: "a", Text: "x"}, {ID: "a", Text: "y"}}}
 	if err := x.Index(t.Context(), dup); err == nil || !strings.Contains(err.Error(), `duplicate doc id "a"`) {
