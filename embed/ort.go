@@ -37,27 +37,24 @@ func LibraryPath(cacheDir string) (string, error) {
 
 // The ONNX Runtime environment is process-global in onnxruntime_go: it is
 // created once and never destroyed, because sessions of other Embedders may
-// still be running on it. A failed attempt (say, a missing library) is not
+// still be running on it. The first library loaded serves the whole process
+// (a second copy cannot be loaded beside it); later calls share it whatever
+// path they name. A failed attempt (say, a missing library) is not
 // remembered, so a later call with a good path can still succeed.
 var (
 	envMu   sync.Mutex
 	envPath string // library the environment was created from; "" before
 )
 
-// initRuntime creates the global ONNX Runtime environment from lib, or checks
-// that the existing one was created from the same library.
+// initRuntime creates the global ONNX Runtime environment from lib unless
+// it exists already.
 func initRuntime(lib string) error {
 	envMu.Lock()
 	defer envMu.Unlock()
-	if envPath != "" {
-		if envPath != lib {
-			return fmt.Errorf("ONNX Runtime already loaded from %s in this process; cannot switch to %s", envPath, lib)
+	if envPath != "" || ort.IsInitialized() {
+		if envPath == "" {
+			envPath = lib // initialised by someone else in the process
 		}
-		return nil
-	}
-	if ort.IsInitialized() {
-		// Someone else in the process initialised it; share theirs.
-		envPath = lib
 		return nil
 	}
 	ort.SetSharedLibraryPath(lib)
@@ -66,6 +63,14 @@ func initRuntime(lib string) error {
 	}
 	envPath = lib
 	return nil
+}
+
+// RuntimeLibrary returns the path the process's ONNX Runtime was loaded
+// from, or "" before any Embedder was created.
+func RuntimeLibrary() string {
+	envMu.Lock()
+	defer envMu.Unlock()
+	return envPath
 }
 
 // RuntimeVersion returns the version of the loaded ONNX Runtime library, or

@@ -1,0 +1,264 @@
+package dense
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/embed"
+	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+var _ systems.System = (*Index)(nil)
+
+// progressEvery is how often Index logs its embedding rate.
+const progressEvery = 5 * time.Second
+
+// Requirement kinds Requires returns, spelled as internal/testenv spells them.
+const (
+	NeedsONNX   = "onnx"
+	NeedsModels = "models"
+)
+
+// Requires reports what cfg needs under cacheDir and does not have: the ONNX
+// Runtime library (kind NeedsONNX) or the model files (NeedsModels). Files
+// that are present but corrupt are not reported here: New fails on them,
+// so a broken cache is an error rather than a skip.
+func Requires(cfg Config, cacheDir string) (kind string, err error) {
+	m, err := models.Lookup(cfg.Model)
+	if err != nil {
+		return "", err
+	}
+	if _, err := embed.LibraryPath(cacheDir); err != nil {
+		return NeedsONNX, err
+	}
+	if err := models.Verify(cacheDir, m); errors.Is(err, models.ErrMissing) {
+		return NeedsModels, err
+	}
+	return "", nil
+}
+
+// Stats describes the last Index call.
+type Stats struct {
+	Docs      int           // docs in the index
+	Embedded  int           // docs embedded by this call
+	Reused    int           // docs whose vector came from the store
+	Truncated int           // embedded docs cut at the model's max tokens
+	Embed     time.Duration // wall time embedding
+	ORT       time.Duration // of which inside ONNX Runtime
+	Total     time.Duration // wall time of the Index call
+	StorePath string        // "" when the store was not used
+}
+
+// DocsPerSecond is the embedding rate of the last Index call.
+func (s Stats) DocsPerSecond() float64 {
+	if s.Embed <= 0 {
+		return 0
+	}
+	return float64(s.Embedded) / s.Embed.Seconds()
+}
+
+// Index is a dense index of one corpus at a time. It is used by one
+// goroutine at a time (systems.System).
+type Index struct {
+	cfg   Config
+	opt   systems.Options
+	model models.Model
+	emb   *embed.Embedder
+	mat   *embed.Matrix
+	stats Stats
+
+	// progress state of the Index call running
+	indexing  bool
+	corpusID  string
+	started   time.Time
+	lastLog   time.Time
+	offset    int // docs already reused or embedded before this Embed call
+	totalDocs int
+}
+
+// New loads the model of cfg (files under opt.CacheDir, ONNX Runtime from
+// $RETRIEVALBENCH_ORT_LIB or the cache) and returns an empty Index.
+func New(cfg Config, opt systems.Options) (*Index, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.CacheDir == "" {
+		return nil, fmt.Errorf("dense[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
+	}
+	m, err := models.Lookup(cfg.Model)
+	if err != nil {
+		return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
+	}
+	x := &Index{cfg: cfg, opt: opt, model: m}
+	ecfg := embed.DefaultConfig(m, opt.CacheDir)
+	ecfg.BatchSize = cfg.BatchSize
+	ecfg.Progress = x.progress
+	x.emb, err = embed.New(ecfg)
+	if err != nil {
+		return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
+	}
+	return x, nil
+}
+
+// Config returns the configuration of x.
+func (x *Index) Config() Config { return x.cfg }
+
+// Stats returns what the last successful Index call did.
+func (x *Index) Stats() Stats { return x.stats }
+
+// Embedder returns the embedder, for its counters (time inside ONNX Runtime).
+func (x *Index) Embedder() *embed.Embedder { return x.emb }
+
+// DocText is the text embedded for d, without the model's passage prefix:
+// Symbol, Path and Title on their own lines when set, then Text.
+func DocText(d *corpus.Doc) string {
+	var b strings.Builder
+	for _, s := range []string{d.Symbol, d.Path, d.Title} {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(d.Text)
+	return b.String()
+}
+
+// Index embeds the docs of c that the store lacks and builds the in-memory
+// matrix that Search scans. A previous corpus is dropped.
+func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
+	start := time.Now()
+	x.mat = nil
+	seen := make(map[string]bool, len(c.Docs))
+	texts := make([]string, len(c.Docs))
+	keys := make([]embed.TextHash, len(c.Docs))
+	for i := range c.Docs {
+		d := &c.Docs[i]
+		if seen[d.ID] {
+			return fmt.Errorf("dense[%s]: corpus %s: duplicate doc id %q", x.cfg.Name, c.ID, d.ID)
+		}
+		seen[d.ID] = true
+		texts[i] = x.model.PassagePrefix + DocText(d)
+		keys[i] = embed.HashText(texts[i])
+	}
+
+	vecs := make([][]float32, len(c.Docs))
+	var store *embed.Store
+	st := Stats{Docs: len(c.Docs)}
+	if !x.opt.NoCache {
+		var err error
+		store, err = embed.OpenStore(embed.StorePath(x.opt.CacheDir, x.model.ID))
+		if err != nil {
+			return fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+		}
+		defer store.Close()
+		st.StorePath = store.Path()
+		if vecs, err = store.Get(x.emb.Fingerprint(), x.emb.Dim(), keys); err != nil {
+			return fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+		}
+	}
+	var todo []int
+	for i, v := range vecs {
+		if v == nil {
+			todo = append(todo, i)
+		}
+	}
+	st.Reused = len(c.Docs) - len(todo)
+
+	if len(todo) > 0 {
+		before := x.emb.Stats()
+		missing := make([]string, len(todo))
+		for j, i := range todo {
+			missing[j] = texts[i]
+		}
+		x.corpusID, x.started, x.lastLog = c.ID, time.Now(), time.Now()
+		x.offset, x.totalDocs = st.Reused, len(c.Docs)
+		x.indexing = true
+		got, err := x.emb.Embed(ctx, missing, "") // texts carry the prefix already
+		x.indexing = false
+		if err != nil {
+			return fmt.Errorf("dense[%s]: indexing %s: %w", x.cfg.Name, c.ID, err)
+		}
+		after := x.emb.Stats()
+		st.Embedded = len(todo)
+		st.Truncated = after.Truncated - before.Truncated
+		st.Embed = after.Total - before.Total
+		st.ORT = after.ORT - before.ORT
+		if store != nil {
+			newKeys := make([]embed.TextHash, len(todo))
+			for j, i := range todo {
+				newKeys[j] = keys[i]
+			}
+			if err := store.Put(x.emb.Fingerprint(), newKeys, got); err != nil {
+				return fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+			}
+		}
+		for j, i := range todo {
+			vecs[i] = got[j]
+		}
+	}
+
+	mat := embed.NewMatrix(x.emb.Dim())
+	for i := range c.Docs {
+		if err := mat.Add(c.Docs[i].ID, vecs[i]); err != nil {
+			return fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+		}
+	}
+	x.mat = mat
+	st.Total = time.Since(start)
+	x.stats = st
+	x.logf("dense[%s]: %s: %d docs (%d embedded at %.1f docs/s, %d truncated, %d from the store) in %v",
+		x.cfg.Name, c.ID, st.Docs, st.Embedded, st.DocsPerSecond(), st.Truncated, st.Reused, st.Total.Round(time.Millisecond))
+	return nil
+}
+
+// progress logs the embedding rate at most every progressEvery.
+func (x *Index) progress(done, total int) {
+	now := time.Now()
+	if !x.indexing || done < total && now.Sub(x.lastLog) < progressEvery {
+		return
+	}
+	x.lastLog = now
+	rate := float64(done) / now.Sub(x.started).Seconds()
+	x.logf("dense[%s]: %s: %d/%d docs (%.1f docs/s)", x.cfg.Name, x.corpusID, x.offset+done, x.totalDocs, rate)
+}
+
+func (x *Index) logf(format string, args ...any) {
+	if x.opt.Logf != nil {
+		x.opt.Logf(format, args...)
+	}
+}
+
+// Search embeds query with the model's query prefix and returns the k docs
+// of highest cosine similarity, ties by ascending doc id.
+func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	if x.mat == nil {
+		return nil, fmt.Errorf("dense[%s]: Search before Index", x.cfg.Name)
+	}
+	qv, err := x.emb.EmbedQueries(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+	}
+	res, err := x.mat.Search(qv[0], k)
+	if err != nil {
+		return nil, fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+	}
+	hits := make([]systems.Hit, len(res))
+	for i, r := range res {
+		hits[i] = systems.Hit{DocID: r.ID, Score: float64(r.Score)}
+	}
+	return hits, nil
+}
+
+// Close releases the model session.
+func (x *Index) Close() error {
+	x.mat = nil
+	if x.emb == nil {
+		return nil
+	}
+	return x.emb.Close()
+}
