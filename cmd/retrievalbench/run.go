@@ -20,6 +20,7 @@ func commands() map[string]command {
 		// one line per subcommand, e.g.
 		// "eval": {"evaluate a TREC run against qrels (trec_eval output)", runEval},
 		"data":   {"fetch datasets into the cache (pinned sha256) or list what is there", runData},
+		"embed":  {"embed texts with a manifest model; write their vectors as JSONL", runEmbed},
 		"eval":   {"evaluate a TREC run against qrels (trec_eval output)", runEval},
 		"gate":   {"compare two benchmark files; exit 1 on a significant regression", runGate},
 		"models": {"list the embedding models, or fetch them and ONNX Runtime into the cache", runModels},
