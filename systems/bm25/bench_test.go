@@ -61,12 +61,17 @@ func generatedCorpus(n int) *corpus.Corpus {
 	return c
 }
 
-// generatedQueries returns n short natural-language-like queries.
+// generatedQueries returns n four-word queries: two words drawn like the
+// corpus text (frequent ones, matching most docs: the costly part of a
+// search) and two drawn uniformly from the vocabulary (mostly rare ones,
+// which decide the ranking).
 func generatedQueries(n int) []string {
 	w := genWords(3)
+	r := rand.New(rand.NewPCG(5, 6))
+	u := func() string { return genVocab[r.IntN(len(genVocab))] }
 	q := make([]string, n)
 	for i := range q {
-		q[i] = fmt.Sprintf("%s the %s of %s %s", w(), w(), w(), w())
+		q[i] = fmt.Sprintf("%s the %s of %s %s", w(), u(), w(), u())
 	}
 	return q
 }
