@@ -129,15 +129,14 @@ func Split(c *corpus.Corpus, opt Options) (*corpus.Corpus, Stats, error) {
 	return out, st, nil
 }
 
-// parsers holds one parser and comment query per language for one worker;
-// tree-sitter objects are not safe for concurrent use.
+// parsers holds one parser per grammar for one worker; tree-sitter
+// parsers are not safe for concurrent use.
 type parsers struct {
 	byGrammar map[string]*grammarState
 }
 
 type grammarState struct {
 	parser *sitter.Parser
-	query  *sitter.Query // captures comments (@c) and decorators/attributes (@d)
 	err    error
 }
 
@@ -148,22 +147,7 @@ func (p *parsers) close() {
 		if g.parser != nil {
 			g.parser.Close()
 		}
-		if g.query != nil {
-			g.query.Close()
-		}
 	}
-}
-
-// prefixQueries capture the nodes that may sit on the lines directly above
-// a definition and belong to it: comments (@c) and decorators or
-// attributes that the grammar keeps outside the definition node (@d).
-var prefixQueries = map[string]string{
-	Python:     `(comment) @c`,
-	Go:         `(comment) @c`,
-	Java:       `[(line_comment) (block_comment)] @c`,
-	TypeScript: `(comment) @c (decorator) @d`,
-	Rust:       `[(line_comment) (block_comment)] @c (attribute_item) @d`,
-	Cpp:        `(comment) @c`,
 }
 
 func (p *parsers) get(lang, path string) (*grammarState, error) {
@@ -182,12 +166,6 @@ func (p *parsers) get(lang, path string) (*grammarState, error) {
 		g.err = fmt.Errorf("loading %s grammar: %w", key, err)
 		return g, g.err
 	}
-	q, qerr := sitter.NewQuery(l, prefixQueries[lang])
-	if qerr != nil {
-		g.err = fmt.Errorf("compiling %s comment query: %s", key, qerr.Error())
-		return g, g.err
-	}
-	g.query = q
 	return g, nil
 }
 
@@ -228,7 +206,7 @@ func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Stats, er
 			return fallback()
 		}
 	}
-	f.markPrefixes(g.query, root)
+	f.root = root
 	f.minLines = opt.MinLines
 	f.visit(root, nil, 0, false)
 	if len(f.pieces) == 1 { // only the module piece: no definitions
@@ -251,9 +229,9 @@ type piece struct {
 type file struct {
 	lang      string
 	src       []byte
-	lineStart []int  // byte offset of each line
-	owner     []int  // owning piece of each line
-	mask      []byte // per byte: 0 code, 1 comment, 2 decorator/attribute
+	lineStart []int // byte offset of each line
+	owner     []int // owning piece of each line
+	root      *sitter.Node
 	pieces    []piece
 	minLines  int
 }
@@ -299,28 +277,48 @@ func (f *file) lineOf(off int) int {
 	return lo
 }
 
-func (f *file) markPrefixes(q *sitter.Query, root *sitter.Node) {
-	f.mask = make([]byte, len(f.src))
-	qc := sitter.NewQueryCursor()
-	defer qc.Close()
-	names := q.CaptureNames()
-	caps := qc.Captures(q, root, f.src)
-	for {
-		m, idx := caps.Next()
-		if m == nil {
-			break
-		}
-		c := m.Captures[idx]
-		v := byte(1)
-		if names[c.Index] == "d" {
-			v = 2
-		}
-		for i := c.Node.StartByte(); i < c.Node.EndByte() && int(i) < len(f.mask); i++ {
-			if f.mask[i] == 0 {
-				f.mask[i] = v
-			}
+// Prefix classes of a byte, see prefixAt.
+const (
+	code      = iota
+	comment   // inside a comment
+	decorator // inside a decorator or attribute kept outside its definition
+)
+
+// prefixAt tells whether byte off lies inside a comment or a decorator
+// (TypeScript decorators in a class body, Rust attributes), and where that
+// node ends. It asks the tree lazily: only the few lines around each
+// definition are ever looked at, which is far cheaper than collecting
+// every comment of the file.
+func (f *file) prefixAt(off int) (class, end int) {
+	for n := f.root.NamedDescendantForByteRange(uint(off), uint(off)); n != nil; n = n.Parent() {
+		switch n.Kind() {
+		case "comment", "line_comment", "block_comment":
+			return comment, int(n.EndByte())
+		case "decorator", "attribute_item":
+			return decorator, int(n.EndByte())
 		}
 	}
+	return code, off
+}
+
+// scan walks the bytes [from, to) of one line and reports whether each
+// non-space byte is space, inside a prefix node of an allowed class, or an
+// allowed punctuation byte; it also reports whether any prefix node was seen.
+func (f *file) scan(from, to int, allow func(class int) bool, punct string) (ok, any bool) {
+	for j := from; j < to; {
+		b := f.src[j]
+		if isSpace(b) || strings.IndexByte(punct, b) >= 0 {
+			j++
+			continue
+		}
+		class, end := f.prefixAt(j)
+		if class == code || !allow(class) {
+			return false, any
+		}
+		any = true
+		j = max(end, j+1)
+	}
+	return true, any
 }
 
 func isSpace(b byte) bool {
@@ -330,16 +328,8 @@ func isSpace(b byte) bool {
 // prefixLine reports whether line i holds only comments, decorators or
 // attributes (and at least one of them).
 func (f *file) prefixLine(i int) bool {
-	any := false
-	for j := f.lineStart[i]; j < f.lineEnd(i); j++ {
-		switch {
-		case f.mask[j] != 0:
-			any = true
-		case !isSpace(f.src[j]):
-			return false
-		}
-	}
-	return any
+	ok, any := f.scan(f.lineStart[i], f.lineEnd(i), func(int) bool { return true }, "")
+	return ok && any
 }
 
 // claim gives the whole lines of n, plus the comment and decorator lines
@@ -354,15 +344,11 @@ func (f *file) claim(n *sitter.Node, parent int, kind, symbol string) int {
 		return -1
 	}
 	s, e := f.lineOf(sb), f.lineOf(eb-1)
-	for j := f.lineStart[s]; j < sb; j++ {
-		if f.mask[j] == 0 && !isSpace(f.src[j]) {
-			return -1 // code before n on its first line
-		}
+	if ok, _ := f.scan(f.lineStart[s], sb, func(int) bool { return true }, ""); !ok {
+		return -1 // code before n on its first line
 	}
-	for j := eb; j < f.lineEnd(e); j++ {
-		if f.mask[j] != 1 && !isSpace(f.src[j]) && f.src[j] != ';' && f.src[j] != ',' {
-			return -1 // code after n on its last line
-		}
+	if ok, _ := f.scan(eb, f.lineEnd(e), func(c int) bool { return c == comment }, ";,"); !ok {
+		return -1 // code after n on its last line
 	}
 	for l := s; l <= e; l++ {
 		if f.owner[l] != parent {

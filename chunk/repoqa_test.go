@@ -6,6 +6,7 @@ import (
 
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -112,7 +113,7 @@ func TestSplitRepoQAPython(t *testing.T) {
 				continue
 			}
 			checkPartition(t, c.ID, file, chunks)
-			functions += checkFunctionsWhole(t, parser, c.ID, file, chunks)
+			functions += checkWhole(t, parser, Python, file, chunks, []string{"function_definition"})
 		}
 	}
 	t.Logf("chunk kinds: %v; %d tree-sitter function bodies all found whole", kinds, functions)
@@ -125,8 +126,9 @@ func checkPartition(t *testing.T, repo string, file corpus.Doc, chunks []corpus.
 	t.Helper()
 	nlines := strings.Count(strings.TrimSuffix(file.Text, "\n"), "\n") + 1
 	want := map[string]int{}
+	// Chunk texts drop trailing whitespace (a CR of a CRLF file included).
 	for _, l := range strings.Split(file.Text, "\n") {
-		if strings.TrimSpace(l) != "" {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
 			want[l]++
 		}
 	}
@@ -136,7 +138,7 @@ func checkPartition(t *testing.T, repo string, file corpus.Doc, chunks []corpus.
 			t.Errorf("%s: %s: lines %d-%d outside 1-%d", repo, d.ID, d.StartLine, d.EndLine, nlines)
 		}
 		for _, l := range strings.Split(d.Text, "\n") {
-			if strings.TrimSpace(l) != "" {
+			if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
 				got[l]++
 			}
 		}
@@ -152,26 +154,26 @@ func checkPartition(t *testing.T, repo string, file corpus.Doc, chunks []corpus.
 	}
 }
 
-// checkFunctionsWhole asserts that the body of every function_definition
+// checkWhole asserts that the text of every node of the given kinds that
 // tree-sitter finds in file (nested ones too) is token-contained in one
 // chunk of the file, and returns how many it checked.
-func checkFunctionsWhole(t *testing.T, parser *sitter.Parser, repo string, file corpus.Doc, chunks []corpus.Doc) int {
+func checkWhole(t *testing.T, parser *sitter.Parser, lang string, file corpus.Doc, chunks []corpus.Doc, kinds []string) int {
 	t.Helper()
 	src := []byte(file.Text)
 	tree := parser.Parse(src, nil)
 	defer tree.Close()
 	toks := make([][]string, len(chunks))
 	for i, d := range chunks {
-		toks[i] = Tokens(Python, d.Text)
+		toks[i] = Tokens(lang, d.Text)
 	}
 	n := 0
 	var walk func(c *sitter.TreeCursor)
 	walk = func(c *sitter.TreeCursor) {
 		node := c.Node()
-		if node.Kind() == "function_definition" {
+		if slices.Contains(kinds, node.Kind()) {
 			n++
 			body := string(src[node.StartByte():node.EndByte()])
-			m := NewMatcher(Python, body)
+			m := NewMatcher(lang, body)
 			found := false
 			for _, tk := range toks {
 				if m.MatchTokens(tk) {
@@ -180,8 +182,8 @@ func checkFunctionsWhole(t *testing.T, parser *sitter.Parser, repo string, file 
 				}
 			}
 			if !found {
-				t.Errorf("%s: %s:%d: function %s is in no chunk whole", repo, file.Path,
-					node.StartPosition().Row+1, firstLine(body))
+				t.Errorf("%s:%d: %s %q is in no chunk whole", file.Path,
+					node.StartPosition().Row+1, node.Kind(), firstLine(body))
 			}
 		}
 		if c.GotoFirstChild() {
@@ -215,4 +217,30 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// BenchmarkSplitRepoQAPython chunks the ten RepoQA Python repositories
+// (1,394 files, 10 MB) per iteration.
+func BenchmarkSplitRepoQAPython(b *testing.B) {
+	corpora := loadRepoQAPython(b)
+	var bytes, files, chunks int
+	for _, c := range corpora {
+		files += len(c.Docs)
+		for _, d := range c.Docs {
+			bytes += len(d.Text)
+		}
+	}
+	b.SetBytes(int64(bytes))
+	for b.Loop() {
+		chunks = 0
+		for _, c := range corpora {
+			out, _, err := Split(c, DefaultOptions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			chunks += len(out.Docs)
+		}
+	}
+	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
+	b.ReportMetric(float64(chunks), "chunks")
 }
