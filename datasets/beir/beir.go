@@ -1,25 +1,27 @@
 // Package beir loads a BEIR dataset folder: corpus.jsonl ({_id, title,
 // text, metadata}), queries.jsonl ({_id, text, metadata}) and
-// qrels/<split>.tsv ("query-id corpus-id score" with a header line), plain
-// or gzip (name.gz). Documents become Kind "doc" with Title and Text.
-// Queries without a judgment with score > 0 in the chosen qrels file are not
-// tasks; judged queries missing from queries.jsonl are errors.
+// qrels/<split>.tsv ("query-id corpus-id score" after a header line), each
+// plain or gzip (name.gz). The line formats are read by trecfmt; this
+// package turns them into a datasets.Dataset: documents become Kind "doc"
+// with Title and Text, every query with a judgment of score > 0 in the
+// chosen qrels file becomes a task whose gold is all of its judgments
+// (ordered by grade, then doc id). Judgments naming a query or document
+// absent from the folder are errors.
 package beir
 
 import (
-	"bufio"
 	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"sort"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
 
 // Config tunes loading.
@@ -42,128 +44,67 @@ func Load(dir string, cfg Config) (*datasets.Dataset, error) {
 	}
 	name := filepath.Base(filepath.Clean(dir))
 	c := &corpus.Corpus{ID: name}
-	docLine := map[string]int{}
-	cfile, err := find(filepath.Join(dir, "corpus.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	err = eachLine(cfile, func(line int, b []byte) error {
-		var d struct {
-			ID    *string `json:"_id"`
-			Title string  `json:"title"`
-			Text  *string `json:"text"`
-		}
-		if err := json.Unmarshal(b, &d); err != nil {
-			return fmt.Errorf("%s:%d: %w", cfile, line, err)
-		}
-		switch {
-		case d.ID == nil || *d.ID == "":
-			return fmt.Errorf("%s:%d: missing \"_id\"", cfile, line)
-		case d.Text == nil:
-			return fmt.Errorf("%s:%d: %s: missing \"text\"", cfile, line, *d.ID)
-		}
-		if prev, dup := docLine[*d.ID]; dup {
-			return fmt.Errorf("%s:%d: duplicate _id %q (first on line %d)", cfile, line, *d.ID, prev)
-		}
-		docLine[*d.ID] = line
-		c.Docs = append(c.Docs, corpus.Doc{ID: *d.ID, Kind: "doc", Title: d.Title, Text: *d.Text})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	type query struct {
-		text string
-		line int
-	}
-	queries := map[string]query{}
-	var order []string
-	qfile, err := find(filepath.Join(dir, "queries.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	err = eachLine(qfile, func(line int, b []byte) error {
-		var q struct {
-			ID   *string `json:"_id"`
-			Text string  `json:"text"`
-		}
-		if err := json.Unmarshal(b, &q); err != nil {
-			return fmt.Errorf("%s:%d: %w", qfile, line, err)
-		}
-		if q.ID == nil || *q.ID == "" {
-			return fmt.Errorf("%s:%d: missing \"_id\"", qfile, line)
-		}
-		if prev, dup := queries[*q.ID]; dup {
-			return fmt.Errorf("%s:%d: duplicate _id %q (first on line %d)", qfile, line, *q.ID, prev.line)
-		}
-		queries[*q.ID] = query{q.Text, line}
-		order = append(order, *q.ID)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	rfile, err := find(filepath.Join(dir, "qrels", cfg.Qrels+".tsv"))
-	if err != nil {
-		return nil, err
-	}
-	gold := map[string][]datasets.Relevant{}
-	judged := map[[2]string]int{}
-	err = eachLine(rfile, func(line int, b []byte) error {
-		f := strings.Split(strings.TrimRight(string(b), "\r\n"), "\t")
-		if line == 1 && len(f) > 0 && f[0] == "query-id" {
-			return nil // header
-		}
-		if len(f) != 3 {
-			return fmt.Errorf("%s:%d: want 3 tab-separated fields query-id corpus-id score, got %d", rfile, line, len(f))
-		}
-		score, err := strconv.Atoi(strings.TrimSpace(f[2]))
-		if err != nil {
-			return fmt.Errorf("%s:%d: score %q is not an integer", rfile, line, f[2])
-		}
-		if _, ok := queries[f[0]]; !ok {
-			return fmt.Errorf("%s:%d: query %q not in queries.jsonl", rfile, line, f[0])
-		}
-		if _, ok := docLine[f[1]]; !ok {
-			return fmt.Errorf("%s:%d: document %q not in corpus.jsonl", rfile, line, f[1])
-		}
-		k := [2]string{f[0], f[1]}
-		if prev, dup := judged[k]; dup {
-			return fmt.Errorf("%s:%d: query %s judges %s twice (first on line %d)", rfile, line, f[0], f[1], prev)
-		}
-		judged[k] = line
-		if score < 0 {
+	err := withFile(filepath.Join(dir, "corpus.jsonl"), func(r io.Reader, file string) error {
+		return trecfmt.ReadBEIRCorpus(r, file, func(d trecfmt.BEIRDoc) error {
+			c.Docs = append(c.Docs, corpus.Doc{ID: d.ID, Kind: "doc", Title: d.Title, Text: d.Text})
 			return nil
-		}
-		gold[f[0]] = append(gold[f[0]], datasets.Relevant{Kind: "doc", ID: f[1], Grade: score})
-		return nil
+		})
 	})
 	if err != nil {
 		return nil, err
+	}
+	var queries []trecfmt.BEIRQuery
+	err = withFile(filepath.Join(dir, "queries.jsonl"), func(r io.Reader, file string) (err error) {
+		queries, err = trecfmt.ReadBEIRQueries(r, file)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var qrels metrics.Qrels
+	var qrelsFile string
+	err = withFile(filepath.Join(dir, "qrels", cfg.Qrels+".tsv"), func(r io.Reader, file string) (err error) {
+		qrelsFile = file
+		qrels, err = trecfmt.ReadBEIRQrels(r, file)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	docs := c.Lookup()
+	known := make(map[string]bool, len(queries))
+	for _, q := range queries {
+		known[q.ID] = true
+	}
+	qids := make([]string, 0, len(qrels))
+	for q := range qrels {
+		qids = append(qids, q)
+	}
+	sort.Strings(qids)
+	for _, q := range qids {
+		if !known[q] {
+			return nil, fmt.Errorf("%s: query %q not in queries.jsonl", qrelsFile, q)
+		}
+		for d := range qrels[q] {
+			if _, ok := docs[d]; !ok {
+				return nil, fmt.Errorf("%s: query %q judges document %q, not in corpus.jsonl", qrelsFile, q, d)
+			}
+		}
 	}
 
 	ds := &datasets.Dataset{Name: name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{c.ID: c}}
 	unjudged := 0
-	for _, id := range order {
-		g := gold[id]
-		relevant := false
-		for _, r := range g {
-			relevant = relevant || r.Grade > 0
-		}
+	for _, q := range queries {
+		gold, relevant := goldOf(qrels[q.ID])
 		if !relevant {
 			unjudged++
 			continue
 		}
-		q := queries[id]
-		if strings.TrimSpace(q.text) == "" {
-			return nil, fmt.Errorf("%s:%d: query %s is empty", qfile, q.line, id)
-		}
-		ds.Tasks = append(ds.Tasks, datasets.Task{ID: id, Query: q.text, CorpusID: c.ID, Gold: g})
+		ds.Tasks = append(ds.Tasks, datasets.Task{ID: q.ID, Query: q.Text, CorpusID: c.ID, Gold: gold})
 	}
 	if unjudged > 0 {
-		ds.Notes = append(ds.Notes, fmt.Sprintf("%d of %d queries have no relevant judgment in qrels/%s.tsv (not tasks of this split)", unjudged, len(order), cfg.Qrels))
+		ds.Notes = append(ds.Notes, fmt.Sprintf("%d of %d queries have no relevant judgment in qrels/%s.tsv (not tasks of this split)", unjudged, len(queries), cfg.Qrels))
 	}
 	if cfg.Split == "" {
 		cfg.Split = datasets.SplitAll
@@ -182,18 +123,36 @@ func Load(dir string, cfg Config) (*datasets.Dataset, error) {
 	return ds, nil
 }
 
-func find(name string) (string, error) {
-	for _, f := range []string{name, name + ".gz"} {
-		if _, err := os.Stat(f); err == nil {
-			return f, nil
+// goldOf turns one query's judgments into graded gold, highest grade first
+// then by doc id; negative grades (trec_eval: pooled, not judged) are left
+// out. relevant reports whether any grade is above 0.
+func goldOf(judged map[string]int) (gold []datasets.Relevant, relevant bool) {
+	for d, g := range judged {
+		if g < 0 {
+			continue
 		}
+		gold = append(gold, datasets.Relevant{Kind: "doc", ID: d, Grade: g})
+		relevant = relevant || g > 0
 	}
-	return "", fmt.Errorf("%s: not found (nor %s.gz)", name, filepath.Base(name))
+	sort.Slice(gold, func(i, j int) bool {
+		if gold[i].Grade != gold[j].Grade {
+			return gold[i].Grade > gold[j].Grade
+		}
+		return gold[i].ID < gold[j].ID
+	})
+	return gold, relevant
 }
 
-// eachLine calls fn for each non-blank line (gunzipped for .gz) with its
-// 1-based number.
-func eachLine(file string, fn func(line int, b []byte) error) error {
+// withFile opens name, or name.gz gunzipped, and passes it to read with
+// the file's path for error messages.
+func withFile(name string, read func(r io.Reader, file string) error) error {
+	file := name
+	if _, err := os.Stat(file); err != nil {
+		if _, gzErr := os.Stat(name + ".gz"); gzErr != nil {
+			return fmt.Errorf("%s: not found (nor %s.gz)", name, filepath.Base(name))
+		}
+		file = name + ".gz"
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -207,19 +166,5 @@ func eachLine(file string, fn func(line int, b []byte) error) error {
 		}
 		r = gz
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(b))) > 0 {
-			if ferr := fn(line, b); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
-		}
-	}
+	return read(r, file)
 }

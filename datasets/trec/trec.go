@@ -2,8 +2,9 @@
 // (<DOC><DOCNO>…</DOCNO>…</DOC>, plain or gzip), topics (<top><num>…
 // <title>…</top>, in the classic "Number:"/"Topic:" layout or the
 // one-field layout of Terrier's vaswani query-text.trec) and qrels
-// ("TOPIC ITER DOCNO REL"). Documents become Kind "doc" with their text;
-// every judged document of a topic becomes a graded Relevant.
+// ("TOPIC ITER DOCNO REL", read by trecfmt). Documents become Kind "doc"
+// with their text; every judged document of a topic becomes a graded
+// Relevant.
 package trec
 
 import (
@@ -16,11 +17,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
 
 // Files names the parts of one collection.
@@ -386,46 +387,42 @@ func ReadTopics(file string) ([]Topic, error) {
 	return topics, nil
 }
 
-// Judgment is one qrels line.
+// Judgment is one qrels judgment.
 type Judgment struct {
 	Topic, DocNo string
 	Rel          int
 }
 
-// ReadQrels reads "TOPIC ITER DOCNO REL" lines. A topic judging a document
-// twice is an error, as in trec_eval.
+// ReadQrels reads "TOPIC ITER DOCNO REL" lines (plain or .gz) with
+// trecfmt.ReadQrels, which rejects malformed lines and a document judged
+// twice for a topic. Judgments are ordered by topic, then grade
+// (highest first), then document.
 func ReadQrels(file string) ([]Judgment, error) {
 	r, err := open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	q, err := trecfmt.ReadQrels(r, file)
+	if err != nil {
+		return nil, err
+	}
 	var out []Judgment
-	seen := map[[2]string]int{}
-	for line := 1; sc.Scan(); line++ {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
+	for topic, docs := range q {
+		for d, rel := range docs {
+			out = append(out, Judgment{Topic: topic, DocNo: d, Rel: rel})
 		}
-		if len(f) != 4 {
-			return nil, fmt.Errorf("%s:%d: want 4 fields TOPIC ITER DOCNO REL, got %d", file, line, len(f))
-		}
-		rel, err := strconv.Atoi(f[3])
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: relevance %q is not an integer", file, line, f[3])
-		}
-		k := [2]string{f[0], f[2]}
-		if prev, dup := seen[k]; dup {
-			return nil, fmt.Errorf("%s:%d: topic %s judges %s twice (first on line %d)", file, line, f[0], f[2], prev)
-		}
-		seen[k] = line
-		out = append(out, Judgment{Topic: f[0], DocNo: f[2], Rel: rel})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		if a.Rel != b.Rel {
+			return a.Rel > b.Rel
+		}
+		return a.DocNo < b.DocNo
+	})
 	return out, nil
 }
 

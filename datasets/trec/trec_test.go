@@ -67,9 +67,9 @@ func TestValidation(t *testing.T) {
 		{"duplicate topic", goodDocs, goodTopics + goodTopics, goodQrels, `topics.trec:6: duplicate topic "1" (first on line 1)`, "topic ids are unique"},
 		{"unclosed topic", goodDocs, "<top>\n<num>1</num><title>x</title>\n", goodQrels, "topics.trec:1: <top> never closed", "truncated topics"},
 		{"tag outside topic", goodDocs, "<num>1</num>\n", goodQrels, "topics.trec:1: <num> outside a <top>", "fields without <top>"},
-		{"qrels fields", goodDocs, goodTopics, "1 0 1\n", "qrels:1: want 4 fields", "malformed qrels line"},
-		{"qrels rel", goodDocs, goodTopics, "1 0 1 yes\n", `qrels:1: relevance "yes" is not an integer`, "non-numeric grade"},
-		{"qrels duplicate", goodDocs, goodTopics, "1 0 1 1\n1 0 1 0\n", "qrels:2: topic 1 judges 1 twice (first on line 1)", "ambiguous grade"},
+		{"qrels fields", goodDocs, goodTopics, "1 0 1\n", "qrels:1: 3 fields, want 4", "malformed qrels line"},
+		{"qrels rel", goodDocs, goodTopics, "1 0 1 yes\n", `qrels:1: grade "yes" is not an integer`, "non-numeric grade"},
+		{"qrels duplicate", goodDocs, goodTopics, "1 0 1 1\n1 0 1 0\n", `qrels:2: document "1" judged twice for query "1"`, "ambiguous grade"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
