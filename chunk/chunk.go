@@ -39,9 +39,6 @@ type Options struct {
 	// recovers locally, lines it cannot place stay in the module chunk, and
 	// the file is counted in Stats.ParseErrors.
 	StrictParse bool
-	// Workers is the number of files parsed in parallel; 0 means GOMAXPROCS.
-	// The output does not depend on it.
-	Workers int
 }
 
 // DefaultOptions returns the options the benchmarks use.
@@ -61,14 +58,19 @@ type Stats struct {
 // replaced by its chunks, in file order and then line order; other docs
 // are copied unchanged. See the package doc for the chunking rules. The
 // input corpus is not modified.
+//
+// Files are parsed in parallel (GOMAXPROCS workers); the output does not
+// depend on the number of workers, so it is not an option (options are
+// hashed into golden baselines).
 func Split(c *corpus.Corpus, opt Options) (*corpus.Corpus, Stats, error) {
+	return split(c, opt, runtime.GOMAXPROCS(0))
+}
+
+func split(c *corpus.Corpus, opt Options, workers int) (*corpus.Corpus, Stats, error) {
 	if opt.MinLines < 1 {
 		opt.MinLines = 1
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = max(1, workers)
 	type result struct {
 		docs []corpus.Doc
 		st   Stats
@@ -429,6 +431,7 @@ func (f *file) docs(d *corpus.Doc, lang string, maxBytes int) []corpus.Doc {
 	var out []corpus.Doc
 	for i, p := range f.pieces {
 		base := corpus.Doc{
+			ID:       d.ID,
 			Path:     d.Path,
 			Symbol:   p.symbol,
 			Kind:     p.kind,
@@ -445,7 +448,7 @@ func (f *file) docs(d *corpus.Doc, lang string, maxBytes int) []corpus.Doc {
 		// A class's span is its whole definition even though its text
 		// leaves out the lines of its members' chunks.
 		doc.StartLine, doc.EndLine = p.start+1, p.end+1
-		doc.ID = chunkID(d.Path, p.symbol, p.kind, doc.StartLine, doc.EndLine)
+		doc.ID = chunkID(d.ID, p.symbol, p.kind, doc.StartLine, doc.EndLine)
 		out = append(out, doc)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].StartLine < out[j].StartLine })
@@ -473,7 +476,8 @@ func (f *file) blank(l int) bool {
 }
 
 // linesDoc fills base with the text of lines (in order, joined by
-// newlines), their first and last line and an ID.
+// newlines), their first and last line, and turns its ID (the file doc's)
+// into the chunk's.
 func (f *file) linesDoc(base corpus.Doc, lines []int) corpus.Doc {
 	// Module and class chunks skip the lines of the chunks cut out of
 	// them; the blank lines left around those holes collapse to one.
@@ -493,15 +497,17 @@ func (f *file) linesDoc(base corpus.Doc, lines []int) corpus.Doc {
 	}
 	base.Text = strings.TrimRight(b.String(), " \t\r\n\f\v")
 	base.StartLine, base.EndLine = lines[0]+1, lines[len(lines)-1]+1
-	base.ID = chunkID(base.Path, base.Symbol, base.Kind, base.StartLine, base.EndLine)
+	base.ID = chunkID(base.ID, base.Symbol, base.Kind, base.StartLine, base.EndLine)
 	return base
 }
 
-func chunkID(path, symbol, kind string, start, end int) string {
+// chunkID is the file doc's ID (its path, for every loader) plus symbol
+// and lines: unique within the file because no two chunks own a line.
+func chunkID(fileID, symbol, kind string, start, end int) string {
 	if symbol == "" {
 		symbol = "<" + kind + ">"
 	}
-	return fmt.Sprintf("%s#%s@L%d-L%d", path, symbol, start, end)
+	return fmt.Sprintf("%s#%s@L%d-L%d", fileID, symbol, start, end)
 }
 
 // cutLines splits lines into runs whose text is at most maxBytes long (a
@@ -540,9 +546,7 @@ func (f *file) fallback(d corpus.Doc, maxBytes int) []corpus.Doc {
 	}
 	var out []corpus.Doc
 	for _, run := range f.cutLines(all, maxBytes) {
-		c := f.linesDoc(d, run)
-		c.ID = d.ID + fmt.Sprintf("@L%d-L%d", c.StartLine, c.EndLine)
-		out = append(out, c)
+		out = append(out, f.linesDoc(d, run))
 	}
 	return out
 }

@@ -573,11 +573,11 @@ func TestSplitTexts(t *testing.T) {
 	}
 }
 
-// TestSplitDeterministic checks that the output depends neither on the
-// number of workers nor on the run, and that the input is not modified.
+// TestSplitDeterministic checks that the output does not depend on the
+// number of workers and that the input is not modified.
 func TestSplitDeterministic(t *testing.T) {
 	c := &corpus.Corpus{ID: "mixed"}
-	for i, s := range []struct{ path, src string }{
+	for _, s := range []struct{ path, src string }{
 		{"a.py", "def f():\n    return 1\n\nclass C:\n    def m(self):\n        pass\n"},
 		{"b.go", "package b\n\nfunc F() {}\n\ntype T struct{}\n\nfunc (T) M() {}\n"},
 		{"c.rs", "fn main() {}\n"},
@@ -585,16 +585,11 @@ func TestSplitDeterministic(t *testing.T) {
 		{"e.java", "class E {\n  void m() {}\n}\n"},
 	} {
 		c.Docs = append(c.Docs, corpus.Doc{ID: s.path, Path: s.path, Kind: KindFile, Language: LanguageOf(s.path), Text: s.src})
-		_ = i
 	}
 	before := c.Hash()
-	one := DefaultOptions()
-	one.Workers = 1
-	a, _, err := Split(c, one)
+	a, _, err := split(c, DefaultOptions(), 1)
 	require.NoError(t, err)
-	many := DefaultOptions()
-	many.Workers = 4
-	b, _, err := Split(c, many)
+	b, _, err := split(c, DefaultOptions(), 4)
 	require.NoError(t, err)
 	if diff := cmp.Diff(a, b); diff != "" {
 		t.Errorf("output depends on Workers (-1 worker +4 workers):\n%s", diff)
@@ -628,5 +623,30 @@ func TestLanguageOf(t *testing.T) {
 		if got := LanguageOf(tt.path); got != tt.want {
 			t.Errorf("LanguageOf(%q) = %q, want %q (%s)", tt.path, got, tt.want, tt.reason)
 		}
+	}
+}
+
+// TestSplitIDs checks that chunk IDs derive from the file doc's ID, so two
+// repositories merged into one corpus with the same paths stay distinct.
+func TestSplitIDs(t *testing.T) {
+	src := "def f():\n    return 1\n\nX = 2\n"
+	c := &corpus.Corpus{ID: "merged", Docs: []corpus.Doc{
+		{ID: "one/repo/m.py", Path: "m.py", Kind: KindFile, Language: Python, Text: src},
+		{ID: "two/repo/m.py", Path: "m.py", Kind: KindFile, Language: Python, Text: src},
+	}}
+	out, _, err := Split(c, DefaultOptions())
+	require.NoError(t, err)
+	var ids []string
+	for _, d := range out.Docs {
+		ids = append(ids, d.ID)
+	}
+	want := []string{
+		"one/repo/m.py#f@L1-L2",
+		"one/repo/m.py#<module>@L4-L4",
+		"two/repo/m.py#f@L1-L2",
+		"two/repo/m.py#<module>@L4-L4",
+	}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Errorf("chunk IDs mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -52,10 +52,14 @@
 // class property is named after the binding; an anonymous default export is
 // "default".
 //
-// Chunk IDs are "path#Symbol@Lstart-Lend" ("path#<module>@L1-L40" for
-// module chunks), unique within a corpus and stable as long as the file
-// does not change. Split keeps file order and orders a file's chunks by
-// start line; its output does not depend on Options.Workers.
+// Chunk IDs are "fileID#Symbol@Lstart-Lend", where fileID is the ID of
+// the file doc (its path, for every loader of this module), e.g.
+// "src/black/linegen.py#LineGenerator.visit_stmt@L120-L151" or
+// "pkg/a.py#<module>@L1-L40". They are unique within a corpus (no two
+// chunks of a file own the same line; any residual clash gets a "~2"
+// suffix) and stable as long as the file does not change. Split keeps file
+// order and orders a file's chunks by start line; its output does not
+// depend on how many files it parses in parallel.
 //
 // Python docstrings stay in the text: they are string tokens, not
 // comments, and RepoQA needle bodies contain them.
