@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleScore() {
-	results := []metrics.Result{{"doc3", 0.2}, {"doc1", 0.9}, {"doc7", 0.9}, {"doc2", 0.5}}
+	results := []metrics.Result{{DocID: "doc3", Score: 0.2}, {DocID: "doc1", Score: 0.9}, {DocID: "doc7", Score: 0.9}, {DocID: "doc2", Score: 0.5}}
 	metrics.SortRun(results) // score descending, ties by doc id descending: doc7, doc1, doc2, doc3
 	ranked := make([]string, len(results))
 	for i, r := range results {
@@ -42,7 +42,7 @@ func ExampleEvaluate() {
 		"q2": {"c": 1},
 	}
 	run := metrics.Run{
-		"q1": {{"a", 3}, {"x", 2}, {"b", 1}},
+		"q1": {{DocID: "a", Score: 3}, {DocID: "x", Score: 2}, {DocID: "b", Score: 1}},
 	}
 	m, _ := metrics.ParseMeasure("map")
 	for _, complete := range []bool{false, true} {

@@ -102,5 +102,9 @@ func (l *lastInterner) get(b []byte) string {
 
 // validID reports whether s can be written as a field of a TREC line.
 func validID(s string) bool {
-	return s != "" && !strings.ContainsAny(s, " \t\r\n\v\f") && s[0] != '#'
+	return s != "" && !strings.ContainsAny(s, " \t\r\n\v\f")
 }
+
+// validQID reports whether s can be written as the first field of a TREC
+// line: a valid id that does not make the line a comment.
+func validQID(s string) bool { return validID(s) && s[0] != '#' }

@@ -62,7 +62,7 @@ func ReadQrelsFile(path string) (metrics.Qrels, error) {
 func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
 	bw := bufio.NewWriter(w)
 	for _, qid := range sortedKeys(qrels) {
-		if !validID(qid) {
+		if !validQID(qid) {
 			return fmt.Errorf("qrels: invalid query id %q", qid)
 		}
 		docs := qrels[qid]

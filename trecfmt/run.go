@@ -337,7 +337,7 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 	bw := bufio.NewWriter(w)
 	var buf []byte
 	for _, qid := range sortedKeys(run) {
-		if !validID(qid) {
+		if !validQID(qid) {
 			return fmt.Errorf("run: invalid query id %q", qid)
 		}
 		rs := slices.Clone(run[qid])
