@@ -12,14 +12,17 @@
 //
 // Every judgment is checked against the repository's files: a file, test
 // or config path must exist; a doc_section "path#anchor" must name an
-// existing file with a heading whose text or slug is the anchor; a symbol
+// existing file with a heading whose text or slug is the anchor (Markdown
+// and reStructuredText files are cut into one doc per section, ID
+// "path#slug", so the judge can credit the section; the gold is stored in
+// that spelling; "path" alone becomes a file judgment); a symbol
 // ("Class.method", "func") must be the qualified name of a chunk that
 // chunk.Split cuts from the repository, or a suffix of one after a dot (the
 // judge's matching rule) — in the judgment's file when "path" is given too.
 // In files the chunker cannot split (languages without a grammar) the check
 // falls back to lexical: the symbol's last name part must be defined there
-// (def/class/func/fn/type/struct/interface/method shorthand). Validation reports every problem as
-// file:line at once.
+// (def/class/func/fn/type/struct/interface/method shorthand). Validation
+// reports every problem as file:line at once.
 //
 // When the repository is a git checkout (or a git archive with its commit
 // comment) and its commit differs from the manifest's, the drift is
@@ -174,7 +177,11 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 				bad(line, "%s: %s", where, msg)
 				continue
 			}
-			task.Gold = append(task.Gold, datasets.Relevant{Kind: g.Kind, ID: id, Grade: *g.Grade})
+			kind := g.Kind
+			if kind == "doc_section" && !strings.Contains(id, "#") {
+				kind = "file" // the whole document: any of its sections
+			}
+			task.Gold = append(task.Gold, datasets.Relevant{Kind: kind, ID: id, Grade: *g.Grade})
 		}
 		ds.Tasks = append(ds.Tasks, task)
 	}
@@ -211,9 +218,10 @@ func set(xs []string) map[string]bool {
 
 // repoIndex answers the existence checks of one repository.
 type repoIndex struct {
-	files   map[string]*corpus.Doc
-	symbols map[string][]string // file → qualified symbols of its chunks
-	defs    map[string][]string // lexically defined name → files the chunker left whole
+	paths    map[string]bool         // every file path
+	sections map[string][]corpus.Doc // documentation file → its section docs
+	symbols  map[string][]string     // file → qualified symbols of its chunks
+	defs     map[string][]string     // lexically defined name → files the chunker left whole
 }
 
 // defRE finds definitions in the languages the chunker knows, plus the
@@ -230,7 +238,7 @@ var javaMethodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|st
 var methodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|static|async|get|set)\s+)*([A-Za-z_][A-Za-z0-9_]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{`)
 
 func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
-	idx := &repoIndex{files: map[string]*corpus.Doc{}, symbols: map[string][]string{}, defs: map[string][]string{}}
+	idx := &repoIndex{paths: map[string]bool{}, sections: map[string][]corpus.Doc{}, symbols: map[string][]string{}, defs: map[string][]string{}}
 	chunks, _, err := chunk.Split(c, chunk.DefaultOptions())
 	if err != nil {
 		return nil, fmt.Errorf("chunking %s: %w", c.ID, err)
@@ -244,7 +252,11 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 	}
 	for i := range c.Docs {
 		d := &c.Docs[i]
-		idx.files[d.Path] = d
+		idx.paths[d.Path] = true
+		if d.Kind == "doc_section" {
+			idx.sections[d.Path] = append(idx.sections[d.Path], *d)
+			continue
+		}
 		if parsed[d.Path] {
 			continue // the chunker's symbols are the truth for this file
 		}
@@ -293,7 +305,7 @@ func (x *repoIndex) check(g judgment) (string, string) {
 		if p == "" {
 			return "", "needs a path"
 		}
-		if _, ok := x.files[p]; !ok {
+		if _, ok := x.paths[p]; !ok {
 			return "", fmt.Sprintf("path %q not in the repository", p)
 		}
 		return p, ""
@@ -302,7 +314,7 @@ func (x *repoIndex) check(g judgment) (string, string) {
 			return "", "symbol needs an id"
 		}
 		if g.Path != "" {
-			if _, ok := x.files[g.Path]; !ok {
+			if _, ok := x.paths[g.Path]; !ok {
 				return "", fmt.Sprintf("path %q not in the repository", g.Path)
 			}
 			if !x.hasSymbol(g.ID, g.Path) {
@@ -318,15 +330,29 @@ func (x *repoIndex) check(g judgment) (string, string) {
 			id = g.Path
 		}
 		p, anchor, _ := strings.Cut(id, "#")
-		d, ok := x.files[p]
-		if !ok {
+		if !x.paths[p] {
 			return "", fmt.Sprintf("doc_section %q: path %q not in the repository", id, p)
 		}
-		if anchor != "" && !hasHeading(d.Text, anchor) {
-			return "", fmt.Sprintf("doc_section %q: no heading %q in %s", id, anchor, p)
+		if anchor == "" {
+			return p, "" // the whole document: any of its sections
 		}
-		return id, ""
+		if s, ok := x.section(p, anchor); ok {
+			return s, ""
+		}
+		return "", fmt.Sprintf("doc_section %q: no heading %q in %s", id, anchor, p)
 	}
+}
+
+// section returns the doc ID of the section of file p whose heading text
+// or slug is anchor.
+func (x *repoIndex) section(p, anchor string) (string, bool) {
+	for _, d := range x.sections[p] {
+		_, s, _ := strings.Cut(d.ID, "#")
+		if d.Symbol == anchor || s == strings.ToLower(anchor) {
+			return d.ID, true
+		}
+	}
+	return "", false
 }
 
 func contains(xs []string, s string) bool {
@@ -342,27 +368,6 @@ var (
 	mdHeadingRE = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
 	slugDropRE  = regexp.MustCompile(`[^a-z0-9 _-]`)
 )
-
-// hasHeading reports whether text has a Markdown or reStructuredText
-// heading whose text or GitHub-style slug equals anchor.
-func hasHeading(text, anchor string) bool {
-	var heads []string
-	for _, m := range mdHeadingRE.FindAllStringSubmatch(text, -1) {
-		heads = append(heads, m[1])
-	}
-	lines := strings.Split(text, "\n")
-	for i := 1; i < len(lines); i++ {
-		if rstUnderline(lines[i]) && strings.TrimSpace(lines[i-1]) != "" {
-			heads = append(heads, strings.TrimSpace(lines[i-1]))
-		}
-	}
-	for _, h := range heads {
-		if h == anchor || slug(h) == strings.ToLower(anchor) {
-			return true
-		}
-	}
-	return false
-}
 
 func slug(h string) string {
 	s := slugDropRE.ReplaceAllString(strings.ToLower(strings.TrimSpace(h)), "")

@@ -53,6 +53,15 @@ func TestLoadFixture(t *testing.T) {
 	if diff := cmp.Diff([]string{"README.md:", "package.json:", "src/shorten.ts:typescript", "test/shorten.test.ts:typescript"}, paths); diff != "" {
 		t.Errorf("shorturl corpus (-want +got):\n%s", diff)
 	}
+	// doc_section gold must name a doc the judge can hit.
+	for _, task := range ds.Tasks {
+		ids := ds.Corpora[task.CorpusID].Lookup()
+		for _, g := range task.Gold {
+			if _, ok := ids[g.ID]; g.Kind == "doc_section" && !ok {
+				t.Errorf("%s: doc_section %s is no doc of the corpus", task.ID, g.ID)
+			}
+		}
+	}
 	sort.Strings(ds.Notes)
 	if diff := cmp.Diff([]string{
 		`minikv: commit not verifiable (no git metadata); manifest says "fixture-v1"`,
@@ -110,6 +119,16 @@ func TestValidation(t *testing.T) {
 				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
 			}
 		})
+	}
+}
+
+func TestDocSectionWholeFile(t *testing.T) {
+	cases, manifest := writeCase(t, withField(`{"kind": "file", "path": "minikv/store.py", "grade": 1}`, `{"kind": "doc_section", "id": "docs/usage.md", "grade": 2}, {"kind": "doc_section", "id": "docs/usage.md#Durability", "grade": 3}`))
+	ds, err := Load(cases, manifest, DefaultConfig())
+	require.NoError(t, err)
+	want := []datasets.Relevant{{Kind: "file", ID: "docs/usage.md", Grade: 2}, {Kind: "doc_section", ID: "docs/usage.md#durability", Grade: 3}}
+	if diff := cmp.Diff(want, ds.Tasks[0].Gold); diff != "" {
+		t.Errorf("gold (-want +got):\n%s\nreason: a bare path is any section; a heading text is stored as its slug", diff)
 	}
 }
 
@@ -186,6 +205,43 @@ func TestCommitDrift(t *testing.T) {
 			}
 			if len(c.Docs) != 1 || c.Docs[0].Path != "kv.py" || c.Commit != commit {
 				t.Errorf("corpus = %d docs, first %q, commit %q; want kv.py at %s", len(c.Docs), c.Docs[0].Path, c.Commit, commit)
+			}
+		})
+	}
+}
+
+func TestSectionDocs(t *testing.T) {
+	md := "intro line\n\n# Title\ntext\n```\n# not a heading\n```\n## Usage\nuse it\n## Usage\nagain\n"
+	rst := "=====\nTitle\n=====\n\nIntro.\n\nInstall\n-------\npip install\n"
+	type sec struct {
+		ID, Symbol string
+		Start, End int
+	}
+	for _, tc := range []struct {
+		name, path, text string
+		want             []sec
+	}{
+		{"markdown", "a.md", md, []sec{
+			{"a.md", "", 1, 2},
+			{"a.md#title", "Title", 3, 7},
+			{"a.md#usage", "Usage", 8, 9},
+			{"a.md#usage-1", "Usage", 10, 12},
+		}},
+		{"rst with overline", "b.rst", rst, []sec{
+			{"b.rst#title", "Title", 1, 6},
+			{"b.rst#install", "Install", 7, 10},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []sec
+			for _, d := range sectionDocs(tc.path, tc.text) {
+				got = append(got, sec{d.ID, d.Symbol, d.StartLine, d.EndLine})
+				if d.Path != tc.path || d.Kind != "doc_section" {
+					t.Errorf("%s: path %q kind %q", d.ID, d.Path, d.Kind)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("sections (-want +got):\n%s", diff)
 			}
 		})
 	}

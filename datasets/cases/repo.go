@@ -24,7 +24,8 @@ const MaxFileBytes = 1 << 20
 
 // LoadRepo builds the corpus of one manifest repository: every UTF-8 text
 // file under MaxFileBytes (hidden directories such as .git skipped), as
-// whole files with ID = Path. The note reports commit drift, or that the
+// whole files with ID = Path, except Markdown and reStructuredText files,
+// which are cut into sections (see sectionDocs). The note reports commit drift, or that the
 // commit could not be verified; it is empty when the commit matches.
 func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, string, error) {
 	c := &corpus.Corpus{ID: name, Commit: spec.Commit}
@@ -50,7 +51,7 @@ func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, strin
 	if len(c.Docs) == 0 {
 		return nil, "", fmt.Errorf("no text files")
 	}
-	sort.Slice(c.Docs, func(i, j int) bool { return c.Docs[i].Path < c.Docs[j].Path })
+	sort.SliceStable(c.Docs, func(i, j int) bool { return c.Docs[i].Path < c.Docs[j].Path })
 	var note string
 	switch {
 	case actual == "":
@@ -66,6 +67,10 @@ func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, strin
 
 func addFile(c *corpus.Corpus, p string, b []byte) {
 	if len(b) > MaxFileBytes || bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return
+	}
+	if isDocFile(p) {
+		c.Docs = append(c.Docs, sectionDocs(p, string(b))...)
 		return
 	}
 	c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: "file", Language: language(p), Text: string(b)})
