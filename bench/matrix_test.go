@@ -20,7 +20,7 @@ import (
 var (
 	update     = flag.Bool("update", false, "rewrite golden files from this run instead of comparing (never in CI)")
 	size       = flag.String("size", "small", "which datasets run: fixture (hermetic fixtures only), small (fixtures + small splits of the data pack), full (whole data-pack datasets)")
-	splitFlag  = flag.String("split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: small_test for -size=small, all for -size=full)")
+	splitFlag  = flag.String("split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: \"small\" — the test split of a few small repositories — for -size=small, all for -size=full)")
 	dataFlag   = flag.String("data", "", "data pack directory (default $RETRIEVALBENCH_DATA)")
 	resultsDir = flag.String("results", "", "if set, write per-task JSONL results of every cell into this directory")
 )
@@ -35,17 +35,29 @@ type dataset struct {
 	hermetic bool
 	// load returns the dataset for the split; dataDir is "" for hermetic ones.
 	load func(dataDir, split string) (*datasets.Dataset, error)
+	// small names the corpora (a few small repositories) that -size=small
+	// runs: the dataset's test split restricted to them, labelled "small".
+	// Without it, -size=small runs the small_test split.
+	small []string
 }
 
-// split returns the split a data-pack dataset runs with.
-func split() string {
-	if *splitFlag != "" {
-		return *splitFlag
+// loadFor loads d as the -size and -split flags ask.
+func (d dataset) loadFor(dir string) (*datasets.Dataset, error) {
+	switch {
+	case d.hermetic:
+		return d.load("", "all")
+	case *splitFlag != "":
+		return d.load(dir, *splitFlag)
+	case *size == "full":
+		return d.load(dir, "all")
+	case d.small == nil:
+		return d.load(dir, "small_test")
 	}
-	if *size == "full" {
-		return "all"
+	ds, err := d.load(dir, "test")
+	if err != nil {
+		return nil, err
 	}
-	return "small_test"
+	return datasets.Restrict(ds, d.small, "small")
 }
 
 func dataDir(t *testing.T) string {
@@ -74,7 +86,7 @@ type preparedEntry struct {
 
 func prepare(t *testing.T, family string, d dataset) *harness.Prepared {
 	t.Helper()
-	dir, sp := "", "all"
+	dir := ""
 	if !d.hermetic {
 		switch *size {
 		case "fixture":
@@ -83,9 +95,9 @@ func prepare(t *testing.T, family string, d dataset) *harness.Prepared {
 		default:
 			t.Fatalf("-size=%q: want fixture, small or full", *size)
 		}
-		dir, sp = dataDir(t), split()
+		dir = dataDir(t)
 	}
-	key := family + "/" + d.name + "/" + sp
+	key := family + "/" + d.name
 	prepared.Lock()
 	e, ok := prepared.m[key]
 	if !ok {
@@ -94,7 +106,7 @@ func prepare(t *testing.T, family string, d dataset) *harness.Prepared {
 	}
 	prepared.Unlock()
 	e.once.Do(func() {
-		ds, err := d.load(dir, sp)
+		ds, err := d.loadFor(dir)
 		if err != nil {
 			e.err = fmt.Errorf("loading %s: %w", d.name, err)
 			return

@@ -5,7 +5,12 @@
 // shared types and the split logic.
 package datasets
 
-import "github.com/retrievalbench/retrievalbench/corpus"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+)
 
 // Relevant is one graded judgment of a task. How a hit is matched against it
 // depends on Kind:
@@ -68,4 +73,38 @@ type Dataset struct {
 	// Notes are facts about the data a report should show (commit drift,
 	// coverage of an approximated document store, …).
 	Notes []string
+}
+
+// Restrict returns a copy of ds that keeps only the named corpora and the
+// tasks over them, relabelled as split. It is how a benchmark's small size
+// is made from a few small repositories: because Split assigns each
+// repository's tasks independently of the others, restricting the "test"
+// split to some repositories gives exactly their test tasks. Dropped rows of
+// other corpora are not carried over; a note records the restriction.
+func Restrict(ds *Dataset, corpusIDs []string, split string) (*Dataset, error) {
+	keep := make(map[string]bool, len(corpusIDs))
+	for _, id := range corpusIDs {
+		if _, ok := ds.Corpora[id]; !ok {
+			return nil, fmt.Errorf("dataset %s: restrict: no corpus %q", ds.Name, id)
+		}
+		keep[id] = true
+	}
+	out := &Dataset{
+		Name: ds.Name, Split: split,
+		Corpora:   make(map[string]*corpus.Corpus, len(corpusIDs)),
+		Undefined: ds.Undefined,
+		Notes:     append(append([]string(nil), ds.Notes...), fmt.Sprintf("split %q: the %s split restricted to corpora %s", split, ds.Split, strings.Join(corpusIDs, ", "))),
+	}
+	for id := range keep {
+		out.Corpora[id] = ds.Corpora[id]
+	}
+	for _, t := range ds.Tasks {
+		if keep[t.CorpusID] {
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	if len(out.Tasks) == 0 {
+		return nil, fmt.Errorf("dataset %s: restrict to %v leaves no tasks", ds.Name, corpusIDs)
+	}
+	return out, nil
 }

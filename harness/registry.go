@@ -3,7 +3,13 @@ package harness
 import (
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
+	"github.com/retrievalbench/retrievalbench/systems/dense"
 )
+
+// denseTolerance allows one task in about thirty to flip: ONNX Runtime's
+// kernels differ between CPUs (AVX2, AVX-512, VNNI) in float rounding, which
+// can swap two near-tied docs; on one machine the runs are identical.
+const denseTolerance = 0.035
 
 // Spec names one system configuration and knows how to build it.
 type Spec struct {
@@ -34,6 +40,15 @@ func Registry() []Spec {
 			System: "bm25", Config: c.Name, Hash: c.Hash(),
 			ToleranceReason: "deterministic: SQLite FTS5 ranks identically on every run",
 			New:             func(opt systems.Options) (systems.System, error) { return bm25.New(c, opt) },
+		})
+	}
+	for _, c := range dense.Configs() {
+		specs = append(specs, Spec{
+			System: "dense", Config: c.Name, Hash: c.Hash(),
+			Tolerance:       denseTolerance,
+			ToleranceReason: "model-based: float rounding of ONNX Runtime kernels differs across CPUs and can swap near-tied docs",
+			Requires:        func(cache string) (string, error) { return dense.Requires(c, cache) },
+			New:             func(opt systems.Options) (systems.System, error) { return dense.New(c, opt) },
 		})
 	}
 	return specs
