@@ -93,10 +93,6 @@ func NewEvaluator(qrels Qrels, ms []Measure, opt EvalOptions) (*Evaluator, error
 // trec_eval skips it. A query id added twice (ErrDuplicateQuery) or a
 // document id repeated within the query is an error.
 func (e *Evaluator) Add(qid string, results []Result) error {
-	if e.done[qid] {
-		return fmt.Errorf("query %q: %w", qid, ErrDuplicateQuery)
-	}
-	e.done[qid] = true
 	clear(e.seen)
 	for _, r := range results {
 		if _, dup := e.seen[r.DocID]; dup {
@@ -104,6 +100,17 @@ func (e *Evaluator) Add(qid string, results []Result) error {
 		}
 		e.seen[r.DocID] = struct{}{}
 	}
+	return e.AddUnique(qid, results)
+}
+
+// AddUnique is Add without the check for repeated document ids, for callers
+// whose reader has made it already (trecfmt.GroupReader reports a repeat
+// with its line numbers); with repeated ids the values are meaningless.
+func (e *Evaluator) AddUnique(qid string, results []Result) error {
+	if e.done[qid] {
+		return fmt.Errorf("query %q: %w", qid, ErrDuplicateQuery)
+	}
+	e.done[qid] = true
 	qr, ok := e.qrels[qid]
 	if !ok {
 		return nil

@@ -86,7 +86,7 @@ func (rr *RunReader) next() bool {
 		lr.err = syntaxErrorf(lr.name, lr.line, "rank %q is not an integer", f[3])
 		return false
 	}
-	score, err := strconv.ParseFloat(string(f[4]), 64)
+	score, err := parseScore(f[4])
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		lr.err = syntaxErrorf(lr.name, lr.line, "score %q is not a number", f[4])
 		return false
@@ -370,4 +370,49 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 // WriteRunFile writes run to path atomically (see WriteRun).
 func WriteRunFile(path string, run metrics.Run, tag string) error {
 	return writeFileAtomic(path, func(f *os.File) error { return WriteRun(f, run, tag) })
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseScore parses a run score. Plain decimals of at most 15 digits (what
+// search systems write) take a fast path that gives exactly
+// strconv.ParseFloat's result: the digits form an integer below 2^53 and
+// the power of ten is exact, so the one IEEE division is correctly rounded,
+// as ParseFloat is. Anything else goes to strconv.ParseFloat.
+func parseScore(b []byte) (float64, error) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i++
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+		case c == '.' && frac < 0:
+			frac = 0
+		default:
+			return strconv.ParseFloat(string(b), 64)
+		}
+	}
+	if digits == 0 || digits > 15 || frac == 0 {
+		return strconv.ParseFloat(string(b), 64)
+	}
+	v := float64(mant)
+	if frac > 0 {
+		v /= pow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
 }

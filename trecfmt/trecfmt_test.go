@@ -3,8 +3,11 @@ package trecfmt
 import (
 	"bytes"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -245,5 +248,22 @@ func TestReadBEIRFixture(t *testing.T) {
 	}
 	if _, err := ReadBEIR(filepath.Join("testdata", "beir"), "dev"); err == nil {
 		t.Errorf("missing split: want an error")
+	}
+}
+
+func TestParseScoreMatchesParseFloat(t *testing.T) {
+	inputs := []string{"0", "1", "-1", "+2.5", "2.129133", "  ", "1.", ".5", "-.5", "0.1", "0.3", "123456789012345",
+		"1234567890123456", "0.000000000000001", "999999999999999", "1e5", "0x10", "NaN", "-0", "-0.0", "00012.3400",
+		"1.2.3", "-", "+", "9007199254740993", "0.123456789012345", "3.14159265358979"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		inputs = append(inputs, strconv.FormatFloat(r.Float64()*math.Pow(10, float64(r.IntN(12)-4)), 'f', r.IntN(12), 64))
+	}
+	for _, in := range inputs {
+		want, wantErr := strconv.ParseFloat(in, 64)
+		got, gotErr := parseScore([]byte(in))
+		if (wantErr == nil) != (gotErr == nil) || math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("parseScore(%q) = %v, %v; ParseFloat gives %v, %v", in, got, gotErr, want, wantErr)
+		}
 	}
 }

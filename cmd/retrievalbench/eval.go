@@ -184,7 +184,8 @@ func streamRun(path string, e *metrics.Evaluator) (tag string, err error) {
 	var addErr error
 	for b := range full {
 		if addErr == nil {
-			if err := e.Add(b.qid, b.results); err != nil {
+			// GroupReader has rejected repeated documents, with line numbers.
+			if err := e.AddUnique(b.qid, b.results); err != nil {
 				addErr = fmt.Errorf("%s: %w", path, err)
 				close(stop)
 			}
