@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
@@ -262,57 +261,86 @@ func (g *GroupReader) Err() error { return g.err }
 // both lines. With allowExtra, lines with more than six fields are accepted
 // as trec_eval accepts them.
 func ReadRun(r io.Reader, name string, allowExtra bool) (metrics.Run, string, error) {
-	rr := NewRunReader(r, name)
-	rr.AllowExtraFields = allowExtra
 	run := make(metrics.Run)
-	lines := make(map[string][]int32)
-	var tag string
-	for rr.Scan() {
-		rec := rr.Record()
-		run[rec.QID] = append(run[rec.QID], metrics.Result{DocID: rec.DocID, Score: rec.Score})
-		lines[rec.QID] = append(lines[rec.QID], int32(rr.Line()))
-		tag = rec.Tag
-	}
-	if err := rr.Err(); err != nil {
+	tag, err := ForEachQuery(r, name, allowExtra, func(qid string, rs []metrics.Result) error {
+		run[qid] = slices.Clone(rs)
+		return nil
+	})
+	if err != nil {
 		return nil, "", err
-	}
-	for qid, rs := range run {
-		if err := checkDups(name, qid, rs, lines[qid]); err != nil {
-			return nil, "", err
-		}
 	}
 	return run, tag, nil
 }
 
-// checkDups reports the earliest line that repeats a document of rs.
-func checkDups(name, qid string, rs []metrics.Result, lines []int32) error {
-	idx := make([]int, len(rs))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := strings.Compare(rs[a].DocID, rs[b].DocID); c != 0 {
-			return c
+// packedQuery holds one query's lines compactly: document ids back to back
+// in one byte slice, no allocation per line.
+type packedQuery struct {
+	arena  []byte
+	offs   []int32
+	scores []float64
+	lines  []int32
+}
+
+// ForEachQuery reads a run whose lines may come in any order and calls fn
+// once per query, in query id order (byte-wise), with the query's results in
+// file order; the slice is reused after fn returns. The whole run is held
+// packed (16 bytes per line plus the document ids) until the query's turn
+// comes, which is what a run that is not grouped by query needs; a grouped
+// run streams through GroupReader in a few queries' worth of memory. It
+// returns the run tag of the last line. A document repeated within a query
+// is an error naming both lines; an error from fn stops the walk and is
+// returned.
+func ForEachQuery(r io.Reader, name string, allowExtra bool, fn func(qid string, results []metrics.Result) error) (string, error) {
+	rr := NewRunReader(r, name)
+	rr.AllowExtraFields = allowExtra
+	queries := make(map[string]*packedQuery)
+	var tag string
+	var cur *packedQuery
+	curQID := ""
+	for rr.next() {
+		if cur == nil || rr.rec.QID != curQID {
+			curQID = rr.rec.QID
+			cur = queries[curQID]
+			if cur == nil {
+				cur = &packedQuery{}
+				queries[curQID] = cur
+			}
 		}
-		return int(lines[a] - lines[b])
-	})
-	bad := -1
-	for k := 1; k < len(idx); k++ {
-		if rs[idx[k]].DocID == rs[idx[k-1]].DocID && (bad < 0 || lines[idx[k]] < lines[bad]) {
-			bad = idx[k]
+		cur.offs = append(cur.offs, int32(len(cur.arena)))
+		cur.arena = append(cur.arena, rr.docID...)
+		cur.scores = append(cur.scores, rr.rec.Score)
+		cur.lines = append(cur.lines, int32(rr.lr.line))
+		tag = rr.rec.Tag
+	}
+	if err := rr.Err(); err != nil {
+		return "", err
+	}
+	var results []metrics.Result
+	dups := make(map[string]int32)
+	for _, qid := range sortedKeys(queries) {
+		q := queries[qid]
+		delete(queries, qid) // the packed lines can go once handed over
+		all := string(q.arena)
+		results = results[:0]
+		clear(dups)
+		for i, off := range q.offs {
+			end := len(all)
+			if i+1 < len(q.offs) {
+				end = int(q.offs[i+1])
+			}
+			d := all[off:end]
+			if first, dup := dups[d]; dup {
+				return "", syntaxErrorf(name, int(q.lines[i]),
+					"document %q retrieved twice for query %q (first on line %d)", d, qid, first)
+			}
+			dups[d] = q.lines[i]
+			results = append(results, metrics.Result{DocID: d, Score: q.scores[i]})
+		}
+		if err := fn(qid, results); err != nil {
+			return "", err
 		}
 	}
-	if bad < 0 {
-		return nil
-	}
-	first := lines[bad]
-	for i, r := range rs {
-		if r.DocID == rs[bad].DocID {
-			first = min(first, lines[i])
-		}
-	}
-	return syntaxErrorf(name, int(lines[bad]), "document %q retrieved twice for query %q (first on line %d)",
-		rs[bad].DocID, qid, first)
+	return tag, nil
 }
 
 // ReadRunFile reads the TREC run at path (see ReadRun).

@@ -127,17 +127,28 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	}
 	tag, err := streamRun(runPath, e)
 	if errors.Is(err, trecfmt.ErrNotGrouped) {
-		run, tag, err := trecfmt.ReadRunFile(runPath, true)
-		if err != nil {
+		// Start over, holding the whole run packed in memory.
+		if e, err = metrics.NewEvaluator(qrels, ms, opt); err != nil {
 			return nil, "", err
 		}
-		res, err := metrics.Evaluate(qrels, run, ms, opt)
-		return res, tag, err
+		tag, err = unsortedRun(runPath, e)
 	}
 	if err != nil {
 		return nil, "", err
 	}
 	return e.Result(), tag, nil
+}
+
+// unsortedRun feeds the run at path, whose lines are not grouped by query,
+// to e.
+func unsortedRun(path string, e *metrics.Evaluator) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	// ForEachQuery has rejected repeated documents, with line numbers.
+	return trecfmt.ForEachQuery(f, path, true, e.AddUnique)
 }
 
 // block is one query's results on their way from the reader to the
