@@ -7,8 +7,11 @@
 // with kinds file, symbol, doc_section, test and config, grades 0..3
 // (binary 0/1 is the special case) and intents symbol_lookup,
 // architecture_lookup, task_lookup, docs_lookup and error_or_trace_lookup,
-// over the repositories of a manifest (JSON: name → {path | archive,
-// commit}).
+// over the repositories of a manifest (JSON: name → {path | archive |
+// datapack [+ entry], commit}). A datapack repository is read from a corpus
+// file of the data pack under $RETRIEVALBENCH_DATA — a SWE-QA
+// corpora/REPO.jsonl.gz, or the RepoQA corpora file with entry naming the
+// repository — and its commit is checked against the one the pack records.
 //
 // Every judgment is checked against the repository's files: a file, test
 // or config path must exist; a doc_section "path#anchor" must name an
@@ -380,13 +383,20 @@ type Manifest struct {
 	Repos map[string]RepoSpec
 }
 
-// RepoSpec locates one repository: a directory or an archive (.tar.gz,
-// .tgz, .tar, .zip), relative to the manifest's directory, and the commit
-// the cases were written against.
+// RepoSpec locates one repository — a directory or an archive (.tar.gz,
+// .tgz, .tar, .zip) relative to the manifest's directory, or a corpus file
+// of the data pack (see LoadDatapack) — and the commit the cases were
+// written against.
 type RepoSpec struct {
-	Path    string `json:"path"`
-	Archive string `json:"archive"`
-	Commit  string `json:"commit"`
+	Path    string `json:"path,omitempty"`
+	Archive string `json:"archive,omitempty"`
+	// Datapack is a corpus file under $RETRIEVALBENCH_DATA, slash-separated
+	// and relative ("swe-qa/corpora/flask.jsonl.gz").
+	Datapack string `json:"datapack,omitempty"`
+	// Entry names the repository inside a data-pack file that holds many
+	// (RepoQA: "psf/black"); only with Datapack.
+	Entry  string `json:"entry,omitempty"`
+	Commit string `json:"commit"`
 }
 
 func (m Manifest) names() []string {
@@ -399,7 +409,8 @@ func (m Manifest) names() []string {
 }
 
 // ReadManifest reads a JSON object name → RepoSpec. Each entry needs
-// exactly one of path and archive.
+// exactly one of path, archive and datapack; entry only goes with datapack,
+// and a datapack path must be relative and stay inside the data pack.
 func ReadManifest(file string) (Manifest, error) {
 	m := Manifest{File: file}
 	b, err := os.ReadFile(file)
@@ -421,8 +432,8 @@ func ReadManifest(file string) (Manifest, error) {
 	for _, n := range m.names() {
 		s := m.Repos[n]
 		line := 1 + strings.Count(string(b[:max(0, strings.Index(string(b), `"`+n+`"`))]), "\n")
-		if (s.Path == "") == (s.Archive == "") {
-			return m, fmt.Errorf("%s:%d: repo %q needs exactly one of \"path\" and \"archive\"", file, line, n)
+		if err := s.validate(); err != nil {
+			return m, fmt.Errorf("%s:%d: repo %q: %w", file, line, n, err)
 		}
 	}
 	if len(m.Repos) == 0 {

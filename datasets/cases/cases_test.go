@@ -145,8 +145,15 @@ func TestValidationReportsAll(t *testing.T) {
 
 func TestManifestValidation(t *testing.T) {
 	for _, tc := range []struct{ name, manifest, want string }{
-		{"both", `{"a": {"path": "x", "archive": "y.zip", "commit": "c"}}`, `manifest.json:1: repo "a" needs exactly one of "path" and "archive"`},
-		{"neither", "{\n\"a\": {\"commit\": \"c\"}}", `manifest.json:2: repo "a" needs exactly one`},
+		{"both", `{"a": {"path": "x", "archive": "y.zip", "commit": "c"}}`, `manifest.json:1: repo "a": needs exactly one of "path", "archive" and "datapack"`},
+		{"path and datapack", `{"a": {"path": "x", "datapack": "y.jsonl", "commit": "c"}}`, `repo "a": needs exactly one`},
+		{"entry without datapack", `{"a": {"path": "x", "entry": "o/r", "commit": "c"}}`, `"entry" only goes with "datapack"`},
+		{"datapack escapes", `{"a": {"datapack": "../x.jsonl.gz", "commit": "c"}}`, `must be a slash-separated path inside the data pack`},
+		{"datapack absolute", `{"a": {"datapack": "/x.jsonl.gz", "commit": "c"}}`, `must be a slash-separated path inside`},
+		{"datapack format", `{"a": {"datapack": "x.tar.gz", "commit": "c"}}`, `unknown format`},
+		{"repoqa needs entry", `{"a": {"datapack": "repoqa/c.json.gz", "commit": "c"}}`, `name one with "entry"`},
+		{"jsonl takes no entry", `{"a": {"datapack": "swe-qa/corpora/a.jsonl.gz", "entry": "o/r", "commit": "c"}}`, `drop "entry"`},
+		{"neither", "{\n\"a\": {\"commit\": \"c\"}}", `manifest.json:2: repo "a": needs exactly one`},
 		{"syntax", "{\n\"a\": ", "manifest.json:2:"},
 		{"unknown field", `{"a": {"dir": "x"}}`, `unknown field "dir"`},
 		{"empty", `{}`, "no repositories"},

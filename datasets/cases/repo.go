@@ -31,14 +31,17 @@ func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, strin
 	c := &corpus.Corpus{ID: name, Commit: spec.Commit}
 	var actual string
 	var err error
-	if spec.Path != "" {
+	switch {
+	case spec.Datapack != "":
+		actual, err = walkDatapack(spec, func(p string, b []byte) { addFile(c, p, b) })
+	case spec.Path != "":
 		root := spec.Path
 		if !filepath.IsAbs(root) {
 			root = filepath.Join(baseDir, root)
 		}
 		actual = gitHead(root)
 		err = walkDir(root, func(p string, b []byte) { addFile(c, p, b) })
-	} else {
+	default:
 		file := spec.Archive
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(baseDir, file)
@@ -56,11 +59,13 @@ func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, strin
 	switch {
 	case actual == "":
 		note = fmt.Sprintf("%s: commit not verifiable (no git metadata); manifest says %q", name, spec.Commit)
-	case spec.Commit == "" || !strings.HasPrefix(actual, spec.Commit):
+	case !sameCommit(actual, spec.Commit):
 		note = fmt.Sprintf("commit drift: %s corpus is at %s, manifest pins %q", name, actual, spec.Commit)
 		c.Commit = actual
 	default:
-		c.Commit = actual
+		if len(actual) > len(spec.Commit) {
+			c.Commit = actual // the longer spelling of the same commit
+		}
 	}
 	return c, note, nil
 }
