@@ -1,0 +1,194 @@
+package hybrid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+var _ systems.System = (*Index)(nil)
+
+// Index fuses its members' results over one corpus at a time. It is used by
+// one goroutine at a time (systems.System).
+type Index struct {
+	cfg     Config
+	members []systems.System
+}
+
+// New builds every member of cfg with opt. On error the members already
+// built are closed.
+func New(cfg Config, opt systems.Options) (*Index, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	x := &Index{cfg: cfg}
+	for _, m := range cfg.Members {
+		s, err := NewMember(m.System, m.Config, opt)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("hybrid %s: member %s/%s: %w", cfg.Name, m.System, m.Config, err), x.Close())
+		}
+		x.members = append(x.members, s)
+	}
+	return x, nil
+}
+
+// NewWithMembers returns an Index that fuses the given systems, one per
+// member of cfg in order, instead of building them; Close closes them. It
+// lets callers fuse systems that are not named configs (and tests fuse
+// scripted lists). cfg is validated except for member names.
+func NewWithMembers(cfg Config, members []systems.System) (*Index, error) {
+	if len(members) != len(cfg.Members) {
+		return nil, fmt.Errorf("%w: %s: %d systems for %d members", ErrInvalidConfig, cfg.Name, len(members), len(cfg.Members))
+	}
+	if err := cfg.validate(false); err != nil {
+		return nil, err
+	}
+	return &Index{cfg: cfg, members: members}, nil
+}
+
+// Config returns the configuration of x.
+func (x *Index) Config() Config { return x.cfg }
+
+// Index indexes c with every member in turn.
+func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
+	for i, s := range x.members {
+		if err := s.Index(ctx, c); err != nil {
+			m := x.cfg.Members[i]
+			return fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.System, m.Config, err)
+		}
+	}
+	return nil
+}
+
+// Search asks every member for max(Depth, k) hits and returns the k best
+// fused hits, ties by doc ID ascending.
+func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	depth := max(x.cfg.Depth, k)
+	lists := make([][]systems.Hit, len(x.members))
+	for i, s := range x.members {
+		hits, err := s.Search(ctx, query, depth)
+		if err != nil {
+			m := x.cfg.Members[i]
+			return nil, fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.System, m.Config, err)
+		}
+		lists[i] = hits
+	}
+	weights := make([]float64, len(x.cfg.Members))
+	for i, m := range x.cfg.Members {
+		weights[i] = m.Weight
+	}
+	var fused []systems.Hit
+	switch x.cfg.Method {
+	case MethodRRF:
+		fused = RRF(lists, weights, x.cfg.K)
+	default:
+		fused = Weighted(lists, weights)
+	}
+	if len(fused) > k {
+		fused = fused[:k]
+	}
+	return fused, nil
+}
+
+// Close closes every member and joins their errors.
+func (x *Index) Close() error {
+	var errs []error
+	for i, s := range x.members {
+		if err := s.Close(); err != nil {
+			m := x.cfg.Members[i]
+			errs = append(errs, fmt.Errorf("hybrid %s: closing member %s/%s: %w", x.cfg.Name, m.System, m.Config, err))
+		}
+	}
+	x.members = nil
+	return errors.Join(errs...)
+}
+
+// Versions merges what the members report about the versions they run on
+// (SQLite, ONNX Runtime, models), for golden files.
+func (x *Index) Versions() map[string]string {
+	out := map[string]string{}
+	for _, s := range x.members {
+		if v, ok := s.(interface{ Versions() map[string]string }); ok {
+			for k, val := range v.Versions() {
+				out[k] = val
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// RRF fuses ranked lists by reciprocal rank: a doc scores
+// Σ weights[i] / (k + rank) over the lists that hold it, rank 1-based.
+// A doc listed twice in one list counts at its best rank. The result is
+// every doc of any list, best first, ties by doc ID ascending.
+func RRF(lists [][]systems.Hit, weights []float64, k int) []systems.Hit {
+	scores := map[string]float64{}
+	for i, l := range lists {
+		seen := map[string]bool{}
+		for r, h := range l {
+			if seen[h.DocID] {
+				continue
+			}
+			seen[h.DocID] = true
+			scores[h.DocID] += weights[i] / float64(k+r+1)
+		}
+	}
+	return ranked(scores)
+}
+
+// Weighted fuses scored lists: every list is min-max normalised over its
+// own hits ((s−min)/(max−min); all 1 when max = min) and a doc scores
+// Σ weights[i] × norm over the lists that hold it (0 from a list without
+// it). A doc listed twice in one list counts at its best score. The result
+// is every doc of any list, best first, ties by doc ID ascending.
+func Weighted(lists [][]systems.Hit, weights []float64) []systems.Hit {
+	scores := map[string]float64{}
+	for i, l := range lists {
+		if len(l) == 0 {
+			continue
+		}
+		lo, hi := l[0].Score, l[0].Score
+		for _, h := range l {
+			lo, hi = min(lo, h.Score), max(hi, h.Score)
+		}
+		best := map[string]float64{}
+		for _, h := range l {
+			n := 1.0
+			if hi > lo {
+				n = (h.Score - lo) / (hi - lo)
+			}
+			if b, ok := best[h.DocID]; !ok || n > b {
+				best[h.DocID] = n
+			}
+		}
+		for id, n := range best {
+			scores[id] += weights[i] * n
+		}
+	}
+	return ranked(scores)
+}
+
+// ranked turns doc scores into hits, score descending, doc ID ascending.
+func ranked(scores map[string]float64) []systems.Hit {
+	out := make([]systems.Hit, 0, len(scores))
+	for id, s := range scores {
+		out = append(out, systems.Hit{DocID: id, Score: s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].DocID < out[j].DocID
+	})
+	return out
+}
