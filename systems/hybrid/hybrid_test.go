@@ -99,7 +99,7 @@ func TestRRF(t *testing.T) {
 		reason:  "no hits anywhere fuse to nothing",
 		lists:   [][]systems.Hit{nil, nil},
 		weights: []float64{1, 1}, k: 60,
-		want:    []systems.Hit{},
+		want: []systems.Hit{},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := RRF(tc.lists, tc.weights, tc.k)
