@@ -64,7 +64,7 @@ type Side struct {
 
 // Row is the comparison of one benchmark and unit.
 type Row struct {
-	Name string // full benchmark name, e.g. BenchmarkRepoQA/system=bm25/op=search-2
+	Name string // full name as benchfmt gives it, without "Benchmark": RepoQA/system=bm25/op=search-2
 	Unit string // tidied unit, e.g. sec/op (from ns/op), hit@10
 
 	// Better is +1 when higher values are better, -1 when lower are.
