@@ -55,7 +55,7 @@ var ErrDuplicateQuery = errors.New("query added twice")
 
 // Evaluator evaluates a run one query at a time, so that a large run never
 // has to be in memory at once. Feed each query's complete results to Add,
-// then call Result.
+// then call Result. An Evaluator is not safe for concurrent use.
 type Evaluator struct {
 	qrels  Qrels
 	ms     []Measure
