@@ -1,0 +1,151 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+var _ systems.System = (*Index)(nil)
+
+// Index expands the ranking of its base system over one corpus at a time.
+// It is used by one goroutine at a time (systems.System).
+type Index struct {
+	cfg   Config
+	base  systems.System
+	graph *Graph
+	logf  func(string, ...any)
+}
+
+// New builds the base system of cfg with opt.
+func New(cfg Config, opt systems.Options) (*Index, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	base, err := newBase(cfg.Base, opt)
+	if err != nil {
+		return nil, fmt.Errorf("graph %s: base %s/%s: %w", cfg.Name, cfg.Base.System, cfg.Base.Config, err)
+	}
+	return &Index{cfg: cfg, base: base, logf: opt.Logf}, nil
+}
+
+// NewWithBase returns an Index that expands the given system instead of
+// building cfg.Base; Close closes it. Only the expansion fields of cfg are
+// used and checked.
+func NewWithBase(cfg Config, base systems.System) (*Index, error) {
+	check := cfg
+	check.Base = Base{System: "bm25", Config: "code-weighted"}
+	if err := check.Validate(); err != nil {
+		return nil, err
+	}
+	return &Index{cfg: cfg, base: base}, nil
+}
+
+// Config returns the configuration of x.
+func (x *Index) Config() Config { return x.cfg }
+
+// Graph returns the reference graph of the last indexed corpus.
+func (x *Index) Graph() *Graph { return x.graph }
+
+// Index indexes c with the base system and builds its reference graph.
+func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
+	if c == nil {
+		return fmt.Errorf("graph %s: nil corpus", x.cfg.Name)
+	}
+	x.graph = nil
+	if err := x.base.Index(ctx, c); err != nil {
+		return fmt.Errorf("graph %s: base %s/%s: %w", x.cfg.Name, x.cfg.Base.System, x.cfg.Base.Config, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x.graph = Build(c, x.cfg.MaxCandidates)
+	if x.logf != nil {
+		s := x.graph.Stats()
+		x.logf("graph[%s]: %s: %d docs, %d definitions, %d edges", x.cfg.Name, c.ID, s.Docs, s.Definitions, s.Edges)
+	}
+	return nil
+}
+
+// Search expands the base ranking (see the package doc) and returns the k
+// best docs, ties by doc ID ascending.
+func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	if x.graph == nil {
+		return nil, fmt.Errorf("graph %s: Search before Index", x.cfg.Name)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	hits, err := x.base.Search(ctx, query, max(k, x.cfg.Seeds))
+	if err != nil {
+		return nil, fmt.Errorf("graph %s: base %s/%s: %w", x.cfg.Name, x.cfg.Base.System, x.cfg.Base.Config, err)
+	}
+	return Expand(x.graph, hits, x.cfg, k), nil
+}
+
+// Expand merges the base hits with the 1-hop neighbours of the first
+// cfg.Seeds of them, scored by cfg.Decay (see the package doc), and returns
+// the k best, score descending, doc ID ascending. Hits of docs the graph
+// does not know are kept as they are.
+func Expand(g *Graph, hits []systems.Hit, cfg Config, k int) []systems.Hit {
+	score := make(map[string]float64, len(hits))
+	put := func(id string, s float64) {
+		if old, ok := score[id]; !ok || s > old {
+			score[id] = s
+		}
+	}
+	for _, h := range hits {
+		put(h.DocID, h.Score)
+	}
+	for _, seed := range hits[:min(cfg.Seeds, len(hits))] {
+		i, ok := g.index[seed.DocID]
+		if !ok {
+			continue
+		}
+		s := seed.Score - (1-cfg.Decay)*math.Abs(seed.Score)
+		ns := g.neighbours(i)
+		if cfg.MaxNeighbors > 0 && len(ns) > cfg.MaxNeighbors {
+			ns = ns[:cfg.MaxNeighbors]
+		}
+		for _, j := range ns {
+			put(g.ids[j], s)
+		}
+	}
+	out := make([]systems.Hit, 0, len(score))
+	for id, s := range score {
+		out = append(out, systems.Hit{DocID: id, Score: s})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].DocID < out[j].DocID
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// Close closes the base system.
+func (x *Index) Close() error {
+	x.graph = nil
+	if x.base == nil {
+		return nil
+	}
+	err := x.base.Close()
+	x.base = nil
+	return err
+}
+
+// Versions forwards what the base reports about the versions it runs on.
+func (x *Index) Versions() map[string]string {
+	if v, ok := x.base.(interface{ Versions() map[string]string }); ok {
+		return v.Versions()
+	}
+	return nil
+}
