@@ -258,7 +258,7 @@ func (b *builder) uses(i int) []string {
 
 // importStmt is one parsed Python import statement.
 type importStmt struct {
-	from  string     // "from" module with its leading dots, "" for "import m"
+	from  string      // "from" module with its leading dots, "" for "import m"
 	names [][2]string // (name, alias); for "import a.b as c": ("a.b", "c")
 }
 

@@ -21,7 +21,7 @@ const SystemHybrid = "hybrid"
 const (
 	DefaultSeeds         = 10
 	DefaultDecay         = 0.9 // the seed harness's decay
-	DefaultMaxCandidates = 1  // rule 5: names defined once in the corpus
+	DefaultMaxCandidates = 1   // rule 5: names defined once in the corpus
 )
 
 // graphVersion is part of every Config hash: bump it when the graph or the
