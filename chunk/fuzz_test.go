@@ -38,13 +38,13 @@ func FuzzSplit(f *testing.F) {
 			t.Fatalf("%d docs, stats %+v", len(out.Docs), st)
 		}
 		checkPartition(t, "fuzz", c.Docs[0], out.Docs)
+		fileToks := Tokens(lang, src)
 		if st.ParseErrors > 0 {
 			// Containment is promised for code that parses: an unterminated
 			// literal at the end of a file lexes differently once the
 			// chunk's trailing blanks are trimmed.
 			return
 		}
-		fileToks := Tokens(lang, src)
 		for _, d := range out.Docs {
 			if d.Kind == KindFile {
 				continue
