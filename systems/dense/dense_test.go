@@ -115,7 +115,7 @@ var testQueries = []struct{ query, gold string }{
 	{"open a PostgreSQL database connection", "e"},
 }
 
-func mustHave(t *testing.T, cfg Config) string {
+func mustHave(t testing.TB, cfg Config) string {
 	t.Helper()
 	cache := testenv.CacheDir()
 	if kind, err := Requires(cfg, cache); err != nil {
@@ -203,7 +203,7 @@ func searchAll(t *testing.T, x *Index) [][]systems.Hit {
 
 // linkModels makes root look like a cache holding the models and runtime
 // of cache, so a test can own its vector store without copying model files.
-func linkModels(t *testing.T, cache, root string) {
+func linkModels(t testing.TB, cache, root string) {
 	t.Helper()
 	for _, sub := range []string{"models", "onnxruntime"} {
 		src := filepath.Join(cache, sub)
