@@ -10,6 +10,9 @@
 #   make bench-full  every dataset at full size (slow; not in CI)
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
+# A failing go test piped into tee must fail the target.
+SHELL := bash
+.SHELLFLAGS := -o pipefail -ec
 GO      ?= go
 COUNT   ?= 6
 BENCH   ?= .
@@ -47,7 +50,7 @@ bench-full: setup
 
 compare:
 	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make compare OLD=old.txt NEW=new.txt"; exit 2)
-	$(GO) tool benchstat $(OLD) $(NEW)
+	$(GO) tool benchstat -ignore commit $(OLD) $(NEW)
 
 gate:
 	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make gate OLD=old.txt NEW=new.txt"; exit 2)

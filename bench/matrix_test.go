@@ -39,6 +39,10 @@ type dataset struct {
 	// runs: the dataset's test split restricted to them, labelled "small".
 	// Without it, -size=small runs the small_test split.
 	small []string
+	// pool makes -size=small search the small_test tasks among the docs
+	// judged in the whole dataset (datasets.JudgedPool): for document
+	// collections too large to embed in CI.
+	pool bool
 }
 
 // loadFor loads d as the -size and -split flags ask.
@@ -50,6 +54,16 @@ func (d dataset) loadFor(dir string) (*datasets.Dataset, error) {
 		return d.load(dir, *splitFlag)
 	case *size == "full":
 		return d.load(dir, "all")
+	case d.pool:
+		ds, err := d.load(dir, "small_test")
+		if err != nil {
+			return nil, err
+		}
+		all, err := d.load(dir, "all")
+		if err != nil {
+			return nil, err
+		}
+		return datasets.JudgedPool(ds, all, "small")
 	case d.small == nil:
 		return d.load(dir, "small_test")
 	}

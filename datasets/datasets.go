@@ -73,6 +73,12 @@ type Dataset struct {
 	// Notes are facts about the data a report should show (commit drift,
 	// coverage of an approximated document store, …).
 	Notes []string
+	// CompositeBudget, when positive, makes every task a composite run: the
+	// harness packs the system's hits, best first, into one blob of at most
+	// this many characters of doc text (the first hit always goes in) and
+	// judges the blob as the single rank-1 item, relevant with the best grade
+	// of the gold it holds.
+	CompositeBudget int
 }
 
 // Restrict returns a copy of ds that keeps only the named corpora and the
@@ -107,4 +113,41 @@ func Restrict(ds *Dataset, corpusIDs []string, split string) (*Dataset, error) {
 		return nil, fmt.Errorf("dataset %s: restrict to %v leaves no tasks", ds.Name, corpusIDs)
 	}
 	return out, nil
+}
+
+// JudgedPool returns a copy of ds whose corpora keep only the docs judged
+// (by doc id) in some task of pool — the same dataset at a larger split —
+// relabelled as split. It is the small size of a document collection: the
+// tasks of ds searched among every judged doc of the collection, so each
+// query still faces the other queries' gold as distractors. A note records
+// the reduction; scores on it are higher than on the whole collection.
+func JudgedPool(ds, pool *Dataset, split string) (*Dataset, error) {
+	judged := make(map[string]bool)
+	for _, t := range pool.Tasks {
+		for _, g := range t.Gold {
+			if g.Kind == "doc" || g.Kind == "doc_section" {
+				judged[t.CorpusID+"\x00"+g.ID] = true
+			}
+		}
+	}
+	out := *ds
+	out.Split = split
+	out.Corpora = make(map[string]*corpus.Corpus, len(ds.Corpora))
+	total, kept := 0, 0
+	for id, c := range ds.Corpora {
+		cc := &corpus.Corpus{ID: c.ID, Commit: c.Commit}
+		for _, d := range c.Docs {
+			if judged[id+"\x00"+d.ID] {
+				cc.Docs = append(cc.Docs, d)
+			}
+		}
+		total += len(c.Docs)
+		kept += len(cc.Docs)
+		out.Corpora[id] = cc
+	}
+	if kept == 0 {
+		return nil, fmt.Errorf("dataset %s: judged pool is empty (gold is not by doc id?)", ds.Name)
+	}
+	out.Notes = append(append([]string(nil), ds.Notes...), fmt.Sprintf("split %q: the %s tasks over the %d judged docs of the %s split (of %d docs)", split, ds.Split, kept, pool.Split, total))
+	return &out, nil
 }

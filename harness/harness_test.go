@@ -282,3 +282,28 @@ func TestGoldenRoundTripIsByteStable(t *testing.T) {
 		t.Errorf("ReadGolden(missing) = %v, want ErrNoGolden", err)
 	}
 }
+
+func TestCompositeJudgesOneBudgetedBlob(t *testing.T) {
+	ds := &datasets.Dataset{Name: "unit", Split: "all", CompositeBudget: 10,
+		Corpora: map[string]*corpus.Corpus{"r": {ID: "r", Docs: []corpus.Doc{
+			{ID: "a", Text: "aaaaaa"}, {ID: "b", Text: "bbbb"}, {ID: "c", Text: "cccc"},
+		}}},
+		Tasks: []datasets.Task{task("in-budget", "q1", "b"), task("over-budget", "q1", "c"), task("first-always", "q2", "c")},
+	}
+	p, err := Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	cfg := DefaultRunConfig()
+	cfg.Measures = []string{"hit@1"}
+	sys := &scripted{answers: map[string][]systems.Hit{"q1": hits("a", "b", "c"), "q2": hits("c", "a")}}
+	res, err := Run(t.Context(), p, spec(sys), cfg)
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, tr := range res.Tasks {
+		got[tr.ID] = tr.Values[0]
+	}
+	// a (6) + b (4) fill the 10-character budget; c falls outside it.
+	want := map[string]float64{"in-budget": 1, "over-budget": 0, "first-always": 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("composite hit@1 (-want +got):\n%s", diff)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
@@ -193,7 +194,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec Spec, cfg RunConfig, cid s
 			}
 			continue
 		}
-		if err := score(t, hits, c, lookup, res.Measures, tr); err != nil {
+		if err := score(t, hits, c, lookup, res.Measures, p.Dataset.CompositeBudget, tr); err != nil {
 			tr.Err = err.Error()
 		}
 	}
@@ -240,7 +241,7 @@ func safely(f func() error) (err error) {
 	return f()
 }
 
-func score(t *datasets.Task, hits []systems.Hit, c *corpus.Corpus, lookup map[string]int, ms []metrics.Measure, tr *TaskResult) error {
+func score(t *datasets.Task, hits []systems.Hit, c *corpus.Corpus, lookup map[string]int, ms []metrics.Measure, budget int, tr *TaskResult) error {
 	docs := make([]*corpus.Doc, 0, len(hits))
 	seen := make(map[string]bool, len(hits))
 	for _, h := range hits {
@@ -254,8 +255,15 @@ func score(t *datasets.Task, hits []systems.Hit, c *corpus.Corpus, lookup map[st
 		seen[h.DocID] = true
 		docs = append(docs, &c.Docs[i])
 	}
+	if budget > 0 {
+		docs = pack(docs, budget)
+	}
 	j := judge(t, docs)
-	vals, err := metrics.Score(j.units, j.qrels, ms, metrics.Options{})
+	units := j.units
+	if budget > 0 {
+		units = composite(j)
+	}
+	vals, err := metrics.Score(units, j.qrels, ms, metrics.Options{})
 	if err != nil {
 		return err
 	}
@@ -268,6 +276,31 @@ func score(t *datasets.Task, hits []systems.Hit, c *corpus.Corpus, lookup map[st
 		}
 	}
 	return nil
+}
+
+// pack keeps the leading docs whose texts fit in budget characters; the
+// first doc always goes in, as a blob is never empty when there are hits.
+func pack(docs []*corpus.Doc, budget int) []*corpus.Doc {
+	used := 0
+	for i, d := range docs {
+		used += len(d.Text)
+		if i > 0 && used > budget {
+			return docs[:i]
+		}
+	}
+	return docs
+}
+
+// composite turns the judged packed docs into a one-item ranking: the blob
+// is the best gold unit it holds, or a non-relevant item.
+func composite(j judgment) []string {
+	best, grade := "hit:composite-blob", -1
+	for i, u := range j.units {
+		if strings.HasPrefix(u, "gold:") && j.grade[i] > grade {
+			best, grade = u, j.grade[i]
+		}
+	}
+	return []string{best}
 }
 
 func logf(cfg RunConfig, format string, args ...any) {

@@ -47,6 +47,11 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 )
 
+// CompositeBudgetChars is the size of the blob a composite run packs the
+// ranked docs into: 8,000 characters, about 2,000 tokens of documentation,
+// a typical budget for retrieved context in a code-generation prompt.
+const CompositeBudgetChars = 8000
+
 // Folder is the dataset's folder inside a data directory.
 const Folder = "coderag"
 
@@ -344,6 +349,7 @@ func newDocDataset(name, run string, store *corpus.Corpus, ps []problem) *datase
 		ds.Tasks = append(ds.Tasks, t)
 	}
 	if run == Composite {
+		ds.CompositeBudget = CompositeBudgetChars
 		ds.Undefined = map[string]string{}
 		for _, m := range compositeUndefined() {
 			ds.Undefined[m] = "composite run: the system returns one budgeted blob, so only rank-1 measures are defined"

@@ -156,13 +156,16 @@ func LoadSeed(questionsFile, corpusFile string) (*datasets.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := "swe-qa"
+	// The name says where the rows came from, so that a seed fixture never
+	// shares a golden file with the benchmark proper.
+	kind := "swe-qa"
 	for _, r := range rows {
 		if r.qaType != "" {
-			name = "swe-qa-pro"
+			kind = "swe-qa-pro"
 			break
 		}
 	}
+	name := kind + "-seed-" + strings.TrimSuffix(filepath.Base(questionsFile), ".jsonl")
 	ds := &datasets.Dataset{Name: name, Split: "all", Corpora: map[string]*corpus.Corpus{c.ID: c}}
 	addTasks(ds, rows, c, strings.TrimSuffix(filepath.Base(questionsFile), ".jsonl"), "")
 	return ds, nil

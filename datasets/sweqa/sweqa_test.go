@@ -223,8 +223,8 @@ func TestLoadSeed(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SWE-QA-Pro tasks (-want +got):\n%s", diff)
 	}
-	if pro.Name != "swe-qa-pro" || len(pro.Dropped) != 1 {
-		t.Errorf("name %q, %d dropped; want swe-qa-pro and 1", pro.Name, len(pro.Dropped))
+	if pro.Name != "swe-qa-pro-seed-swe_qa_pro_mini" || len(pro.Dropped) != 1 {
+		t.Errorf("name %q, %d dropped; want swe-qa-pro-seed-swe_qa_pro_mini and 1", pro.Name, len(pro.Dropped))
 	}
 }
 

@@ -1,0 +1,348 @@
+package bench
+
+// Latency, memory and quality benchmarks of every dataset × system × config
+// that the Test… functions gate. Names are key=value so benchstat can pivot:
+//
+//	BenchmarkRepoQA/system=bm25/config=porter/dataset=docstring/op=index
+//	BenchmarkRepoQA/system=bm25/config=porter/dataset=docstring/op=search
+//
+// op=index builds the dataset's indexes from scratch (Options.NoCache): one
+// iteration creates a fresh system for each corpus that has tasks, indexes
+// it and closes it — the whole dataset, as harness.Run does — and the
+// benchmark reports docs/s over all those corpora. op=search opens the
+// warm index (the on-disk cache; the first run of a binary builds it) before
+// the timed loop and runs one query per iteration, cycling through the
+// dataset's tasks in order, reporting queries/s. Both report peak-RSS-bytes
+// (see internal/rss); op=search also reports the config's quality on the
+// dataset (hit@1, hit@10, MRR, nDCG@10: micro means over the tasks, as the
+// golden files record them), computed once per binary with harness.Run so
+// the timed loop only searches.
+//
+// docs/benchmarking.md explains how to run, compare and gate these.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/rss"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+// One line per benchmark family. Adding a family is adding its line.
+func BenchmarkRepoQA(b *testing.B) { benchFamily(b, "repoqa", repoqaSets()) }
+
+// EnvBenchDelay plants a slowdown for checking the regression gate by hand:
+// a Go duration ("1ms") slept after every query of every op=search
+// benchmark, inside the timed loop. Never set it for a real measurement;
+// the benchmark binary warns on stderr when it is set.
+const EnvBenchDelay = "RETRIEVALBENCH_BENCH_DELAY"
+
+// qualityUnits maps harness measure names to the benchmark units reported
+// for them, in reporting order.
+var qualityUnits = []struct{ measure, unit string }{
+	{"hit@1", "hit@1"},
+	{"hit@10", "hit@10"},
+	{"mrr", "MRR"},
+	{"ndcg@10", "nDCG@10"},
+}
+
+// Unit names of the non-quality metrics.
+const (
+	unitQueries = "queries/s"
+	unitDocs    = "docs/s"
+	unitPeakRSS = "peak-RSS-bytes"
+)
+
+// unitMetadata is printed once per benchmark binary, from a parent
+// benchmark before its first b.Run (a line printed inside a leaf would be
+// spliced into the leaf's result line). benchstat and retrievalbench gate
+// read it: quality measures are deterministic and higher is better.
+func unitMetadata() []string {
+	var lines []string
+	for _, q := range qualityUnits {
+		lines = append(lines, "Unit "+q.unit+" better=higher assume=exact")
+	}
+	return append(lines,
+		"Unit "+unitQueries+" better=higher",
+		"Unit "+unitDocs+" better=higher",
+		"Unit "+unitPeakRSS+" better=lower",
+	)
+}
+
+var unitsOnce sync.Once
+
+// benchDelay reads EnvBenchDelay once.
+var benchDelay = sync.OnceValues(func() (time.Duration, error) {
+	s := os.Getenv(EnvBenchDelay)
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s=%q: want a non-negative Go duration such as 1ms", EnvBenchDelay, s)
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s=%v: every op=search query sleeps %v (planted slowdown; not a real measurement)\n", EnvBenchDelay, d, d)
+	return d, nil
+})
+
+// benchFamily runs op=index and op=search for every registered system
+// config on every dataset of a family, as sub-benchmarks
+// system=…/config=…/dataset=…/op=….
+func benchFamily(b *testing.B, family string, sets []dataset) {
+	unitsOnce.Do(func() {
+		for _, l := range unitMetadata() {
+			fmt.Println(l)
+		}
+	})
+	specs := harness.Registry()
+	var systemsInOrder []string
+	bySystem := map[string][]harness.Spec{}
+	for _, s := range specs {
+		if _, ok := bySystem[s.System]; !ok {
+			systemsInOrder = append(systemsInOrder, s.System)
+		}
+		bySystem[s.System] = append(bySystem[s.System], s)
+	}
+	for _, sys := range systemsInOrder {
+		b.Run("system="+sys, func(b *testing.B) {
+			for _, spec := range bySystem[sys] {
+				b.Run("config="+spec.Config, func(b *testing.B) {
+					if spec.Requires != nil {
+						if kind, err := spec.Requires(testenv.CacheDir()); err != nil {
+							testenv.Missing(b, kind, err.Error())
+						}
+					}
+					for _, d := range sets {
+						b.Run("dataset="+d.name, func(b *testing.B) {
+							p := prepareB(b, family, d)
+							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })
+							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.name, p, spec) })
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// prepareB is prepare for benchmarks: it shares prepare's per-binary cache,
+// so the Test… and Benchmark… functions of one run chunk each dataset once.
+func prepareB(b *testing.B, family string, d dataset) *harness.Prepared {
+	b.Helper()
+	dir := ""
+	if !d.hermetic {
+		switch *size {
+		case "fixture":
+			b.Skipf("-size=fixture runs hermetic fixtures only")
+		case "small", "full":
+		default:
+			b.Fatalf("-size=%q: want fixture, small or full", *size)
+		}
+		dir = *dataFlag
+		if dir == "" {
+			var ok bool
+			if dir, ok = testenv.DataDir(); !ok {
+				testenv.Missing(b, testenv.Data, "set "+testenv.EnvData+" or -data to the data pack directory (e.g. ../shared/datasets)")
+			}
+		}
+	}
+	key := family + "/" + d.name
+	prepared.Lock()
+	e, ok := prepared.m[key]
+	if !ok {
+		e = &preparedEntry{}
+		prepared.m[key] = e
+	}
+	prepared.Unlock()
+	e.once.Do(func() {
+		ds, err := d.loadFor(dir)
+		if err != nil {
+			e.err = fmt.Errorf("loading %s: %w", d.name, err)
+			return
+		}
+		e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions())
+	})
+	if e.err != nil {
+		b.Fatal(e.err)
+	}
+	return e.p
+}
+
+// taskCorpora returns the IDs of the corpora of p that have tasks, sorted
+// (the corpora harness.Run indexes, in its order).
+func taskCorpora(p *harness.Prepared) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, t := range p.Dataset.Tasks {
+		if !seen[t.CorpusID] {
+			seen[t.CorpusID] = true
+			ids = append(ids, t.CorpusID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// resetPeak starts a peak-RSS measurement. Where the kernel refuses the
+// reset, the reported peak is the process's high-water mark so far (it
+// only grows over the run); the benchmark says so once in its log.
+func resetPeak(b *testing.B) {
+	if err := rss.ResetPeak(); err != nil {
+		b.Logf("peak-RSS-bytes is the process high-water mark, not this benchmark's: %v", err)
+	}
+}
+
+func reportPeak(b *testing.B) {
+	peak, err := rss.Peak()
+	if err != nil {
+		b.Logf("peak-RSS-bytes not reported: %v", err)
+		return
+	}
+	b.ReportMetric(float64(peak), unitPeakRSS)
+}
+
+func benchIndex(b *testing.B, p *harness.Prepared, spec harness.Spec) {
+	ids := taskCorpora(p)
+	docs := 0
+	for _, id := range ids {
+		docs += len(p.Corpora[id].Docs)
+	}
+	opt := systems.Options{CacheDir: testenv.CacheDir(), NoCache: true}
+	ctx := b.Context()
+	resetPeak(b)
+	for b.Loop() {
+		for _, id := range ids {
+			if err := indexOnce(ctx, spec, opt, p, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(docs)*float64(b.N)/b.Elapsed().Seconds(), unitDocs)
+	reportPeak(b)
+}
+
+// indexOnce builds one corpus's index with a fresh system and closes it.
+func indexOnce(ctx context.Context, spec harness.Spec, opt systems.Options, p *harness.Prepared, id string) error {
+	sys, err := spec.New(opt)
+	if err != nil {
+		return fmt.Errorf("%s: creating system: %w", spec.Name(), err)
+	}
+	if err := sys.Index(ctx, p.Corpora[id]); err != nil {
+		sys.Close()
+		return fmt.Errorf("%s: indexing %s: %w", spec.Name(), id, err)
+	}
+	if err := sys.Close(); err != nil {
+		return fmt.Errorf("%s: closing index of %s: %w", spec.Name(), id, err)
+	}
+	return nil
+}
+
+func benchSearch(b *testing.B, family, dataset string, p *harness.Prepared, spec harness.Spec) {
+	delay, err := benchDelay()
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Quality first, outside the peak-RSS window and the timed loop.
+	quality := qualityOf(b, family, dataset, p, spec)
+
+	resetPeak(b)
+	cache := testenv.CacheDir()
+	ctx := b.Context()
+	open := map[string]systems.System{}
+	defer func() {
+		for _, s := range open {
+			s.Close()
+		}
+	}()
+	for _, id := range taskCorpora(p) {
+		sys, err := spec.New(systems.Options{CacheDir: cache})
+		if err != nil {
+			b.Fatalf("%s: creating system: %v", spec.Name(), err)
+		}
+		open[id] = sys
+		if err := sys.Index(ctx, p.Corpora[id]); err != nil {
+			b.Fatalf("%s: opening the index of %s: %v", spec.Name(), id, err)
+		}
+	}
+	type query struct {
+		sys  systems.System
+		text string
+	}
+	queries := make([]query, len(p.Dataset.Tasks))
+	for i, t := range p.Dataset.Tasks {
+		queries[i] = query{open[t.CorpusID], t.Query}
+	}
+	depth := harness.DefaultRunConfig().Depth
+
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := queries[i]
+		if i++; i == len(queries) {
+			i = 0
+		}
+		if _, err := q.sys.Search(ctx, q.text, depth); err != nil {
+			b.Fatalf("%s: search %q: %v", spec.Name(), q.text, err)
+		}
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unitQueries)
+	reportPeak(b)
+	for _, q := range qualityUnits {
+		if v, ok := quality[q.unit]; ok {
+			b.ReportMetric(v, q.unit)
+		}
+	}
+}
+
+// qualities caches each cell's quality measures for the life of the
+// binary: they are deterministic, and -count re-runs a leaf benchmark.
+var qualities = struct {
+	sync.Mutex
+	m map[string]map[string]float64
+}{m: map[string]map[string]float64{}}
+
+// qualityOf runs the cell once with harness.Run (warm caches) and returns
+// the micro mean of each quality measure, keyed by benchmark unit. A
+// measure the dataset declares undefined is absent.
+func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec harness.Spec) map[string]float64 {
+	key := family + "/" + dataset + "/" + spec.Name()
+	qualities.Lock()
+	defer qualities.Unlock()
+	if q, ok := qualities.m[key]; ok {
+		return q
+	}
+	cfg := harness.DefaultRunConfig()
+	cfg.CacheDir = testenv.CacheDir()
+	res, err := harness.Run(b.Context(), p, spec, cfg)
+	if err != nil {
+		b.Fatalf("%s on %s: %v", spec.Name(), dataset, err)
+	}
+	if failed := res.Failed(); len(failed) > 0 {
+		b.Fatalf("%s on %s: %d tasks failed, first %s: %s", spec.Name(), dataset, len(failed), failed[0].ID, failed[0].Err)
+	}
+	q := map[string]float64{}
+	for _, u := range qualityUnits {
+		col, ok := res.Column(u.measure)
+		if !ok || len(col) == 0 {
+			continue
+		}
+		sum := 0.0
+		for _, v := range col {
+			sum += v
+		}
+		q[u.unit] = sum / float64(len(col))
+	}
+	qualities.m[key] = q
+	return q
+}
