@@ -125,6 +125,9 @@ func mustHave(t testing.TB, cfg Config) string {
 }
 
 func TestIndexSearch(t *testing.T) {
+	// Groups of 2 docs, so 5 docs take three embed-and-store rounds.
+	defer func(old int) { storeEvery = old }(storeEvery)
+	storeEvery = 2
 	for _, cfg := range Configs() {
 		t.Run(cfg.Name, func(t *testing.T) {
 			cache := mustHave(t, cfg)

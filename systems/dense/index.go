@@ -18,6 +18,10 @@ var _ systems.System = (*Index)(nil)
 // progressEvery is how often Index logs its embedding rate.
 const progressEvery = 5 * time.Second
 
+// storeEvery is how many docs Index embeds before writing them to the
+// store (a variable so tests can cross group boundaries on small corpora).
+var storeEvery = 256
+
 // Requirement kinds Requires returns, spelled as internal/testenv spells them.
 const (
 	NeedsONNX   = "onnx"
@@ -78,6 +82,7 @@ type Index struct {
 	started   time.Time
 	lastLog   time.Time
 	offset    int // docs already reused or embedded before this Embed call
+	stats0    int // docs reused from the store (not embedded) in this call
 	totalDocs int
 }
 
@@ -171,35 +176,38 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 
 	if len(todo) > 0 {
 		before := x.emb.Stats()
-		missing := make([]string, len(todo))
-		for j, i := range todo {
-			missing[j] = texts[i]
-		}
 		x.corpusID, x.started, x.lastLog = c.ID, time.Now(), time.Now()
-		x.offset, x.totalDocs = st.Reused, len(c.Docs)
-		x.indexing = true
-		got, err := x.emb.Embed(ctx, missing, "") // texts carry the prefix already
-		x.indexing = false
-		if err != nil {
-			return fmt.Errorf("dense[%s]: indexing %s: %w", x.cfg.Name, c.ID, err)
+		x.totalDocs, x.stats0 = len(c.Docs), st.Reused
+		// Embed and store in groups: memory stays bounded, and an
+		// interrupted run keeps what it embedded for the next one.
+		for lo := 0; lo < len(todo); lo += storeEvery {
+			group := todo[lo:min(lo+storeEvery, len(todo))]
+			missing := make([]string, len(group))
+			newKeys := make([]embed.TextHash, len(group))
+			for j, i := range group {
+				missing[j], newKeys[j] = texts[i], keys[i]
+			}
+			x.offset = st.Reused + lo
+			x.indexing = true
+			got, err := x.emb.Embed(ctx, missing, "") // texts carry the prefix already
+			x.indexing = false
+			if err != nil {
+				return fmt.Errorf("dense[%s]: indexing %s: %w", x.cfg.Name, c.ID, err)
+			}
+			if store != nil {
+				if err := store.Put(x.emb.Fingerprint(), newKeys, got); err != nil {
+					return fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
+				}
+			}
+			for j, i := range group {
+				vecs[i] = got[j]
+			}
 		}
 		after := x.emb.Stats()
 		st.Embedded = len(todo)
 		st.Truncated = after.Truncated - before.Truncated
 		st.Embed = after.Total - before.Total
 		st.ORT = after.ORT - before.ORT
-		if store != nil {
-			newKeys := make([]embed.TextHash, len(todo))
-			for j, i := range todo {
-				newKeys[j] = keys[i]
-			}
-			if err := store.Put(x.emb.Fingerprint(), newKeys, got); err != nil {
-				return fmt.Errorf("dense[%s]: %w", x.cfg.Name, err)
-			}
-		}
-		for j, i := range todo {
-			vecs[i] = got[j]
-		}
 	}
 
 	mat := embed.NewMatrix(x.emb.Dim())
@@ -219,11 +227,12 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 // progress logs the embedding rate at most every progressEvery.
 func (x *Index) progress(done, total int) {
 	now := time.Now()
-	if !x.indexing || done < total && now.Sub(x.lastLog) < progressEvery {
+	if !x.indexing || now.Sub(x.lastLog) < progressEvery {
 		return
 	}
 	x.lastLog = now
-	rate := float64(done) / now.Sub(x.started).Seconds()
+	embedded := x.offset - x.stats0 + done
+	rate := float64(embedded) / now.Sub(x.started).Seconds()
 	x.logf("dense[%s]: %s: %d/%d docs (%.1f docs/s)", x.cfg.Name, x.corpusID, x.offset+done, x.totalDocs, rate)
 }
 
