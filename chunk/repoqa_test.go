@@ -244,3 +244,22 @@ func BenchmarkSplitRepoQAPython(b *testing.B) {
 	b.ReportMetric(float64(files)*float64(b.N)/b.Elapsed().Seconds(), "files/s")
 	b.ReportMetric(float64(chunks), "chunks")
 }
+
+// BenchmarkTokensRepoQAPython lexes every file of the ten RepoQA Python
+// repositories per iteration (the cost side of the token judge).
+func BenchmarkTokensRepoQAPython(b *testing.B) {
+	var texts []string
+	var bytes int
+	for _, c := range loadRepoQAPython(b) {
+		for _, d := range c.Docs {
+			texts = append(texts, d.Text)
+			bytes += len(d.Text)
+		}
+	}
+	b.SetBytes(int64(bytes))
+	for b.Loop() {
+		for _, s := range texts {
+			Tokens(Python, s)
+		}
+	}
+}

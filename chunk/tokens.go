@@ -132,23 +132,22 @@ func (lx *lexer) run() []string {
 			lx.regexOK = false
 			continue
 		}
-		if r, n := utf8.DecodeRuneInString(lx.src[lx.pos:]); lx.identStart(r) {
-			lx.pos += n
-			for lx.pos < len(lx.src) {
-				r, n := utf8.DecodeRuneInString(lx.src[lx.pos:])
-				if !lx.identStart(r) && !unicode.IsDigit(r) {
-					break
-				}
-				lx.pos += n
-			}
-			lx.emit(start)
-			lx.regexOK = regexKeywords[lx.src[start:lx.pos]]
-			continue
-		} else {
-			lx.pos += n
-			lx.emit(start)
+		r, n := utf8.DecodeRuneInString(lx.src[lx.pos:])
+		lx.pos += n
+		if !lx.identStart(r) {
+			lx.emit(start) // punctuation: one character, one token
 			lx.regexOK = c != ')' && c != ']' && c != '}'
+			continue
 		}
+		for lx.pos < len(lx.src) {
+			r, n := utf8.DecodeRuneInString(lx.src[lx.pos:])
+			if !lx.identStart(r) && !unicode.IsDigit(r) {
+				break
+			}
+			lx.pos += n
+		}
+		lx.emit(start)
+		lx.regexOK = regexKeywords[lx.src[start:lx.pos]]
 	}
 	return lx.toks
 }
