@@ -1,0 +1,475 @@
+// Package campaign runs a model campaign: every system configuration of a
+// list (BM25 baselines, one dense config per embedding model) over every
+// repository of a case file, with what each costs (index time, query
+// latency, peak RSS, vector dimension), so that package report can pool,
+// grade, score and decide.
+//
+// A campaign never stops at the first problem: a missing repository, a
+// model that cannot load, an index or query failure, an empty result list,
+// a vector dimension that disagrees with the model manifest, or commit
+// drift is recorded as a report.Failure and the other systems and
+// repositories go on.
+//
+// Output directory layout:
+//
+//	run.json                 metadata, tasks with gold, system costs, failures
+//	results/*.jsonl          one report.Record per (system, case), gold-judged
+//	pooled-results.jsonl     the pool of every system's top PoolDepth hits
+//	grading-sheet.csv        the same pool for a person to grade
+//	quality-summary.md …     reports on the gold alone (score regrades them)
+//	plots/                   SVG and PNG figures
+package campaign
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/datasets/cases"
+	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/dense"
+)
+
+// Config holds the inputs and tunables of a campaign.
+type Config struct {
+	Cases string // case file (datasets/cases format)
+	Repos string // repository manifest
+	// Specs are the systems to run, in order (harness.Registry entries or
+	// any other Spec).
+	Specs []harness.Spec
+	// PoolDepth is how many top hits of each system are pooled per case.
+	PoolDepth   int
+	TaskTimeout time.Duration
+	CacheDir    string
+	NoCache     bool
+	Report      report.Config
+	// Meta carries what only the caller knows (tool version and commit,
+	// host, timestamp); the campaign fills in the rest.
+	Meta report.Meta
+	Logf func(format string, args ...any)
+}
+
+// DefaultConfig returns pool depth 10, a 60 s task timeout and
+// report.DefaultConfig.
+func DefaultConfig() Config {
+	return Config{PoolDepth: 10, TaskTimeout: 60 * time.Second, Report: report.DefaultConfig()}
+}
+
+// Validate reports a config Run cannot use.
+func (c Config) Validate() error {
+	switch {
+	case c.Cases == "" || c.Repos == "":
+		return fmt.Errorf("campaign: need a case file and a repository manifest")
+	case len(c.Specs) == 0:
+		return fmt.Errorf("campaign: no systems to run")
+	case c.PoolDepth <= 0:
+		return fmt.Errorf("campaign: pool depth %d is not positive", c.PoolDepth)
+	}
+	return c.Report.Validate()
+}
+
+// Result is what a campaign produced.
+type Result struct {
+	Run     *report.Run
+	Records []report.Record
+	Summary *report.Summary
+	Pool    []report.PoolEntry
+}
+
+func (c Config) logf(format string, args ...any) {
+	if c.Logf != nil {
+		c.Logf(format, args...)
+	}
+}
+
+// Run runs the campaign and writes its output directory. The error is for
+// problems that leave nothing to report (bad config, unreadable case file,
+// no repository at all); everything else becomes a report.Failure.
+func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	run := &report.Run{Meta: cfg.Meta}
+	ds, repoInfo, err := loadCases(cfg, run)
+	if err != nil {
+		return nil, err
+	}
+	m := &run.Meta
+	m.Dataset, m.Split, m.Ks, m.PoolDepth = ds.Name, ds.Split, cfg.Report.Ks, cfg.PoolDepth
+	m.RSSMethod = RSSMethod
+	m.Judgments = "gold labels of the case file only (grade the pool, then run score)"
+	if ort, err := models.ORT(); err == nil {
+		m.ORTVersion = ort.Version
+	}
+	copt := chunk.DefaultOptions()
+	if b, err := json.Marshal(copt); err == nil {
+		m.Chunking = "chunk.DefaultOptions " + string(b)
+	}
+	for _, f := range []struct{ role, path string }{{"cases", cfg.Cases}, {"repository manifest", cfg.Repos}} {
+		sum, err := fileSHA256(f.path)
+		if err != nil {
+			return nil, err
+		}
+		m.Files = append(m.Files, report.FileSum{Role: f.role, Path: filepath.ToSlash(f.path), SHA256: sum})
+	}
+	if ms, err := models.Manifest(); err == nil {
+		b, _ := json.Marshal(ms)
+		sum := sha256.Sum256(b)
+		m.Files = append(m.Files, report.FileSum{Role: "model manifest (canonical JSON)", Path: models.ManifestName, SHA256: hex.EncodeToString(sum[:])})
+	}
+	m.Notes = append(m.Notes, ds.Notes...)
+
+	// Tasks and the per-repo prepared datasets.
+	for _, t := range ds.Tasks {
+		rt := report.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
+		for _, g := range t.Gold {
+			rt.Gold = append(rt.Gold, report.Gold{Kind: g.Kind, ID: g.ID, Grade: g.Grade})
+		}
+		run.Tasks = append(run.Tasks, rt)
+	}
+	repos := slices.Sorted(maps.Keys(ds.Corpora))
+	prepared := map[string]*harness.Prepared{}
+	kinds := map[string]map[string]string{}
+	for _, r := range repos {
+		sub, err := datasets.Restrict(ds, []string{r}, ds.Split)
+		if err != nil {
+			return nil, err
+		}
+		sub.Notes = nil
+		p, err := harness.Prepare(sub, copt)
+		if err != nil {
+			run.Failures = append(run.Failures, report.Failure{Kind: report.FailIndex, Repo: r, Message: "chunking: " + err.Error()})
+			continue
+		}
+		prepared[r] = p
+		kinds[r] = map[string]string{}
+		for _, d := range p.Corpora[r].Docs {
+			kinds[r][d.ID] = d.Kind
+		}
+		info := repoInfo[r]
+		info.Chunks = len(p.Corpora[r].Docs)
+		repoInfo[r] = info
+	}
+	for _, r := range slices.Sorted(maps.Keys(repoInfo)) {
+		m.Repos = append(m.Repos, repoInfo[r])
+	}
+
+	var recs []report.Record
+	for _, spec := range cfg.Specs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sr, rs := runSystem(ctx, cfg, spec, repos, prepared, kinds, run)
+		run.Systems = append(run.Systems, sr)
+		recs = append(recs, rs...)
+	}
+	// Records in case order within each system, so files diff well.
+	order := map[string]int{}
+	for i, t := range run.Tasks {
+		order[t.ID] = i
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		if recs[i].Model() != recs[j].Model() {
+			return false
+		}
+		return order[recs[i].Task] < order[recs[j].Task]
+	})
+
+	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
+		return nil, err
+	}
+	for _, sr := range run.Systems {
+		var mine []report.Record
+		for _, r := range recs {
+			if r.Model() == sr.Name {
+				mine = append(mine, r)
+			}
+		}
+		sys, conf, _ := strings.Cut(sr.Name, "/")
+		if err := report.WriteRecords(filepath.Join(outDir, "results", report.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
+			return nil, err
+		}
+	}
+	if err := report.WriteRun(filepath.Join(outDir, "run.json"), run); err != nil {
+		return nil, err
+	}
+	s, err := report.Score(run, recs, nil, cfg.Report)
+	if err != nil {
+		return nil, err
+	}
+	pool := report.Pool(run, recs, cfg.PoolDepth)
+	if err := report.WritePool(outDir, pool); err != nil {
+		return nil, err
+	}
+	if err := report.Write(outDir, s); err != nil {
+		return nil, err
+	}
+	if err := report.Plot(filepath.Join(outDir, "plots"), s); err != nil {
+		cfg.logf("plots: %v", err)
+	}
+	return &Result{Run: run, Records: recs, Summary: s, Pool: pool}, nil
+}
+
+// loadCases loads the case file over the repositories that load; a
+// repository that does not is a repo_missing failure and its cases are
+// left out.
+func loadCases(cfg Config, run *report.Run) (*datasets.Dataset, map[string]report.RepoInfo, error) {
+	man, err := cases.ReadManifest(cfg.Repos)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(cfg.Cases)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var kept []string
+	perRepo := map[string]int{}
+	var lines []struct {
+		repo, text string
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r struct {
+			Repo string `json:"repo"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: %w", cfg.Cases, line, err)
+		}
+		perRepo[r.Repo]++
+		lines = append(lines, struct{ repo, text string }{r.Repo, sc.Text()})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	info := map[string]report.RepoInfo{}
+	bad := map[string]bool{}
+	for _, name := range slices.Sorted(maps.Keys(perRepo)) {
+		spec, ok := man.Repos[name]
+		if !ok {
+			continue // cases.Load reports the unknown repo with its line
+		}
+		c, note, err := cases.LoadRepo(name, spec, filepath.Dir(cfg.Repos))
+		if err != nil {
+			bad[name] = true
+			run.Failures = append(run.Failures, report.Failure{Kind: report.FailRepoMissing, Repo: name,
+				Message: fmt.Sprintf("%v; its %d cases are left out", err, perRepo[name])})
+			continue
+		}
+		if strings.HasPrefix(note, "commit drift") {
+			run.Failures = append(run.Failures, report.Failure{Kind: report.FailCommitDrift, Repo: name, Message: note})
+		}
+		info[name] = report.RepoInfo{Name: name, Source: source(spec), Commit: c.Commit, Docs: len(c.Docs), Note: note}
+	}
+	for _, l := range lines {
+		if !bad[l.repo] {
+			kept = append(kept, l.text)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil, fmt.Errorf("%s: no case over a repository that loads", cfg.Cases)
+	}
+	casesFile := cfg.Cases
+	if len(bad) > 0 {
+		tmp, err := os.CreateTemp("", "campaign-cases-*.jsonl")
+		if err != nil {
+			return nil, nil, err
+		}
+		defer os.Remove(tmp.Name())
+		_, werr := tmp.WriteString(strings.Join(kept, "\n") + "\n")
+		if err := errors.Join(werr, tmp.Close()); err != nil {
+			return nil, nil, err
+		}
+		casesFile = tmp.Name()
+	}
+	ds, err := cases.Load(casesFile, cfg.Repos, cases.DefaultConfig())
+	if err != nil {
+		return nil, nil, err
+	}
+	ds.Name = "cases-" + strings.TrimSuffix(filepath.Base(cfg.Cases), filepath.Ext(cfg.Cases))
+	return ds, info, nil
+}
+
+func source(s cases.RepoSpec) string {
+	switch {
+	case s.Datapack != "" && s.Entry != "":
+		return "datapack " + s.Datapack + " entry " + s.Entry
+	case s.Datapack != "":
+		return "datapack " + s.Datapack
+	case s.Archive != "":
+		return "archive " + s.Archive
+	}
+	return "path " + s.Path
+}
+
+// runSystem runs one spec over every prepared repository.
+func runSystem(ctx context.Context, cfg Config, spec harness.Spec, repos []string, prepared map[string]*harness.Prepared,
+	kinds map[string]map[string]string, run *report.Run) (report.SystemRun, []report.Record) {
+	name := spec.Name()
+	sr := report.SystemRun{Name: name, Status: report.StatusOK}
+	fail := func(kind, repo, task, msg string) {
+		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
+	}
+	if spec.Requires != nil {
+		if kind, err := spec.Requires(cfg.CacheDir); kind != "" {
+			fail(report.FailModel, "", "", fmt.Sprintf("needs %s: %v", kind, err))
+			sr.Status = report.StatusFailed
+			return sr, nil
+		}
+	}
+	var wantDim int
+	if spec.System == "dense" {
+		if dc, err := dense.ConfigByName(spec.Config); err == nil {
+			if mm, err := models.Lookup(dc.Model); err == nil {
+				wantDim = mm.Dimension
+			}
+		}
+	}
+	probe := &dimProbe{}
+	wrapped := spec
+	wrapped.New = func(opt systems.Options) (systems.System, error) {
+		s, err := spec.New(opt)
+		if err != nil {
+			return nil, err
+		}
+		return &probed{System: s, probe: probe}, nil
+	}
+	rc := harness.DefaultRunConfig()
+	rc.Depth = max(cfg.PoolDepth, slices.Max(cfg.Report.Ks))
+	rc.TaskTimeout, rc.CacheDir, rc.NoCache, rc.Logf = cfg.TaskTimeout, cfg.CacheDir, cfg.NoCache, cfg.Logf
+	rc.Measures = nil
+	for _, m := range cfg.Report.Measures() {
+		rc.Measures = append(rc.Measures, m.String())
+	}
+	resetOK := resetPeak()
+	var recs []report.Record
+	ran := 0
+	for _, repo := range repos {
+		p := prepared[repo]
+		if p == nil {
+			continue
+		}
+		cfg.logf("%s on %s: %d cases", name, repo, len(p.Dataset.Tasks))
+		res, err := harness.Run(ctx, p, wrapped, rc)
+		if err != nil {
+			kind := report.FailIndex
+			if strings.Contains(err.Error(), "creating system") {
+				kind = report.FailModel
+			}
+			fail(kind, repo, "", err.Error())
+			continue
+		}
+		ran++
+		sr.IndexSeconds += res.IndexTime.Seconds()
+		sr.IndexedDocs += res.IndexedDocs
+		for _, r := range report.FromHarness(res, kinds[repo], false) {
+			switch {
+			case r.Error != "":
+				fail(report.FailQuery, repo, r.Task, r.Error)
+			case len(r.Hits) == 0:
+				fail(report.FailEmptyResults, repo, r.Task, "no hits")
+			}
+			recs = append(recs, r)
+		}
+	}
+	sr.PeakRSSMB = peakRSSMB()
+	if !resetOK {
+		run.Meta.Notes = appendOnce(run.Meta.Notes, "peak RSS could not be reset between systems (/proc/self/clear_refs not writable): later systems include earlier peaks")
+	}
+	if probe.dim > 0 {
+		sr.Dimension = probe.dim
+		if wantDim > 0 && probe.dim != wantDim {
+			fail(report.FailDimensionMismatch, "", "", fmt.Sprintf("vectors have %d dimensions, the model manifest says %d", probe.dim, wantDim))
+		}
+	} else {
+		sr.Dimension = wantDim
+	}
+	if probe.err != nil {
+		fail(report.FailModel, "", "", "dimension probe: "+probe.err.Error())
+	}
+	switch {
+	case ran == 0:
+		sr.Status = report.StatusFailed
+	case ran < len(prepared) || hasFailure(run, name):
+		sr.Status = report.StatusPartial
+	}
+	cfg.logf("%s: %s, index %.1fs, peak RSS %s", name, sr.Status, sr.IndexSeconds, mib(sr.PeakRSSMB))
+	return sr, recs
+}
+
+func hasFailure(run *report.Run, name string) bool {
+	for _, f := range run.Failures {
+		if f.System == name && f.Kind != report.FailDimensionMismatch {
+			return true
+		}
+	}
+	return false
+}
+
+// dimProbe records the dimension of a real query vector, once.
+type dimProbe struct {
+	dim int
+	err error
+}
+
+// probed wraps a system so that, after its first successful Index, a dense
+// model embeds one query and the vector's length is recorded.
+type probed struct {
+	systems.System
+	probe *dimProbe
+}
+
+func (p *probed) Index(ctx context.Context, c *corpus.Corpus) error {
+	if err := p.System.Index(ctx, c); err != nil {
+		return err
+	}
+	if p.probe.dim == 0 && p.probe.err == nil {
+		if x, ok := p.System.(*dense.Index); ok {
+			vs, err := x.Embedder().EmbedQueries(ctx, []string{"dimension probe"})
+			switch {
+			case err != nil:
+				p.probe.err = err
+			case len(vs) == 1:
+				p.probe.dim = len(vs[0])
+			}
+		}
+	}
+	return nil
+}
+
+func appendOnce(xs []string, s string) []string {
+	if slices.Contains(xs, s) {
+		return xs
+	}
+	return append(xs, s)
+}
+
+func fileSHA256(file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}

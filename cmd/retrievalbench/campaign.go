@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/campaign"
+	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// runCampaign runs every chosen model (and a BM25 baseline) over the
+// repositories of a case file and writes pools, a grading sheet and
+// gold-only reports.
+func runCampaign(args []string, stdout, stderr io.Writer) error {
+	cfg := campaign.DefaultConfig()
+	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format; datapack entries read $RETRIEVALBENCH_DATA)")
+	casesFile := fs.String("cases", "", "case `file` (JSONL)")
+	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest, or all ("+strings.Join(models.IDs(), ", ")+")")
+	bm25 := fs.String("bm25", "code-weighted", "BM25 `config` to run as a baseline, or none")
+	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
+	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
+	fs.StringVar(&cfg.CacheDir, "cache", testenv.CacheDir(), "cache `dir` (models, ONNX Runtime, vector stores)")
+	fs.BoolVar(&cfg.NoCache, "no-cache", false, "embed every doc again (cold index cost) instead of reusing stored vectors")
+	verbose := fs.Bool("v", false, "log progress to stderr")
+	var rf reportFlags
+	rf.register(fs, "1,3,5,10,20")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,id|all] [-bm25 config|none] [-k 1,3,5,10,20] [-out DIR]\n\n"+
+			"Runs each model over each repository, then writes run.json, results/, pooled-results.jsonl,\n"+
+			"grading-sheet.csv, the reports (scored on the case file's gold alone) and plots/.\n"+
+			"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("campaign: %v", err)
+	}
+	if *repos == "" || *casesFile == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return usagef("campaign: need -repos and -cases, and no arguments")
+	}
+	gen, err := rf.generated()
+	if err != nil {
+		return usagef("campaign: %v", err)
+	}
+	specs, firstDense, err := pickSpecs(*modelList, *bm25)
+	if err != nil {
+		return usagef("campaign: %v", err)
+	}
+	if rf.baseline == "" {
+		rf.baseline = firstDense
+	}
+	if cfg.Report, err = rf.config(nil); err != nil {
+		return usagef("campaign: %v", err)
+	}
+	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
+	cfg.Meta = toolMeta(gen)
+	cfg.Meta.Backend = "SQLite FTS5 (bm25); ONNX Runtime CPU, exact cosine search (dense)"
+	for _, s := range specs {
+		if s.System != "dense" {
+			continue
+		}
+		if m, err := models.Lookup(s.Config); err == nil {
+			cfg.Meta.Models = append(cfg.Meta.Models, report.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
+				QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Fingerprint: m.Fingerprint()})
+		}
+	}
+	if *verbose {
+		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	}
+	if *out == "" {
+		t, _ := time.Parse(time.RFC3339, gen)
+		*out = filepath.Join("runs", "campaign-"+t.Format("20060102-150405"))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := campaign.Run(ctx, cfg, *out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d cases, %d systems, %d failures; pool of %d results → %s\n",
+		res.Summary.Cases, len(res.Run.Systems), len(res.Run.Failures), len(res.Pool), filepath.Join(*out, "grading-sheet.csv"))
+	for _, d := range res.Summary.Decisions {
+		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
+	}
+	return nil
+}
+
+// pickSpecs resolves -models and -bm25 against harness.Registry: BM25
+// first, then the models in the order given. It also returns the first
+// dense system, the default baseline.
+func pickSpecs(modelList, bm25 string) ([]harness.Spec, string, error) {
+	reg := harness.Registry()
+	find := func(system, config string) (harness.Spec, bool) {
+		for _, s := range reg {
+			if s.System == system && s.Config == config {
+				return s, true
+			}
+		}
+		return harness.Spec{}, false
+	}
+	var specs []harness.Spec
+	if bm25 != "none" && bm25 != "" {
+		s, ok := find("bm25", bm25)
+		if !ok {
+			return nil, "", fmt.Errorf("-bm25 %q: no such BM25 config", bm25)
+		}
+		specs = append(specs, s)
+	}
+	ids := models.IDs()
+	if modelList != "all" {
+		ids = nil
+		for _, id := range strings.Split(modelList, ",") {
+			id = strings.TrimSpace(id)
+			if id == "" || id == "none" {
+				continue
+			}
+			if slices.Contains(ids, id) {
+				return nil, "", fmt.Errorf("-models: %q twice", id)
+			}
+			ids = append(ids, id)
+		}
+	}
+	first := ""
+	for _, id := range ids {
+		s, ok := find("dense", id)
+		if !ok {
+			return nil, "", fmt.Errorf("-models: unknown model %q (have %s)", id, strings.Join(models.IDs(), ", "))
+		}
+		if first == "" {
+			first = s.Name()
+		}
+		specs = append(specs, s)
+	}
+	if len(specs) == 0 {
+		return nil, "", fmt.Errorf("no systems: give -models or -bm25")
+	}
+	if first == "" {
+		first = specs[0].Name()
+	}
+	return specs, first, nil
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// reportFlags are the flags campaign, score and report share.
+type reportFlags struct {
+	ks        string
+	baseline  string
+	timestamp string
+	minCases  int
+	maxRSS    float64
+}
+
+func (rf *reportFlags) register(fs *flag.FlagSet, ksDefault string) {
+	fs.StringVar(&rf.ks, "k", ksDefault, "comma-separated `cutoffs` of hit@k, recall@k, ndcg@k and judged@k")
+	fs.StringVar(&rf.baseline, "baseline", "", "`system/config` the decision gates compare the others with (default: the first dense model)")
+	fs.StringVar(&rf.timestamp, "timestamp", "", "fixed `RFC3339` time to write as the report's generation time (default: now), for byte-identical reports")
+	d := report.DefaultGates()
+	fs.IntVar(&rf.minCases, "min-cases", d.MinCases, "paired cases a decision needs")
+	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the gates, in `MiB` (0 = none)")
+}
+
+// config builds the report config; ks "" keeps def.
+func (rf *reportFlags) config(def []int) (report.Config, error) {
+	cfg := report.DefaultConfig()
+	cfg.Ks = def
+	if rf.ks != "" {
+		ks, err := parseInts(rf.ks)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Ks = ks
+	}
+	cfg.Gates.Baseline = rf.baseline
+	cfg.Gates.MinCases = rf.minCases
+	cfg.Gates.MaxPeakRSSMB = rf.maxRSS
+	return cfg, cfg.Validate()
+}
+
+func (rf *reportFlags) generated() (string, error) {
+	if rf.timestamp == "" {
+		return time.Now().UTC().Format(time.RFC3339), nil
+	}
+	t, err := time.Parse(time.RFC3339, rf.timestamp)
+	if err != nil {
+		return "", fmt.Errorf("-timestamp: %w", err)
+	}
+	return t.UTC().Format(time.RFC3339), nil
+}
+
+func parseInts(s string) ([]int, error) {
+	var ks []int
+	for _, p := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || k <= 0 {
+			return nil, fmt.Errorf("-k: %q is not a positive integer", p)
+		}
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	sort.Ints(ks)
+	return ks, nil
+}
+
+// toolMeta fills what the binary knows about itself and the machine.
+func toolMeta(generated string) report.Meta {
+	m := report.Meta{Tool: "retrievalbench", Version: "(devel)", Commit: "unknown", Generated: generated, GoVersion: runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			m.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				m.Commit = s.Value
+			}
+		}
+	}
+	if m.Commit == "unknown" {
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			m.Commit = strings.TrimSpace(string(out))
+		}
+	}
+	host, _ := os.Hostname()
+	m.Host = fmt.Sprintf("%s (%s/%s, %d CPUs)", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	return m
+}
+
+// runReport writes reports and plots from per-task JSONL results, such as
+// `go test ./bench -results DIR` leaves: one report folder per dataset and
+// split, since numbers of different datasets never share a table or plot.
+func runReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	results := fs.String("results", "", "`dir` (or file) of per-task JSONL results")
+	out := fs.String("out", "", "output `dir` (default: the results dir)")
+	var rf reportFlags
+	rf.register(fs, "")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: retrievalbench report -results DIR [-out DIR] [flags]\n\n"+
+			"Writes quality-summary.md/.json, per-query-results.jsonl, per-model-ranking.csv,\n"+
+			"per-repo-summary.csv, per-intent-summary.csv, regressions.md and plots/ for each\n"+
+			"dataset and split of the results (a folder DATASET.SPLIT under -out). The measures\n"+
+			"are the ones the records carry; with -baseline the gates decide on those of them\n"+
+			"they know.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("report: %v", err)
+	}
+	if *results == "" || fs.NArg() != 0 {
+		fs.Usage()
+		return usagef("report: need -results and no arguments")
+	}
+	if *out == "" {
+		*out = *results
+		if st, err := os.Stat(*results); err == nil && !st.IsDir() {
+			*out = filepath.Dir(*results)
+		}
+	}
+	gen, err := rf.generated()
+	if err != nil {
+		return usagef("report: %v", err)
+	}
+	recs, err := report.ReadRecords(*results)
+	if err != nil {
+		return err
+	}
+	groups := map[string][]report.Record{}
+	for _, r := range recs {
+		k := r.Dataset + "." + r.Split
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
+		rs := groups[k]
+		measureSet := map[string]bool{}
+		for _, r := range rs {
+			for m := range r.Values {
+				measureSet[m] = true
+			}
+		}
+		cfg, err := rf.config([]int{10})
+		if err != nil {
+			return usagef("report: %v", err)
+		}
+		cfg.Only = slices.Sorted(maps.Keys(measureSet))
+		var gains []report.Gain
+		for _, g := range cfg.Gates.Gains {
+			if measureSet[g.Measure] {
+				gains = append(gains, g)
+			}
+		}
+		cfg.Gates.Gains = gains
+		if !measureSet[cfg.Gates.Primary] && len(cfg.Only) > 0 {
+			cfg.Gates.Primary = cfg.Only[0]
+		}
+		if rf.baseline == "" {
+			cfg.Gates.Gains = nil // no decision without a named baseline
+		}
+		s, err := report.Summarize(report.Input{Records: rs}, cfg)
+		if err != nil {
+			return fmt.Errorf("report %s: %w", k, err)
+		}
+		meta := toolMeta(gen)
+		meta.Dataset, meta.Split, meta.Ks = s.Meta.Dataset, s.Meta.Split, s.Meta.Ks
+		meta.Judgments = "as recorded by the harness judge (gold of the dataset)"
+		s.Meta = meta
+		dir := filepath.Join(*out, k)
+		if err := report.Write(dir, s); err != nil {
+			return err
+		}
+		if err := report.Plot(filepath.Join(dir, "plots"), s); err != nil {
+			fmt.Fprintf(stderr, "report %s: %v\n", k, err)
+		}
+		fmt.Fprintf(stdout, "%s: %d systems, %d cases → %s\n", k, len(s.Systems), s.Cases, dir)
+	}
+	return nil
+}

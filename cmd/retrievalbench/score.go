@@ -1,0 +1,120 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// runScore merges a filled grading sheet (or labels.jsonl) with the case
+// file's gold and recomputes every report of a campaign run.
+func runScore(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runDir := fs.String("run", "", "campaign output `dir` (run.json, results/)")
+	sheet := fs.String("sheet", "", "filled grading-sheet `csv`")
+	labels := fs.String("labels", "", "labels `jsonl` ({case_id, result_id, grade} per line), instead of -sheet")
+	out := fs.String("out", "", "where the reports go (default: the run dir)")
+	var rf reportFlags
+	rf.register(fs, "")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
+			"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
+			"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("score: %v", err)
+	}
+	if *runDir == "" || (*sheet == "") == (*labels == "") || fs.NArg() != 0 {
+		fs.Usage()
+		return usagef("score: need -run and exactly one of -sheet and -labels")
+	}
+	if *out == "" {
+		*out = *runDir
+	}
+	gen, err := rf.generated()
+	if err != nil {
+		return usagef("score: %v", err)
+	}
+	run, err := report.ReadRun(filepath.Join(*runDir, "run.json"))
+	if err != nil {
+		return err
+	}
+	recs, err := report.ReadRecords(filepath.Join(*runDir, "results"))
+	if err != nil {
+		return err
+	}
+	var human []report.Judgment
+	file, role := *sheet, "grading sheet"
+	if *sheet != "" {
+		human, err = report.ReadSheet(*sheet)
+	} else {
+		file, role = *labels, "labels"
+		human, err = report.ReadLabels(*labels)
+	}
+	if err != nil {
+		return err
+	}
+	if rf.baseline == "" {
+		rf.baseline = defaultBaseline(run)
+	}
+	cfg, err := rf.config(run.Meta.Ks)
+	if err != nil {
+		return usagef("score: %v", err)
+	}
+	sum, err := fileSum(file)
+	if err != nil {
+		return err
+	}
+	run.Meta.Generated = gen
+	run.Meta.Files = append(run.Meta.Files, report.FileSum{Role: role, Path: filepath.ToSlash(file), SHA256: sum})
+	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (a person's grade wins)", len(human), role)
+	s, err := report.Score(run, recs, human, cfg)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(*out, s); err != nil {
+		return err
+	}
+	if err := report.Plot(filepath.Join(*out, "plots"), s); err != nil {
+		fmt.Fprintf(stderr, "score: plots: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "%d cases, %d judgments → %s\n", s.Cases, len(human), filepath.Join(*out, "quality-summary.md"))
+	for _, d := range s.Decisions {
+		fmt.Fprintf(stdout, "  %-28s %-20s (%s)\n", d.Model, d.Outcome, d.Rule)
+	}
+	return nil
+}
+
+// defaultBaseline is the first dense system of a run, else its first.
+func defaultBaseline(run *report.Run) string {
+	for _, s := range run.Systems {
+		if len(s.Name) > 6 && s.Name[:6] == "dense/" {
+			return s.Name
+		}
+	}
+	if len(run.Systems) > 0 {
+		return run.Systems[0].Name
+	}
+	return ""
+}
+
+func fileSum(file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}

@@ -1,0 +1,31 @@
+// Package report turns per-task retrieval results into the files a person
+// reads and a CI job keeps: TREC-style pools and grading sheets, merged
+// judgments, summaries with bootstrap confidence intervals, decision gates,
+// Markdown/JSON/CSV/JSONL reports and plots.
+//
+// The pipeline, in order:
+//
+//  1. Records: one Record per (system, task) — the ranked hits with their
+//     scores and grades — is the canonical per-task line that both
+//     `go test ./bench -results DIR` and `retrievalbench campaign` write
+//     (ReadRecords, WriteRecords, FromHarness).
+//  2. Pool: the top-depth hits of every system per task, deduplicated by doc
+//     id in a stable order (best rank, then how many systems ranked it, then
+//     doc id), go to pooled-results.jsonl and grading-sheet.csv; grades the
+//     case file's gold already implies are filled in, the rest left blank.
+//  3. Judge: a filled sheet or labels.jsonl is merged with the gold: a
+//     person's grade wins, the gold grade fills in where nobody graded, and a
+//     gold unit no system retrieved stays in the qrels as a placeholder so
+//     recall counts it. A hit without a grade is unjudged: non-relevant in
+//     the measures (trec_eval's rule) and counted per system as judged@k.
+//  4. Summarise: micro means (every case once) and macro means (every
+//     repository once) with 95% bootstrap CIs, per-repo and per-intent
+//     tables, latency percentiles, failures.
+//  5. Decide: each system is gated against a baseline with paired tests on
+//     the same cases (Gates); the report names the rule that decided.
+//  6. Write: quality-summary.md/.json, per-query-results.jsonl,
+//     per-model-ranking.csv, per-repo-summary.csv, per-intent-summary.csv,
+//     regressions.md and plots. Everything is sorted and rounded, so the
+//     same inputs give byte-identical files; the only clock reading is
+//     Meta.Generated.
+package report

@@ -1,0 +1,296 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/metrics"
+)
+
+// Decision outcomes.
+const (
+	Default            = "default"             // better and affordable: make it the default
+	QualityProfile     = "quality_profile"     // better, but over a cost budget: offer it as the quality profile
+	InteractiveProfile = "interactive_profile" // not better, not worse, and clearly faster
+	Rejected           = "rejected"            // failed, significantly worse, or no gain at no saving
+	NeedsMoreData      = "needs_more_data"     // too few cases, gain not significant, or inconsistent
+	BaselineOutcome    = "baseline"            // the system the others are judged against
+)
+
+// Gates are the decision rules (the Codira seed's defaults, every number
+// configurable). A candidate is compared with Baseline on the cases both
+// ran, measure by measure, with a paired bootstrap test.
+type Gates struct {
+	// Baseline is the system ("system/config") the others are judged
+	// against; "" means the first system of the run.
+	Baseline string `json:"baseline"`
+	// Gains: a candidate improves when a measure gains at least this much
+	// (absolute, 0.05 = 5 points) and the paired test finds it significant.
+	Gains []Gain `json:"gains"`
+	// Primary ranks systems and decides "weak on a repo or intent".
+	Primary string  `json:"primary"`
+	Alpha   float64 `json:"alpha"` // significance level of the paired tests
+	// Cost budgets relative to the baseline (ratios) and absolute memory.
+	MaxLatencyRatio float64 `json:"max_latency_ratio"` // p50 query latency
+	MaxIndexRatio   float64 `json:"max_index_ratio"`   // index time
+	MaxPeakRSSMB    float64 `json:"max_peak_rss_mb"`   // 0 = no memory budget
+	// InteractiveLatencyRatio: a candidate without a significant gain or
+	// loss whose p50 latency is at most this fraction of the baseline's is
+	// an interactive profile.
+	InteractiveLatencyRatio float64 `json:"interactive_latency_ratio"`
+	// MinCases paired cases are needed to decide anything; a repository or
+	// intent with at least MinGroupCases cases that loses at least the gain
+	// threshold on a gaining measure makes the gain inconsistent.
+	MinCases      int    `json:"min_cases"`
+	MinGroupCases int    `json:"min_group_cases"`
+	Resamples     int    `json:"resamples"`
+	Seed          uint64 `json:"seed"`
+}
+
+// Gain is one quality rule: Measure must improve by at least Threshold.
+type Gain struct {
+	Measure   string  `json:"measure"`
+	Threshold float64 `json:"threshold"`
+}
+
+// DefaultGates returns the seed's rules: Recall@5 +5 points, or MRR@10 or
+// nDCG@10 +0.05, significant at α = 0.05, with query latency ≤ 1.25× the
+// baseline, index time ≤ 2× and peak RSS ≤ 4 GiB.
+func DefaultGates() Gates {
+	return Gates{
+		Gains:           []Gain{{"recall@5", 0.05}, {"mrr@10", 0.05}, {"ndcg@10", 0.05}},
+		Primary:         "ndcg@10",
+		Alpha:           0.05,
+		MaxLatencyRatio: 1.25, MaxIndexRatio: 2, MaxPeakRSSMB: 4096,
+		InteractiveLatencyRatio: 0.8,
+		MinCases:                20, MinGroupCases: 5,
+		Resamples: 2000, Seed: 20240623,
+	}
+}
+
+// Rules returns the gain rules.
+func (g Gates) Rules() []Gain { return g.Gains }
+
+// Validate reports gates Decide cannot use.
+func (g Gates) Validate() error {
+	for _, r := range g.Gains {
+		if _, err := metrics.ParseMeasure(r.Measure); err != nil {
+			return fmt.Errorf("gates: %w", err)
+		}
+		if r.Threshold <= 0 {
+			return fmt.Errorf("gates: %s threshold %v is not positive", r.Measure, r.Threshold)
+		}
+	}
+	if _, err := metrics.ParseMeasure(g.Primary); err != nil && g.Primary != "" {
+		return fmt.Errorf("gates: primary: %w", err)
+	}
+	if g.Alpha <= 0 || g.Alpha >= 1 {
+		return fmt.Errorf("gates: alpha %v outside (0, 1)", g.Alpha)
+	}
+	if g.MaxLatencyRatio <= 0 || g.MaxIndexRatio <= 0 || g.MaxPeakRSSMB < 0 || g.InteractiveLatencyRatio <= 0 {
+		return fmt.Errorf("gates: budgets must be positive")
+	}
+	return nil
+}
+
+// Decision is the verdict on one system.
+type Decision struct {
+	Model   string       `json:"model"`
+	Outcome string       `json:"outcome"`
+	Rule    string       `json:"rule"`   // which rule decided
+	Detail  string       `json:"detail"` // the numbers behind it
+	Tests   []PairedTest `json:"tests,omitempty"`
+}
+
+// PairedTest is the paired comparison of one measure with the baseline.
+type PairedTest struct {
+	Measure  string `json:"measure"`
+	Baseline Fixed  `json:"baseline"`
+	Model    Fixed  `json:"model"`
+	Diff     Fixed  `json:"diff"`
+	Low      Fixed  `json:"ci_low"`
+	High     Fixed  `json:"ci_high"`
+	P        Fixed  `json:"p"`
+	N        int    `json:"n"`
+}
+
+func (s *Summary) system(name string) *SystemSummary {
+	for i := range s.Systems {
+		if s.Systems[i].Name == name {
+			return &s.Systems[i]
+		}
+	}
+	return nil
+}
+
+// decide fills s.Decisions: every system against the baseline.
+func (s *Summary) decide() {
+	g := s.cfg.Gates
+	if len(g.Gains) == 0 {
+		return // nothing to decide on
+	}
+	base := g.Baseline
+	if base == "" {
+		for _, sr := range s.orderedNames() {
+			base = sr
+			break
+		}
+	}
+	b := s.system(base)
+	if b == nil || b.Status == StatusFailed {
+		for _, ss := range s.orderedNames() {
+			s.Decisions = append(s.Decisions, Decision{Model: ss, Outcome: NeedsMoreData, Rule: "no_baseline",
+				Detail: fmt.Sprintf("baseline %q has no results to compare with", base)})
+		}
+		s.setDecisions()
+		return
+	}
+	s.Baseline = base
+	for _, name := range s.orderedNames() {
+		if name == base {
+			s.Decisions = append(s.Decisions, Decision{Model: name, Outcome: BaselineOutcome, Rule: "baseline", Detail: "the system the others are judged against"})
+			continue
+		}
+		s.Decisions = append(s.Decisions, s.decideOne(b, s.system(name)))
+	}
+	s.setDecisions()
+}
+
+func (s *Summary) setDecisions() {
+	for _, d := range s.Decisions {
+		if ss := s.system(d.Model); ss != nil {
+			ss.Decision = d.Outcome
+		}
+	}
+}
+
+// orderedNames lists systems in the order they ran.
+func (s *Summary) orderedNames() []string { return s.order }
+
+func (s *Summary) decideOne(b, c *SystemSummary) Decision {
+	g := s.cfg.Gates
+	d := Decision{Model: c.Name}
+	if c.Status == StatusFailed {
+		d.Outcome, d.Rule, d.Detail = Rejected, "system_failed", "no case ran"
+		return d
+	}
+	bc, cc := s.cols[b.Name], s.cols[c.Name]
+	var idx []int
+	for i := range s.tasks {
+		if bc.present[i] && cc.present[i] {
+			idx = append(idx, i)
+		}
+	}
+	pick := func(v []float64) []float64 {
+		out := make([]float64, len(idx))
+		for k, i := range idx {
+			out[k] = v[i]
+		}
+		return out
+	}
+	var gains, losses, weakGains []string
+	var gainMeasures []string
+	for _, r := range g.Gains {
+		bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
+		p := metrics.PairedBootstrap(bv, cv, g.Resamples, g.Seed)
+		t := PairedTest{Measure: r.Measure, Baseline: Fixed(metrics.Mean(bv)), Model: Fixed(metrics.Mean(cv)),
+			Diff: Fixed(p.MeanDiff), Low: Fixed(p.Low), High: Fixed(p.High), P: Fixed(p.P), N: p.N}
+		d.Tests = append(d.Tests, t)
+		sig := p.P < g.Alpha
+		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f)", r.Measure, p.MeanDiff, p.Low, p.High, p.P)
+		switch {
+		case p.MeanDiff >= r.Threshold && sig && p.Low > 0:
+			gains = append(gains, desc)
+			gainMeasures = append(gainMeasures, r.Measure)
+		case p.MeanDiff >= r.Threshold:
+			weakGains = append(weakGains, desc)
+		case p.MeanDiff <= -r.Threshold && sig && p.High < 0:
+			losses = append(losses, desc)
+		}
+	}
+	latRatio := ratio(float64(c.LatencyP50MS), float64(b.LatencyP50MS))
+	idxRatio := ratio(float64(c.IndexSeconds), float64(b.IndexSeconds))
+	costs := fmt.Sprintf("latency p50 %.2fx, index %.2fx, peak RSS %.0f MiB", latRatio, idxRatio, float64(c.PeakRSSMB))
+	switch {
+	case len(idx) < g.MinCases:
+		d.Outcome, d.Rule = NeedsMoreData, "too_few_cases"
+		d.Detail = fmt.Sprintf("%d paired cases < %d", len(idx), g.MinCases)
+	case len(losses) > 0:
+		d.Outcome, d.Rule = Rejected, "significant_loss"
+		d.Detail = strings.Join(losses, "; ")
+	case len(gains) > 0:
+		if inc := s.inconsistent(b.Name, c.Name, gainMeasures); inc != "" {
+			d.Outcome, d.Rule, d.Detail = NeedsMoreData, "inconsistent_gain", strings.Join(gains, "; ")+"; but "+inc
+			return d
+		}
+		var over []string
+		if latRatio > g.MaxLatencyRatio {
+			over = append(over, fmt.Sprintf("latency %.2fx > %.2fx", latRatio, g.MaxLatencyRatio))
+		}
+		if idxRatio > g.MaxIndexRatio {
+			over = append(over, fmt.Sprintf("index time %.2fx > %.2fx", idxRatio, g.MaxIndexRatio))
+		}
+		if g.MaxPeakRSSMB > 0 && float64(c.PeakRSSMB) > g.MaxPeakRSSMB {
+			over = append(over, fmt.Sprintf("peak RSS %.0f MiB > %.0f MiB", float64(c.PeakRSSMB), g.MaxPeakRSSMB))
+		}
+		if len(over) == 0 {
+			d.Outcome, d.Rule = Default, "significant_gain_within_budget"
+			d.Detail = strings.Join(gains, "; ") + "; " + costs
+		} else {
+			d.Outcome, d.Rule = QualityProfile, "significant_gain_over_budget"
+			d.Detail = strings.Join(gains, "; ") + "; over budget: " + strings.Join(over, ", ")
+		}
+	case len(weakGains) > 0:
+		d.Outcome, d.Rule = NeedsMoreData, "gain_not_significant"
+		d.Detail = strings.Join(weakGains, "; ") + fmt.Sprintf(" (α = %.2f)", g.Alpha)
+	case latRatio > 0 && latRatio <= g.InteractiveLatencyRatio:
+		d.Outcome, d.Rule = InteractiveProfile, "faster_without_significant_loss"
+		d.Detail = fmt.Sprintf("no gate measure changes significantly by its threshold; latency p50 %.2fx <= %.2fx", latRatio, g.InteractiveLatencyRatio)
+	default:
+		d.Outcome, d.Rule = Rejected, "no_gain"
+		d.Detail = "no gate measure gains its threshold, and it is not faster; " + costs
+	}
+	return d
+}
+
+// inconsistent names a repository or intent (with at least MinGroupCases
+// cases) where a gaining measure loses at least its threshold.
+func (s *Summary) inconsistent(base, cand string, measures []string) string {
+	g := s.cfg.Gates
+	thr := map[string]float64{}
+	for _, r := range g.Gains {
+		thr[r.Measure] = r.Threshold
+	}
+	for _, rows := range [][]GroupRow{s.PerRepo, s.PerIntent} {
+		bm, cm := map[string]GroupRow{}, map[string]GroupRow{}
+		var order []string
+		for _, r := range rows {
+			switch r.Model {
+			case base:
+				bm[r.Group] = r
+				order = append(order, r.Group)
+			case cand:
+				cm[r.Group] = r
+			}
+		}
+		for _, grp := range order {
+			br, cr := bm[grp], cm[grp]
+			if br.N < g.MinGroupCases {
+				continue
+			}
+			for _, m := range measures {
+				if diff := float64(cr.Values[m] - br.Values[m]); diff <= -thr[m] {
+					return fmt.Sprintf("%s loses %.4f on %s (%d cases)", m, -diff, grp, br.N)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}

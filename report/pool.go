@@ -1,0 +1,265 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+)
+
+// PoolEntry is one distinct result of a task's pool.
+type PoolEntry struct {
+	Task     string    `json:"case_id"`
+	Repo     string    `json:"repo"`
+	Intent   string    `json:"intent"`
+	Query    string    `json:"query"`
+	DocID    string    `json:"result_id"`
+	RankedBy []Ranking `json:"ranked_by_models"`
+	Kind     string    `json:"kind"`
+	Path     string    `json:"path"`
+	Symbol   string    `json:"symbol"`
+	// Grade is filled in when the case file's gold already grades the
+	// result; nil means a person has to.
+	Grade *int   `json:"grade"`
+	Notes string `json:"notes"`
+}
+
+// Ranking is where one system ranked a pooled result.
+type Ranking struct {
+	Model string `json:"model"`
+	Rank  int    `json:"rank"`
+}
+
+func (e PoolEntry) bestRank() int {
+	best := 0
+	for _, r := range e.RankedBy {
+		if best == 0 || r.Rank < best {
+			best = r.Rank
+		}
+	}
+	return best
+}
+
+// Pool takes the top depth hits of every record per task, deduplicates them
+// by doc id and orders them stably: tasks in run order, then within a task
+// by best rank, then by how many systems ranked the result (more first),
+// then by doc id. Records should be judged first (Judge) so that gold
+// grades are filled in.
+func Pool(run *Run, recs []Record, depth int) []PoolEntry {
+	byTask := map[string]map[string]*PoolEntry{}
+	for i := range recs {
+		r := &recs[i]
+		if byTask[r.Task] == nil {
+			byTask[r.Task] = map[string]*PoolEntry{}
+		}
+		for _, h := range r.Hits {
+			if h.Rank > depth {
+				continue
+			}
+			e := byTask[r.Task][h.DocID]
+			if e == nil {
+				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query,
+					DocID: h.DocID, Kind: h.Kind, Path: h.Path, Symbol: h.Symbol}
+				if h.Judged {
+					g := h.Grade
+					e.Grade = &g
+					e.Notes = "graded by the case file's gold"
+				}
+				byTask[r.Task][h.DocID] = e
+			}
+			e.RankedBy = append(e.RankedBy, Ranking{Model: r.Model(), Rank: h.Rank})
+		}
+	}
+	var out []PoolEntry
+	for _, t := range run.Tasks {
+		var es []PoolEntry
+		for _, e := range byTask[t.ID] {
+			sort.Slice(e.RankedBy, func(a, b int) bool { return e.RankedBy[a].Model < e.RankedBy[b].Model })
+			es = append(es, *e)
+		}
+		sort.Slice(es, func(a, b int) bool {
+			ra, rb := es[a].bestRank(), es[b].bestRank()
+			if ra != rb {
+				return ra < rb
+			}
+			if len(es[a].RankedBy) != len(es[b].RankedBy) {
+				return len(es[a].RankedBy) > len(es[b].RankedBy)
+			}
+			return es[a].DocID < es[b].DocID
+		})
+		out = append(out, es...)
+	}
+	return out
+}
+
+// SheetHeader is the header row of grading-sheet.csv.
+var SheetHeader = []string{"case_id", "repo", "intent", "query", "result_id", "ranked_by_models", "kind", "path", "symbol", "grade", "notes"}
+
+func rankedBy(rs []Ranking) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.Model + "@" + strconv.Itoa(r.Rank)
+	}
+	return strings.Join(parts, ";")
+}
+
+// WritePool writes pooled-results.jsonl and grading-sheet.csv into dir.
+func WritePool(dir string, pool []PoolEntry) error {
+	var jb bytes.Buffer
+	enc := json.NewEncoder(&jb)
+	enc.SetEscapeHTML(false)
+	var cb bytes.Buffer
+	w := csv.NewWriter(&cb)
+	_ = w.Write(SheetHeader)
+	for _, e := range pool {
+		if err := enc.Encode(e); err != nil {
+			return err
+		}
+		grade := ""
+		if e.Grade != nil {
+			grade = strconv.Itoa(*e.Grade)
+		}
+		_ = w.Write([]string{e.Task, e.Repo, e.Intent, e.Query, e.DocID, rankedBy(e.RankedBy), e.Kind, e.Path, e.Symbol, grade, e.Notes})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	if err := harness.WriteFileAtomic(dir+"/pooled-results.jsonl", jb.Bytes()); err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(dir+"/grading-sheet.csv", cb.Bytes())
+}
+
+// ReadSheet reads the judgments of a filled grading sheet: every row with
+// a grade (blank grades are unjudged). Columns are found by header name;
+// case_id, result_id and grade are required. A bad grade, or one result
+// graded twice differently, is an error naming file:line.
+func ReadSheet(file string) ([]Judgment, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: %w", file, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	for _, need := range []string{"case_id", "result_id", "grade"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("%s:1: no %q column", file, need)
+		}
+	}
+	var js []Judgment
+	seen := map[[2]string]Judgment{}
+	for {
+		row, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := r.FieldPos(0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		get := func(c string) string {
+			if i := col[c]; i < len(row) {
+				return strings.TrimSpace(row[i])
+			}
+			return ""
+		}
+		j, err := judgment(fmt.Sprintf("%s:%d", file, line), get("case_id"), get("result_id"), get("grade"))
+		if err != nil {
+			return nil, err
+		}
+		if j == nil {
+			continue
+		}
+		if err := addJudgment(&js, seen, *j); err != nil {
+			return nil, err
+		}
+	}
+	return js, nil
+}
+
+func judgment(where, task, doc, grade string) (*Judgment, error) {
+	if grade == "" {
+		return nil, nil
+	}
+	if task == "" || doc == "" {
+		return nil, fmt.Errorf("%s: a grade needs case_id and result_id", where)
+	}
+	g, err := strconv.Atoi(grade)
+	if err != nil || g < 0 || g > 3 {
+		return nil, fmt.Errorf("%s: grade %q is not an integer 0..3", where, grade)
+	}
+	return &Judgment{Task: task, DocID: doc, Grade: g, Source: where}, nil
+}
+
+func addJudgment(js *[]Judgment, seen map[[2]string]Judgment, j Judgment) error {
+	k := [2]string{j.Task, j.DocID}
+	if prev, ok := seen[k]; ok {
+		if prev.Grade != j.Grade {
+			return fmt.Errorf("%s: %s %s graded %d, but %d at %s", j.Source, j.Task, j.DocID, j.Grade, prev.Grade, prev.Source)
+		}
+		return nil
+	}
+	seen[k] = j
+	*js = append(*js, j)
+	return nil
+}
+
+// ReadLabels reads judgments from JSON Lines {"case_id", "result_id",
+// "grade"}.
+func ReadLabels(file string) ([]Judgment, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 16<<20)
+	var js []Judgment
+	seen := map[[2]string]Judgment{}
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var l struct {
+			Task  string `json:"case_id"`
+			DocID string `json:"result_id"`
+			Grade *int   `json:"grade"`
+			Notes string `json:"notes"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		where := fmt.Sprintf("%s:%d", file, line)
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if l.Grade == nil {
+			return nil, fmt.Errorf("%s: missing grade", where)
+		}
+		j, err := judgment(where, l.Task, l.DocID, strconv.Itoa(*l.Grade))
+		if err != nil {
+			return nil, err
+		}
+		if err := addJudgment(&js, seen, *j); err != nil {
+			return nil, err
+		}
+	}
+	return js, sc.Err()
+}

@@ -1,0 +1,157 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+)
+
+// Record is the result of one task for one system: the canonical line of
+// per-task JSONL results.
+type Record struct {
+	Dataset       string             `json:"dataset"`
+	Split         string             `json:"split,omitempty"`
+	System        string             `json:"system"`
+	Config        string             `json:"config"`
+	Task          string             `json:"task"`
+	Repo          string             `json:"repo,omitempty"`
+	Intent        string             `json:"intent,omitempty"`
+	Difficulty    string             `json:"difficulty,omitempty"`
+	Query         string             `json:"query"`
+	FirstRelevant int                `json:"first_relevant"`
+	Values        map[string]float64 `json:"values"`
+	LatencyMS     float64            `json:"latency_ms"`
+	Hits          []Hit              `json:"hits"`
+	Error         string             `json:"error,omitempty"`
+}
+
+// Hit is one ranked hit of a Record.
+type Hit struct {
+	Rank   int     `json:"rank"`
+	DocID  string  `json:"doc_id"`
+	Kind   string  `json:"kind,omitempty"`
+	Path   string  `json:"path,omitempty"`
+	Symbol string  `json:"symbol,omitempty"`
+	Score  float64 `json:"score"`
+	Grade  int     `json:"grade"`
+	// Judged is false for a hit nobody graded; its Grade is 0 then.
+	Judged bool `json:"judged"`
+}
+
+// Model names the system configuration of r as reports show it:
+// "system/config".
+func (r *Record) Model() string { return r.System + "/" + r.Config }
+
+// FromHarness converts a harness result to records. kinds maps doc id →
+// doc kind (chunk kind); nil leaves Kind empty. Hits the harness judged
+// with a grade above 0 are judged; the rest are marked judged only when
+// judgedAll says the dataset's qrels are complete (official benchmarks
+// whose gold is the whole truth).
+func FromHarness(res *harness.Result, kinds map[string]string, judgedAll bool) []Record {
+	recs := make([]Record, 0, len(res.Tasks))
+	for _, tr := range res.Tasks {
+		r := Record{
+			Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
+			Task: tr.ID, Repo: tr.Meta.Repo, Intent: tr.Meta.Intent, Difficulty: tr.Meta.Difficulty,
+			Query: tr.Query, FirstRelevant: tr.FirstRelevant, Values: map[string]float64{},
+			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err,
+		}
+		for i, m := range res.Measures {
+			if i < len(tr.Values) {
+				r.Values[m.String()] = tr.Values[i]
+			}
+		}
+		for _, h := range tr.Hits {
+			r.Hits = append(r.Hits, Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
+				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0})
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// WriteRecords writes recs as JSON Lines to file atomically.
+func WriteRecords(file string, recs []Record) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(file, buf.Bytes())
+}
+
+// RecordsFileName is the file name of one system's records in a results
+// directory: "<dataset>.<split>.<system>.<config>.jsonl".
+func RecordsFileName(dataset, split, system, config string) string {
+	return fmt.Sprintf("%s.%s.%s.%s.jsonl", dataset, split, system, config)
+}
+
+// ReadRecords reads every *.jsonl file of dir (or the one file dir names),
+// in file-name order. A malformed line is an error naming file:line.
+func ReadRecords(dir string) ([]Record, error) {
+	files := []string{dir}
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if st.IsDir() {
+		files, err = filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no *.jsonl result files", dir)
+		}
+	}
+	var recs []Record
+	for _, f := range files {
+		rs, err := readRecordFile(f)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rs...)
+	}
+	return recs, nil
+}
+
+func readRecordFile(file string) ([]Record, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	var recs []Record
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r Record
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", file, line, err)
+		}
+		if r.System == "" || r.Task == "" {
+			return nil, fmt.Errorf("%s:%d: record needs system and task", file, line)
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return recs, nil
+}

@@ -1,0 +1,193 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+)
+
+// Failure kinds a campaign collects. None of them stops the other systems.
+const (
+	FailRepoMissing       = "repo_missing"
+	FailIndex             = "index_failed"
+	FailQuery             = "query_failed"
+	FailModel             = "model_failed"
+	FailEmptyResults      = "empty_results"
+	FailDimensionMismatch = "dimension_mismatch"
+	FailMissingLabels     = "missing_labels"
+	FailCommitDrift       = "commit_drift"
+)
+
+// Run is what a campaign leaves in its output directory as run.json,
+// next to the records of each system under results/: everything score
+// needs to recompute the reports without the repositories or the models.
+type Run struct {
+	Meta     Meta        `json:"meta"`
+	Systems  []SystemRun `json:"systems"`
+	Tasks    []Task      `json:"tasks"`
+	Failures []Failure   `json:"failures"`
+}
+
+// Meta says how the numbers of a report came to be.
+type Meta struct {
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	// Generated is the only clock reading in a report: the same inputs
+	// with the same Generated give byte-identical files.
+	Generated  string      `json:"generated"`
+	Host       string      `json:"host"`
+	GoVersion  string      `json:"go_version"`
+	ORTVersion string      `json:"ort_version,omitempty"`
+	Backend    string      `json:"backend,omitempty"`
+	Dataset    string      `json:"dataset"`
+	Split      string      `json:"split,omitempty"`
+	Ks         []int       `json:"ks"`
+	PoolDepth  int         `json:"pool_depth,omitempty"`
+	Files      []FileSum   `json:"files,omitempty"`
+	Chunking   string      `json:"chunking,omitempty"`
+	Models     []ModelInfo `json:"models,omitempty"`
+	Repos      []RepoInfo  `json:"repos,omitempty"`
+	Judgments  string      `json:"judgments,omitempty"`
+	RSSMethod  string      `json:"rss_method,omitempty"`
+	Notes      []string    `json:"notes,omitempty"`
+}
+
+// FileSum names an input file and its SHA-256.
+type FileSum struct {
+	Role   string `json:"role"` // "cases", "repos manifest", "model manifest", "grading sheet"…
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// ModelInfo is the embedding configuration of one dense model.
+type ModelInfo struct {
+	ID            string `json:"id"`
+	Dimension     int    `json:"dimension"`
+	Pooling       string `json:"pooling"`
+	MaxTokens     int    `json:"max_tokens"`
+	QueryPrefix   string `json:"query_prefix"`
+	PassagePrefix string `json:"passage_prefix"`
+	Fingerprint   string `json:"fingerprint"`
+}
+
+// RepoInfo is one repository of a campaign.
+type RepoInfo struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	Commit string `json:"commit"`
+	Docs   int    `json:"docs"`
+	Chunks int    `json:"chunks"`
+	Note   string `json:"note,omitempty"`
+}
+
+// SystemRun is the cost side of one system in a campaign.
+type SystemRun struct {
+	Name         string  `json:"name"` // "system/config"
+	Status       string  `json:"status"`
+	IndexSeconds float64 `json:"index_seconds"`
+	IndexedDocs  int     `json:"indexed_docs"`
+	// PeakRSSMB is the peak resident set size while the system indexed and
+	// searched, in MiB (Meta.RSSMethod says how it was measured); 0 = unknown.
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+	Dimension int     `json:"dimension,omitempty"`
+}
+
+// System statuses.
+const (
+	StatusOK      = "ok"
+	StatusPartial = "partial" // some repositories or queries failed
+	StatusFailed  = "failed"
+)
+
+// Task is one case as the reports need it.
+type Task struct {
+	ID         string `json:"id"`
+	Repo       string `json:"repo"`
+	Intent     string `json:"intent"`
+	Difficulty string `json:"difficulty,omitempty"`
+	Query      string `json:"query"`
+	Gold       []Gold `json:"gold"`
+}
+
+// Gold is one judgment of the case file, matched against hits the way the
+// harness judge matches (see Matches).
+type Gold struct {
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+	Grade int    `json:"grade"`
+}
+
+// Matches reports whether hit h is what g judges: "doc" by doc id; "file",
+// "test", "config" by path (any chunk of the file); "symbol" by symbol or a
+// dotted suffix of it; "doc_section" by doc id or symbol.
+func (g Gold) Matches(h Hit) bool {
+	switch g.Kind {
+	case "doc":
+		return h.DocID == g.ID
+	case "file", "test", "config":
+		return h.Path == g.ID
+	case "symbol":
+		return h.Symbol == g.ID || (len(h.Symbol) > len(g.ID) && h.Symbol[len(h.Symbol)-len(g.ID)-1:] == "."+g.ID)
+	case "doc_section":
+		return h.DocID == g.ID || h.Symbol == g.ID
+	}
+	return false
+}
+
+// Failure is one thing that went wrong, kept for the report.
+type Failure struct {
+	Kind    string `json:"kind"`
+	System  string `json:"system,omitempty"`
+	Repo    string `json:"repo,omitempty"`
+	Task    string `json:"task,omitempty"`
+	Message string `json:"message"`
+}
+
+func (f Failure) String() string {
+	s := f.Kind
+	for _, p := range []string{f.System, f.Repo, f.Task} {
+		if p != "" {
+			s += " " + p
+		}
+	}
+	return s + ": " + f.Message
+}
+
+// WriteRun writes run as indented JSON to file atomically.
+func WriteRun(file string, run *Run) error {
+	b, err := marshalJSON(run)
+	if err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(file, b)
+}
+
+// ReadRun reads a run.json.
+func ReadRun(file string) (*Run, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var run Run
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&run); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return &run, nil
+}
+
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

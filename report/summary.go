@@ -1,0 +1,435 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/metrics"
+)
+
+// Fixed is a number written with four decimals.
+type Fixed = harness.Fixed
+
+// Config holds the tunables of a report.
+type Config struct {
+	Ks        []int  // cutoffs of hit@k, recall@k, ndcg@k and judged@k
+	Resamples int    // bootstrap resamples
+	Seed      uint64 // bootstrap and paired-test seed
+	Gates     Gates
+	// Only, when set, replaces the measure list: records of `go test
+	// ./bench` carry the harness's measures, not the campaign's.
+	Only []string
+}
+
+// DefaultConfig returns K = 1, 3, 5, 10, 20, 1000 resamples, the
+// harness's bootstrap seed and DefaultGates.
+func DefaultConfig() Config {
+	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Gates: DefaultGates()}
+}
+
+// Validate reports a config Summarize cannot use.
+func (c Config) Validate() error {
+	if len(c.Ks) == 0 {
+		return fmt.Errorf("report: no K values")
+	}
+	for _, k := range c.Ks {
+		if k <= 0 {
+			return fmt.Errorf("report: K %d is not positive", k)
+		}
+	}
+	return c.Gates.Validate()
+}
+
+// Measures returns the measures of a report over ks: hit@k, recall@k and
+// ndcg@k per k, then mrr@10 — plus the measures the gates read, when ks
+// lacks their cutoffs.
+func (c Config) Measures() []metrics.Measure {
+	var ms []metrics.Measure
+	if len(c.Only) > 0 {
+		for _, name := range c.Only {
+			if m, err := metrics.ParseMeasure(name); err == nil {
+				ms = append(ms, m)
+			}
+		}
+		return ms
+	}
+	seen := map[string]bool{}
+	add := func(m metrics.Measure) {
+		if !seen[m.String()] {
+			seen[m.String()] = true
+			ms = append(ms, m)
+		}
+	}
+	ks := append([]int(nil), c.Ks...)
+	sort.Ints(ks)
+	for _, k := range ks {
+		add(metrics.Measure{Name: metrics.Hit, K: k})
+		add(metrics.Measure{Name: metrics.Recall, K: k})
+		add(metrics.Measure{Name: metrics.NDCG, K: k})
+	}
+	add(metrics.Measure{Name: metrics.MRR, K: 10})
+	for _, g := range c.Gates.Rules() {
+		m, err := metrics.ParseMeasure(g.Measure)
+		if err == nil {
+			add(m)
+		}
+	}
+	return ms
+}
+
+// Stat is a mean with its 95% bootstrap CI.
+type Stat struct {
+	Mean Fixed `json:"mean"`
+	Low  Fixed `json:"ci_low"`
+	High Fixed `json:"ci_high"`
+}
+
+// Summary is everything a report shows.
+type Summary struct {
+	Meta        Meta            `json:"meta"`
+	Measures    []string        `json:"measures"`
+	Cases       int             `json:"cases"`
+	Systems     []SystemSummary `json:"systems"` // ranked, best first
+	PerRepo     []GroupRow      `json:"per_repo"`
+	PerIntent   []GroupRow      `json:"per_intent"`
+	Baseline    string          `json:"baseline,omitempty"`
+	Gates       Gates           `json:"gates"`
+	Decisions   []Decision      `json:"decisions,omitempty"`
+	Regressions []Regression    `json:"regressions,omitempty"`
+	Failures    []Failure       `json:"failures,omitempty"`
+
+	tasks []Task              // evaluated tasks, in order
+	cols  map[string]*columns // system → per-task values
+	cfg   Config
+	recs  []Record
+	order []string // systems in run order
+}
+
+// SystemSummary is one row of the ranking.
+type SystemSummary struct {
+	Name    string `json:"name"`
+	Dataset string `json:"dataset"`
+	Status  string `json:"status"`
+	Cases   int    `json:"cases"`
+	Failed  int    `json:"failed"`
+	// Micro averages every case once; MacroRepo every repository once
+	// (stratified bootstrap CI); MacroIntent every intent once.
+	Micro       map[string]Stat  `json:"micro"`
+	MacroRepo   map[string]Stat  `json:"macro_repo"`
+	MacroIntent map[string]Fixed `json:"macro_intent"`
+	// Judged is the share of the top-k hits that have a grade, per k
+	// ("judged@10"); Unjudged counts the hits without one in the top
+	// max(K).
+	Judged       map[string]Fixed `json:"judged"`
+	Unjudged     int              `json:"unjudged"`
+	LatencyP50MS Fixed            `json:"latency_p50_ms"`
+	LatencyP95MS Fixed            `json:"latency_p95_ms"`
+	IndexSeconds Fixed            `json:"index_seconds"`
+	PeakRSSMB    Fixed            `json:"peak_rss_mb"`
+	Dimension    int              `json:"dimension,omitempty"`
+	Decision     string           `json:"decision,omitempty"`
+}
+
+// GroupRow is one system's means over one repository or intent.
+type GroupRow struct {
+	Model  string           `json:"model"`
+	Group  string           `json:"group"`
+	N      int              `json:"n"`
+	Values map[string]Fixed `json:"values"`
+}
+
+// columns holds one system's per-task values, aligned with Summary.tasks.
+type columns struct {
+	vals    map[string][]float64
+	present []bool
+	first   []int // first relevant rank, 0 = none
+	top1    []bool
+}
+
+// Input is what Summarize reads.
+type Input struct {
+	// Run carries metadata, tasks with gold, system costs and failures;
+	// nil for records of `go test ./bench` (tasks come from the records).
+	Run     *Run
+	Records []Record
+	// Qrels, when set, are the merged judgments the records were rescored
+	// with: tasks without a relevant judgment are left out of every
+	// average and reported as missing labels.
+	Qrels Qrels
+}
+
+// Summarize computes the summary of in. Records of more than one dataset
+// are refused: their numbers do not average.
+func Summarize(in Input, cfg Config) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(in.Records) == 0 {
+		return nil, fmt.Errorf("report: no records")
+	}
+	ds := in.Records[0].Dataset
+	for _, r := range in.Records {
+		if r.Dataset != ds {
+			return nil, fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
+		}
+	}
+	s := &Summary{cfg: cfg, Gates: cfg.Gates, cols: map[string]*columns{}, recs: in.Records}
+	for _, m := range cfg.Measures() {
+		s.Measures = append(s.Measures, m.String())
+	}
+	var sysRuns []SystemRun
+	if in.Run != nil {
+		s.Meta = in.Run.Meta
+		s.Failures = append(s.Failures, in.Run.Failures...)
+		sysRuns = in.Run.Systems
+	}
+	s.Meta.Dataset, s.Meta.Ks = ds, cfg.Ks
+	if s.Meta.Split == "" {
+		s.Meta.Split = in.Records[0].Split
+	}
+
+	// The tasks: the run's, or the records' in id order.
+	var tasks []Task
+	if in.Run != nil {
+		tasks = in.Run.Tasks
+	} else {
+		seen := map[string]bool{}
+		for _, r := range in.Records {
+			if !seen[r.Task] {
+				seen[r.Task] = true
+				tasks = append(tasks, Task{ID: r.Task, Repo: r.Repo, Intent: r.Intent, Difficulty: r.Difficulty, Query: r.Query})
+			}
+		}
+		sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
+	}
+	for _, t := range tasks {
+		if in.Qrels != nil && in.Qrels.Relevant(t.ID) == 0 {
+			s.Failures = append(s.Failures, Failure{Kind: FailMissingLabels, Repo: t.Repo, Task: t.ID,
+				Message: "no relevant judgment (gold or graded); left out of every average"})
+			continue
+		}
+		s.tasks = append(s.tasks, t)
+	}
+	s.Cases = len(s.tasks)
+	pos := map[string]int{}
+	for i, t := range s.tasks {
+		pos[t.ID] = i
+	}
+
+	// Systems: the run's order, then any others by name.
+	var names []string
+	known := map[string]bool{}
+	for _, sr := range sysRuns {
+		names = append(names, sr.Name)
+		known[sr.Name] = true
+	}
+	var extra []string
+	byModel := map[string][]*Record{}
+	for i := range in.Records {
+		r := &in.Records[i]
+		if !known[r.Model()] {
+			known[r.Model()] = true
+			extra = append(extra, r.Model())
+		}
+		byModel[r.Model()] = append(byModel[r.Model()], r)
+	}
+	sort.Strings(extra)
+	names = append(names, extra...)
+	s.order = names
+	costs := map[string]SystemRun{}
+	for _, sr := range sysRuns {
+		costs[sr.Name] = sr
+	}
+
+	maxK := 0
+	for _, k := range cfg.Ks {
+		maxK = max(maxK, k)
+	}
+	for _, name := range names {
+		c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)),
+			first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+		for _, m := range s.Measures {
+			c.vals[m] = make([]float64, len(s.tasks))
+		}
+		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]Stat{}, MacroRepo: map[string]Stat{},
+			MacroIntent: map[string]Fixed{}, Judged: map[string]Fixed{}}
+		if sr, ok := costs[name]; ok {
+			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sr.Status, Fixed(sr.IndexSeconds), Fixed(sr.PeakRSSMB), sr.Dimension
+		}
+		judged, shown := make([]int, len(cfg.Ks)), make([]int, len(cfg.Ks))
+		var lat []float64
+		for _, r := range byModel[name] {
+			i, ok := pos[r.Task]
+			if !ok {
+				continue
+			}
+			c.present[i] = true
+			if r.Error != "" {
+				ss.Failed++
+				continue
+			}
+			lat = append(lat, r.LatencyMS)
+			for _, m := range s.Measures {
+				c.vals[m][i] = r.Values[m]
+			}
+			c.first[i] = r.FirstRelevant
+			c.top1[i] = r.FirstRelevant == 1
+			for ki, k := range cfg.Ks {
+				for _, h := range r.Hits {
+					if h.Rank <= k {
+						shown[ki]++
+						if h.Judged {
+							judged[ki]++
+						}
+					}
+				}
+			}
+			for _, h := range r.Hits {
+				if h.Rank <= maxK && !h.Judged {
+					ss.Unjudged++
+				}
+			}
+		}
+		for _, p := range c.present {
+			if p {
+				ss.Cases++
+			}
+		}
+		if missing := len(s.tasks) - ss.Cases; missing > 0 {
+			ss.Failed += missing
+		}
+		if ss.Cases == 0 {
+			ss.Status = StatusFailed
+		} else if ss.Failed > 0 && ss.Status == StatusOK {
+			ss.Status = StatusPartial
+		}
+		s.cols[name] = c
+		repos, intents := s.keys(func(t Task) string { return t.Repo }), s.keys(func(t Task) string { return t.Intent })
+		for _, m := range s.Measures {
+			v := c.vals[m]
+			ci := metrics.Bootstrap(v, cfg.Resamples, cfg.Seed)
+			ss.Micro[m] = Stat{Fixed(ci.Mean), Fixed(ci.Low), Fixed(ci.High)}
+			lo, hi := stratifiedBootstrap(v, repos, cfg.Resamples, cfg.Seed)
+			ss.MacroRepo[m] = Stat{Fixed(metrics.Macro(v, repos)), Fixed(lo), Fixed(hi)}
+			ss.MacroIntent[m] = Fixed(metrics.Macro(v, intents))
+		}
+		for ki, k := range cfg.Ks {
+			frac := 0.0
+			if shown[ki] > 0 {
+				frac = float64(judged[ki]) / float64(shown[ki])
+			}
+			ss.Judged["judged@"+strconv.Itoa(k)] = Fixed(frac)
+		}
+		sort.Float64s(lat)
+		ss.LatencyP50MS, ss.LatencyP95MS = Fixed(percentile(lat, 50)), Fixed(percentile(lat, 95))
+		s.Systems = append(s.Systems, ss)
+		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
+		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
+	}
+	primary := cfg.Gates.Primary
+	sort.SliceStable(s.Systems, func(i, j int) bool {
+		a, b := s.Systems[i], s.Systems[j]
+		if (a.Status == StatusFailed) != (b.Status == StatusFailed) {
+			return b.Status == StatusFailed
+		}
+		if a.Micro[primary].Mean != b.Micro[primary].Mean {
+			return a.Micro[primary].Mean > b.Micro[primary].Mean
+		}
+		return a.Name < b.Name
+	})
+	s.decide()
+	s.regressions()
+	sort.SliceStable(s.Failures, func(i, j int) bool {
+		a, b := s.Failures[i], s.Failures[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.String() < b.String()
+	})
+	return s, nil
+}
+
+func (s *Summary) keys(f func(Task) string) []string {
+	ks := make([]string, len(s.tasks))
+	for i, t := range s.tasks {
+		ks[i] = f(t)
+	}
+	return ks
+}
+
+func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
+	var rows []GroupRow
+	idx := map[string]int{}
+	for _, m := range s.Measures {
+		for _, g := range metrics.PerGroup(c.vals[m], keys) {
+			i, ok := idx[g.Key]
+			if !ok {
+				i = len(rows)
+				idx[g.Key] = i
+				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]Fixed{}})
+			}
+			rows[i].Values[m] = Fixed(g.Mean)
+		}
+	}
+	return rows
+}
+
+// percentile is the nearest-rank percentile of sorted xs (0 when empty).
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// stratifiedBootstrap is the 95% percentile interval of the macro mean
+// over keys: each resample draws, within every group, as many values as
+// the group has, with replacement, and averages the group means.
+func stratifiedBootstrap(values []float64, keys []string, resamples int, seed uint64) (lo, hi float64) {
+	if len(values) == 0 {
+		return 0, 0
+	}
+	if resamples <= 0 {
+		resamples = metrics.DefaultResamples
+	}
+	groups := map[string][]float64{}
+	var order []string
+	for i, k := range keys {
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], values[i])
+	}
+	sort.Strings(order)
+	rng := rand.New(rand.NewPCG(seed, 0x6d6163726f))
+	means := make([]float64, resamples)
+	for r := range means {
+		total := 0.0
+		for _, k := range order {
+			g := groups[k]
+			sum := 0.0
+			for range g {
+				sum += g[rng.IntN(len(g))]
+			}
+			total += sum / float64(len(g))
+		}
+		means[r] = total / float64(len(order))
+	}
+	sort.Float64s(means)
+	return quantile(means, 0.025), quantile(means, 0.975)
+}
+
+// quantile interpolates linearly between order statistics of sorted xs.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	i := int(math.Floor(pos))
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}

@@ -1,0 +1,359 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+)
+
+// Files lists the report files Write creates, in order.
+var Files = []string{
+	"quality-summary.md", "quality-summary.json", "per-query-results.jsonl",
+	"per-model-ranking.csv", "per-repo-summary.csv", "per-intent-summary.csv", "regressions.md",
+}
+
+// Write writes every report file of s into dir (each atomically).
+func Write(dir string, s *Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := marshalJSON(s)
+	if err != nil {
+		return err
+	}
+	outs := map[string][]byte{
+		"quality-summary.md":      []byte(s.Markdown()),
+		"quality-summary.json":    js,
+		"per-query-results.jsonl": s.perQuery(),
+		"per-model-ranking.csv":   s.rankingCSV(),
+		"per-repo-summary.csv":    groupCSV("repo", s.Measures, s.PerRepo),
+		"per-intent-summary.csv":  groupCSV("intent", s.Measures, s.PerIntent),
+		"regressions.md":          []byte(s.regressionsMD()),
+	}
+	for _, f := range Files {
+		if err := harness.WriteFileAtomic(filepath.Join(dir, f), outs[f]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func f4(v Fixed) string { return strconv.FormatFloat(float64(v), 'f', 4, 64) }
+
+// headline are the measures the Markdown tables show.
+func (s *Summary) headline() []string {
+	var hs []string
+	for _, m := range []string{"hit@1", "recall@5", "mrr@10", "ndcg@10", "recall@10"} {
+		for _, have := range s.Measures {
+			if have == m {
+				hs = append(hs, m)
+			}
+		}
+	}
+	return hs
+}
+
+// Markdown renders quality-summary.md.
+func (s *Summary) Markdown() string {
+	var b strings.Builder
+	m := s.Meta
+	fmt.Fprintf(&b, "# Retrieval quality: %s\n\n", m.Dataset)
+	fmt.Fprintf(&b, "%d cases", s.Cases)
+	if m.Split != "" {
+		fmt.Fprintf(&b, " (split %s)", m.Split)
+	}
+	fmt.Fprintf(&b, ", %d systems, K = %s", len(s.Systems), joinInts(m.Ks))
+	if m.PoolDepth > 0 {
+		fmt.Fprintf(&b, ", pool depth %d", m.PoolDepth)
+	}
+	b.WriteString(".\n\n")
+
+	b.WriteString("## Decision\n\n")
+	if len(s.Decisions) == 0 {
+		b.WriteString("No decision: no baseline.\n\n")
+	} else {
+		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Gates.Alpha)
+		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
+		for _, d := range s.Decisions {
+			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
+		}
+		b.WriteString("\n")
+	}
+
+	hs := s.headline()
+	b.WriteString("## Systems (micro average: every case once, 95% bootstrap CI)\n\n| rank | system | status | cases | failed |")
+	for _, h := range hs {
+		fmt.Fprintf(&b, " %s |", h)
+	}
+	maxK := 0
+	for _, k := range m.Ks {
+		maxK = max(maxK, k)
+	}
+	judgedK := "judged@10"
+	if _, ok := s.firstJudged(judgedK); !ok {
+		judgedK = "judged@" + strconv.Itoa(maxK)
+	}
+	fmt.Fprintf(&b, " %s | unjudged@%d | p50 ms | p95 ms | index s | peak RSS MiB | dim |\n|---|---|---|---|---|", judgedK, maxK)
+	for range hs {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|---|---|---|---|---|---|\n")
+	for i, ss := range s.Systems {
+		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d |", i+1, ss.Name, ss.Status, ss.Cases, ss.Failed)
+		for _, h := range hs {
+			st := ss.Micro[h]
+			fmt.Fprintf(&b, " %s [%s, %s] |", f4(st.Mean), f4(st.Low), f4(st.High))
+		}
+		fmt.Fprintf(&b, " %s | %d | %s | %s | %s | %s | %s |\n", f4(ss.Judged[judgedK]), ss.Unjudged,
+			f1(ss.LatencyP50MS), f1(ss.LatencyP95MS), f1(ss.IndexSeconds), f1(ss.PeakRSSMB), dim(ss.Dimension))
+	}
+	b.WriteString("\n## Macro averages (every repository once, stratified bootstrap CI; every intent once)\n\n| system |")
+	for _, h := range hs {
+		fmt.Fprintf(&b, " %s by repo | %s by intent |", h, h)
+	}
+	b.WriteString("\n|---|")
+	for range hs {
+		b.WriteString("---|---|")
+	}
+	b.WriteString("\n")
+	for _, ss := range s.Systems {
+		fmt.Fprintf(&b, "| %s |", ss.Name)
+		for _, h := range hs {
+			st := ss.MacroRepo[h]
+			fmt.Fprintf(&b, " %s [%s, %s] | %s |", f4(st.Mean), f4(st.Low), f4(st.High), f4(ss.MacroIntent[h]))
+		}
+		b.WriteString("\n")
+	}
+	for _, grp := range []struct {
+		title string
+		rows  []GroupRow
+	}{{"Per repository", s.PerRepo}, {"Per intent", s.PerIntent}} {
+		fmt.Fprintf(&b, "\n## %s (%s)\n\n| system | group | n |", grp.title, strings.Join(hs, ", "))
+		for _, h := range hs {
+			fmt.Fprintf(&b, " %s |", h)
+		}
+		b.WriteString("\n|---|---|---|")
+		for range hs {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		for _, r := range grp.rows {
+			fmt.Fprintf(&b, "| %s | %s | %d |", r.Model, r.Group, r.N)
+			for _, h := range hs {
+				fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(s.Decisions) > 0 {
+		b.WriteString("\n## Paired tests against the baseline\n\n| system | measure | baseline | system | diff | 95% CI | p | n |\n|---|---|---|---|---|---|---|---|\n")
+		for _, d := range s.Decisions {
+			for _, t := range d.Tests {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %+.4f | [%+.4f, %+.4f] | %s | %d |\n", d.Model, t.Measure, f4(t.Baseline), f4(t.Model),
+					float64(t.Diff), float64(t.Low), float64(t.High), f4(t.P), t.N)
+			}
+		}
+	}
+	g := s.cfg.Gates
+	b.WriteString("\n## Gates\n\n")
+	var gains []string
+	for _, r := range g.Gains {
+		gains = append(gains, fmt.Sprintf("%s ≥ %+.2f", r.Measure, r.Threshold))
+	}
+	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`.\n",
+		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.InteractiveLatencyRatio, g.MinCases)
+	if len(s.Failures) > 0 {
+		b.WriteString("\n## Failures\n\n")
+		for _, f := range s.Failures {
+			fmt.Fprintf(&b, "- %s\n", mdCell(f.String()))
+		}
+	}
+	b.WriteString("\n## Metadata\n\n")
+	kv := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "- %s: %s\n", k, v)
+		}
+	}
+	kv("tool", strings.TrimSpace(m.Tool+" "+m.Version))
+	kv("commit", m.Commit)
+	kv("generated", m.Generated)
+	kv("host", m.Host)
+	kv("go", m.GoVersion)
+	kv("onnx runtime", m.ORTVersion)
+	kv("backend", m.Backend)
+	kv("chunking", m.Chunking)
+	kv("judgments", m.Judgments)
+	kv("peak RSS", m.RSSMethod)
+	for _, f := range m.Files {
+		fmt.Fprintf(&b, "- %s: `%s` sha256 `%s`\n", f.Role, f.Path, f.SHA256)
+	}
+	for _, r := range m.Repos {
+		fmt.Fprintf(&b, "- repo %s: %s at `%s`, %d docs, %d chunks", r.Name, r.Source, r.Commit, r.Docs, r.Chunks)
+		if r.Note != "" {
+			fmt.Fprintf(&b, " (%s)", r.Note)
+		}
+		b.WriteString("\n")
+	}
+	for _, md := range m.Models {
+		fmt.Fprintf(&b, "- model %s: dim %d, %s pooling, max %d tokens, query prefix %q, passage prefix %q, fingerprint `%s`\n",
+			md.ID, md.Dimension, md.Pooling, md.MaxTokens, md.QueryPrefix, md.PassagePrefix, md.Fingerprint)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(&b, "- note: %s\n", n)
+	}
+	return b.String()
+}
+
+func (s *Summary) firstJudged(k string) (Fixed, bool) {
+	if len(s.Systems) == 0 {
+		return 0, false
+	}
+	v, ok := s.Systems[0].Judged[k]
+	return v, ok
+}
+
+func f1(v Fixed) string { return strconv.FormatFloat(float64(v), 'f', 1, 64) }
+
+func dim(d int) string {
+	if d == 0 {
+		return "–"
+	}
+	return strconv.Itoa(d)
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+
+// perQuery renders per-query-results.jsonl: one line per (case, model,
+// hit), or one line without a rank for a case a model returned nothing for.
+func (s *Summary) perQuery() []byte {
+	type line struct {
+		Case     string  `json:"case"`
+		Repo     string  `json:"repo"`
+		Intent   string  `json:"intent"`
+		Model    string  `json:"model"`
+		Rank     int     `json:"rank"`
+		DocID    string  `json:"doc_id,omitempty"`
+		Kind     string  `json:"kind,omitempty"`
+		Path     string  `json:"path,omitempty"`
+		Symbol   string  `json:"symbol,omitempty"`
+		Score    Fixed   `json:"score"`
+		Grade    *int    `json:"grade"`
+		Relevant bool    `json:"relevant"`
+		Error    string  `json:"error,omitempty"`
+		Latency  float64 `json:"-"`
+	}
+	evaluated := map[string]bool{}
+	for _, t := range s.tasks {
+		evaluated[t.ID] = true
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, name := range s.order {
+		for _, r := range s.recs {
+			if r.Model() != name || !evaluated[r.Task] {
+				continue
+			}
+			if len(r.Hits) == 0 {
+				_ = enc.Encode(line{Case: r.Task, Repo: r.Repo, Intent: r.Intent, Model: name, Error: r.Error})
+			}
+			for _, h := range r.Hits {
+				l := line{Case: r.Task, Repo: r.Repo, Intent: r.Intent, Model: name, Rank: h.Rank, DocID: h.DocID, Kind: h.Kind,
+					Path: h.Path, Symbol: h.Symbol, Score: Fixed(h.Score), Relevant: h.Judged && h.Grade >= 1}
+				if h.Judged {
+					g := h.Grade
+					l.Grade = &g
+				}
+				_ = enc.Encode(l)
+			}
+		}
+	}
+	return buf.Bytes()
+}
+
+func (s *Summary) rankingCSV() []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := []string{"rank", "model", "status", "decision", "cases", "failed"}
+	for _, m := range s.Measures {
+		head = append(head, m, m+"_ci_low", m+"_ci_high", m+"_macro_repo", m+"_macro_intent")
+	}
+	for _, k := range s.Meta.Ks {
+		head = append(head, "judged@"+strconv.Itoa(k))
+	}
+	head = append(head, "unjudged", "latency_p50_ms", "latency_p95_ms", "index_seconds", "peak_rss_mb", "dimension")
+	_ = w.Write(head)
+	for i, ss := range s.Systems {
+		row := []string{strconv.Itoa(i + 1), ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
+		for _, m := range s.Measures {
+			st := ss.Micro[m]
+			row = append(row, f4(st.Mean), f4(st.Low), f4(st.High), f4(ss.MacroRepo[m].Mean), f4(ss.MacroIntent[m]))
+		}
+		for _, k := range s.Meta.Ks {
+			row = append(row, f4(ss.Judged["judged@"+strconv.Itoa(k)]))
+		}
+		row = append(row, strconv.Itoa(ss.Unjudged), f4(ss.LatencyP50MS), f4(ss.LatencyP95MS), f4(ss.IndexSeconds), f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension))
+		_ = w.Write(row)
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+func groupCSV(field string, measures []string, rows []GroupRow) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(append([]string{"model", field, "n"}, measures...))
+	for _, r := range rows {
+		row := []string{r.Model, r.Group, strconv.Itoa(r.N)}
+		for _, m := range measures {
+			row = append(row, f4(r.Values[m]))
+		}
+		_ = w.Write(row)
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+func (s *Summary) regressionsMD() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Regressions: %s\n\n", s.Meta.Dataset)
+	if s.Baseline != "" {
+		fmt.Fprintf(&b, "Against the baseline `%s`. ", s.Baseline)
+	}
+	b.WriteString("Kinds: a lost relevant top result, the first relevant hit moved lower, an easy symbol lookup without a relevant hit in the top 5, a repository or intent where the primary measure trails the baseline by the gain threshold.\n")
+	if len(s.Regressions) == 0 {
+		b.WriteString("\nNone.\n")
+		return b.String()
+	}
+	for _, kind := range []string{LostTopResult, FirstRelevantDown, EasySymbolMissed, WeakGroup} {
+		var rows []Regression
+		for _, r := range s.Regressions {
+			if r.Kind == kind {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s (%d)\n\n| model | case | repo | intent | detail |\n|---|---|---|---|---|\n", kind, len(rows))
+		for _, r := range rows {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Model, r.Task, r.Repo, r.Intent, mdCell(r.Detail))
+		}
+	}
+	return b.String()
+}
