@@ -510,6 +510,31 @@ func TestSplitFallbacks(t *testing.T) {
 			reason:    ".tsx files use the TSX grammar, so JSX parses",
 		},
 		{
+			name: "ts-declare",
+			path: "types/foo.d.ts",
+			src:  "declare class Foo {\n  bar(): void;\n}\ndeclare module \"m\" {\n  export function h(): void;\n}\n",
+			opt:  DefaultOptions(),
+			want: []span{
+				{KindClass, "Foo", 1, 3},
+				{KindModule, "", 4, 6},
+			},
+			wantStats: Stats{Files: 1, Chunks: 2},
+			reason:    "an ambient class keeps its declare prefix; a module of signatures has no definition",
+		},
+		{
+			name: "cpp-extern-c",
+			path: "src/c_api.cc",
+			src:  "extern \"C\" int f() {\n  return 1;\n}\nextern \"C\" {\nint g() {\n  return 2;\n}\n}\n",
+			opt:  DefaultOptions(),
+			want: []span{
+				{KindFunction, "f", 1, 3},
+				{KindModule, "", 4, 8},
+				{KindFunction, "g", 5, 7},
+			},
+			wantStats: Stats{Files: 1, Chunks: 3},
+			reason:    "extern \"C\" before one function belongs to it; an extern \"C\" block is looked through",
+		},
+		{
 			name: "c-header",
 			path: "include/util.h",
 			src:  "int add(int a, int b);\n\nstatic inline int twice(int x) {\n  return 2 * x;\n}\n",

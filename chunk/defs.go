@@ -193,7 +193,14 @@ func (f *file) classifyTS(n *sitter.Node) (def, bool) {
 		if body := n.ChildByFieldName("body"); body != nil {
 			return def{role: roleScope, name: name, body: body}, true
 		}
-	case "expression_statement", "ambient_declaration":
+	case "ambient_declaration":
+		// "declare class C {…}" is the class with its "declare" prefix.
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			if d, ok := f.classifyTS(n.NamedChild(i)); ok {
+				return wrap(d, ok)(n)
+			}
+		}
+	case "expression_statement":
 		return def{role: roleTransparent, body: n}, true
 	}
 	return def{}, false
@@ -281,7 +288,15 @@ func (f *file) classifyCpp(n *sitter.Node) (def, bool) {
 			name := strings.ReplaceAll(f.fieldText(n, "name"), "::", ".")
 			return def{role: roleScope, name: name, body: body}, true
 		}
-	case "linkage_specification", "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
+	case "linkage_specification":
+		// extern "C" { … } is looked through; extern "C" int f() {…} is f.
+		if body := n.ChildByFieldName("body"); body != nil {
+			if body.Kind() == "declaration_list" {
+				return def{role: roleTransparent, body: body}, true
+			}
+			return wrap(f.classifyCpp(body))(n)
+		}
+	case "declaration_list", "preproc_if", "preproc_ifdef", "preproc_else",
 		"preproc_elif", "preproc_elifdef":
 		return def{role: roleTransparent, body: n}, true
 	}
