@@ -29,8 +29,10 @@
 //   - Namespaces (C++ namespace, Rust mod, TS namespace/module) are no
 //     chunk: their members are, qualified by the namespace name, and the
 //     namespace's own lines go to the module chunk. Likewise Python
-//     if/try/with blocks, C++ #ifdef and extern "C" blocks and TS export
-//     wrappers are looked through: a def under "if TYPE_CHECKING:" is a chunk.
+//     if/try/with blocks and C++ #ifdef and extern "C" { } blocks are
+//     looked through: a def under "if TYPE_CHECKING:" is a chunk. Prefixes
+//     that wrap one definition belong to it: TS export/declare, C++
+//     template<…> headers and extern "C", Python decorators.
 //   - What is left of a file with definitions (imports, globals, package
 //     clause, module docstring) is one "module" chunk, if it is not blank.
 //     Keeping it makes the chunks a partition of the file, so a query about
@@ -73,6 +75,6 @@
 // judge, which credits any chunker whose chunk holds the needle function,
 // whatever its comments or formatting.
 //
-// All tree-sitter objects (parsers, trees, queries, cursors) are closed
+// All tree-sitter objects (parsers, trees) are closed
 // before Split returns; it holds no cgo memory afterwards.
 package chunk
