@@ -13,7 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/internal/synth"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
 
 // supportedLine reports whether a trec_eval output line is for a measure
@@ -197,5 +200,51 @@ func TestEvalErrors(t *testing.T) {
 				t.Errorf("%s: usage errors print usage on stderr", tt.reason)
 			}
 		})
+	}
+}
+
+// TestEvalStreamingMatchesInMemory checks the pipelined streaming path of
+// eval against metrics.Evaluate on the run read whole, on a generated run
+// large enough to keep both goroutines busy.
+func TestEvalStreamingMatchesInMemory(t *testing.T) {
+	cfg := synth.DefaultConfig()
+	cfg.Queries, cfg.Retrieved, cfg.Judged = 300, 200, 20
+	qrelsPath, runPath, err := synth.WriteFiles(t.TempDir(), cfg)
+	require.NoError(t, err)
+	sel, err := selectMeasures([]string{"all_trec", "mrr@10", "hit", "pass@1-needle", "coverage"})
+	require.NoError(t, err)
+	// The same lines with the first moved to the end: the first query is no
+	// longer one block, so eval takes its fallback for ungrouped runs. Line
+	// order does not change the evaluation.
+	data, err := os.ReadFile(runPath)
+	require.NoError(t, err)
+	first, rest, _ := strings.Cut(string(data), "\n")
+	ungrouped := filepath.Join(t.TempDir(), "ungrouped")
+	require.NoError(t, os.WriteFile(ungrouped, []byte(rest+first+"\n"), 0o644))
+	e, err := metrics.NewEvaluator(nil, sel.measures, metrics.EvalOptions{})
+	require.NoError(t, err)
+	if _, err := streamRun(ungrouped, e); !errors.Is(err, trecfmt.ErrNotGrouped) {
+		t.Fatalf("streaming the ungrouped run: err = %v, want ErrNotGrouped (else the fallback goes untested)", err)
+	}
+	for _, opt := range []metrics.EvalOptions{{}, {RelLevel: 2, MaxDocs: 50}} {
+		fallback, _, err := evalFiles(qrelsPath, ungrouped, sel.measures, opt)
+		require.NoError(t, err)
+		got, tag, err := evalFiles(qrelsPath, runPath, sel.measures, opt)
+		require.NoError(t, err)
+		qrels, err := trecfmt.ReadQrelsFile(qrelsPath)
+		require.NoError(t, err)
+		run, wantTag, err := trecfmt.ReadRunFile(runPath, false)
+		require.NoError(t, err)
+		want, err := metrics.Evaluate(qrels, run, sel.measures, opt)
+		require.NoError(t, err)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%+v: streaming and in-memory evaluation differ (-in-memory +streaming):\n%s", opt, diff)
+		}
+		if diff := cmp.Diff(want, fallback); diff != "" {
+			t.Errorf("%+v: ungrouped-run fallback differs (-in-memory +fallback):\n%s", opt, diff)
+		}
+		if tag != wantTag {
+			t.Errorf("tag %q, want %q", tag, wantTag)
+		}
 	}
 }
