@@ -178,6 +178,11 @@ func pareto(dir string, s *Summary, live []SystemSummary, colour map[string]colo
 		p.Add(sc)
 		p.Legend.Add(ss.Name, sc)
 	}
+	maxX := 0.0
+	for _, xy := range pts {
+		maxX = max(maxX, xy.X)
+	}
+	p.X.Min, p.X.Max = 0, maxX*1.15+0.1
 	var front plotter.XYs
 	for i, a := range pts {
 		dominated := false

@@ -168,10 +168,15 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if len(in.Records) == 0 {
+	var ds string
+	switch {
+	case len(in.Records) > 0:
+		ds = in.Records[0].Dataset
+	case in.Run != nil:
+		ds = in.Run.Meta.Dataset // every system failed: report the failures
+	default:
 		return nil, fmt.Errorf("report: no records")
 	}
-	ds := in.Records[0].Dataset
 	for _, r := range in.Records {
 		if r.Dataset != ds {
 			return nil, fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
@@ -188,7 +193,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		sysRuns = in.Run.Systems
 	}
 	s.Meta.Dataset, s.Meta.Ks = ds, cfg.Ks
-	if s.Meta.Split == "" {
+	if s.Meta.Split == "" && len(in.Records) > 0 {
 		s.Meta.Split = in.Records[0].Split
 	}
 

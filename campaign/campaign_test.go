@@ -1,0 +1,157 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+const fixture = "../fixtures/cases"
+
+func bm25Spec(t *testing.T) harness.Spec {
+	t.Helper()
+	for _, s := range harness.Registry() {
+		if s.System == "bm25" && s.Config == "code-weighted" {
+			return s
+		}
+	}
+	t.Fatal("no bm25/code-weighted in the registry")
+	return harness.Spec{}
+}
+
+// firstDocs is a stand-in system that returns the first k docs of a
+// corpus; with empty set it returns nothing.
+type firstDocs struct {
+	docs  []corpus.Doc
+	empty bool
+}
+
+func (f *firstDocs) Index(_ context.Context, c *corpus.Corpus) error { f.docs = c.Docs; return nil }
+func (f *firstDocs) Search(_ context.Context, _ string, k int) ([]systems.Hit, error) {
+	if f.empty {
+		return nil, nil
+	}
+	var hs []systems.Hit
+	for i := 0; i < k && i < len(f.docs); i++ {
+		hs = append(hs, systems.Hit{DocID: f.docs[i].ID, Score: float64(k - i)})
+	}
+	return hs, nil
+}
+func (f *firstDocs) Close() error { return nil }
+
+// TestFailingModelReported runs a campaign in which one "model" cannot be
+// created, one lacks its files, one returns nothing, and checks that each
+// is reported while BM25 completes with reports and a pool.
+func TestFailingModelReported(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Cases = filepath.Join(fixture, "cases.jsonl")
+	cfg.Repos = filepath.Join(fixture, "manifest.json")
+	cfg.CacheDir = t.TempDir()
+	cfg.PoolDepth = 3
+	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
+	cfg.Report.Gates.MinCases = 2
+	cfg.Specs = []harness.Spec{
+		bm25Spec(t),
+		{System: "dense", Config: "broken", New: func(systems.Options) (systems.System, error) {
+			return nil, errors.New("model file is corrupt")
+		}},
+		{System: "dense", Config: "absent", Requires: func(string) (string, error) {
+			return "models", errors.New("absent: model.onnx missing")
+		}},
+		{System: "stub", Config: "empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
+		{System: "stub", Config: "first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
+	}
+	out := t.TempDir()
+	res, err := Run(t.Context(), cfg, out)
+	require.NoError(t, err)
+
+	status := map[string]string{}
+	for _, s := range res.Run.Systems {
+		status[s.Name] = s.Status
+	}
+	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok"}
+	if diff := cmp.Diff(want, status); diff != "" {
+		t.Errorf("system status (-want +got):\n%s", diff)
+	}
+	kinds := map[string]int{}
+	for _, f := range res.Run.Failures {
+		kinds[f.System+" "+f.Kind]++
+	}
+	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10} {
+		if kinds[k] != n {
+			t.Errorf("failures %q = %d, want %d (all: %v)", k, kinds[k], n, kinds)
+		}
+	}
+	for _, f := range append(report.Files, "run.json", "grading-sheet.csv", "pooled-results.jsonl") {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("output %s: %v", f, err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "quality-summary.md"))
+	require.NoError(t, err)
+	for _, s := range []string{"model_failed dense/broken", "model file is corrupt", "| dense/broken | **rejected** | system_failed"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("quality-summary.md lacks %q", s)
+		}
+	}
+	var bm25Recs int
+	for _, r := range res.Records {
+		if r.System == "bm25" && len(r.Hits) > 0 {
+			bm25Recs++
+		}
+	}
+	if bm25Recs != 10 {
+		t.Errorf("bm25 answered %d cases, want all 10", bm25Recs)
+	}
+}
+
+func TestRepoMissing(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(filepath.Join(fixture, "repos", "minikv"))
+	require.NoError(t, err)
+	manifest := filepath.Join(dir, "manifest.json")
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"minikv": {"path": "`+abs+`", "commit": "fixture-v1"}, "shorturl": {"path": "gone", "commit": "x"}}`), 0o644))
+	cfg := DefaultConfig()
+	cfg.Cases = filepath.Join(fixture, "cases.jsonl")
+	cfg.Repos = manifest
+	cfg.CacheDir = t.TempDir()
+	cfg.Specs = []harness.Spec{bm25Spec(t)}
+	res, err := Run(t.Context(), cfg, t.TempDir())
+	require.NoError(t, err)
+	var missing []string
+	for _, f := range res.Run.Failures {
+		if f.Kind == report.FailRepoMissing {
+			missing = append(missing, f.Repo)
+		}
+	}
+	if diff := cmp.Diff([]string{"shorturl"}, missing); diff != "" {
+		t.Errorf("repo_missing (-want +got):\n%s", diff)
+	}
+	if res.Summary.Cases != 6 {
+		t.Errorf("cases = %d, want minikv's 6", res.Summary.Cases)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	cfg := DefaultConfig()
+	if err := cfg.Validate(); err == nil {
+		t.Error("empty config validates")
+	}
+	cfg.Cases, cfg.Repos, cfg.Specs = "c", "r", []harness.Spec{{System: "x"}}
+	require.NoError(t, cfg.Validate())
+	cfg.PoolDepth = 0
+	if err := cfg.Validate(); err == nil {
+		t.Error("pool depth 0 validates")
+	}
+}
