@@ -37,7 +37,13 @@ import (
 )
 
 // One line per benchmark family. Adding a family is adding its line.
-func BenchmarkRepoQA(b *testing.B) { benchFamily(b, "repoqa", repoqaSets()) }
+func BenchmarkRepoQA(b *testing.B)  { benchFamily(b, "repoqa", repoqaSets()) }
+func BenchmarkSWEQA(b *testing.B)   { benchFamily(b, "sweqa", sweqaSets()) }
+func BenchmarkCodeRAG(b *testing.B) { benchFamily(b, "coderag", coderagSets()) }
+func BenchmarkCoSQA(b *testing.B)   { benchFamily(b, "cosqa", cosqaSets()) }
+func BenchmarkTREC(b *testing.B)    { benchFamily(b, "trec", trecSets()) }
+func BenchmarkBEIR(b *testing.B)    { benchFamily(b, "beir", beirSets()) }
+func BenchmarkCases(b *testing.B)   { benchFamily(b, "cases", casesSets()) }
 
 // EnvBenchDelay plants a slowdown for checking the regression gate by hand:
 // a Go duration ("1ms") slept after every query of every op=search
