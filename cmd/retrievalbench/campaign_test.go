@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// TestCampaignScoreReport runs the grading loop on the hermetic case
+// fixture with BM25 alone: campaign → grade one pooled result → score
+// (twice, byte-identical) → report over the campaign's results.
+func TestCampaignScoreReport(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-models", "none", "-pool", "3", "-cache", t.TempDir(), "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	require.Contains(t, stdout.String(), "10 cases, 1 systems, 0 failures")
+
+	// Grade the first ungraded pooled result 3 with labels.jsonl.
+	b, err := os.ReadFile(filepath.Join(out, "pooled-results.jsonl"))
+	require.NoError(t, err)
+	var pick report.PoolEntry
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e report.PoolEntry
+		require.NoError(t, json.Unmarshal([]byte(l), &e))
+		if e.Grade == nil {
+			pick = e
+			break
+		}
+	}
+	require.NotEmpty(t, pick.DocID, "every pooled result already graded by the gold")
+	labels := filepath.Join(t.TempDir(), "labels.jsonl")
+	line, _ := json.Marshal(map[string]any{"case_id": pick.Task, "result_id": pick.DocID, "grade": 3})
+	require.NoError(t, os.WriteFile(labels, append(line, '\n'), 0o644))
+
+	var mds [][]byte
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		stdout.Reset()
+		err := run([]string{"score", "-run", out, "-labels", labels, "-out", dir, "-timestamp", "2026-01-02T00:00:00Z"}, &stdout, &stderr)
+		require.NoError(t, err, stderr.String())
+		require.Contains(t, stdout.String(), "10 cases, 1 judgments")
+		md, err := os.ReadFile(filepath.Join(dir, "quality-summary.md"))
+		require.NoError(t, err)
+		mds = append(mds, md)
+		q, err := os.ReadFile(filepath.Join(dir, "per-query-results.jsonl"))
+		require.NoError(t, err)
+		if !bytes.Contains(q, []byte(`"doc_id":"`+pick.DocID+`"`)) {
+			t.Errorf("per-query results lack the graded %s", pick.DocID)
+		}
+	}
+	if !bytes.Equal(mds[0], mds[1]) {
+		t.Error("score wrote different quality-summary.md for the same inputs")
+	}
+	for _, s := range []string{"1 graded results from the labels", "generated: 2026-01-02T00:00:00Z", "labels: `"} {
+		if !bytes.Contains(mds[0], []byte(s)) {
+			t.Errorf("quality-summary.md lacks %q", s)
+		}
+	}
+
+	rep := t.TempDir()
+	stdout.Reset()
+	require.NoError(t, run([]string{"report", "-results", filepath.Join(out, "results"), "-out", rep}, &stdout, &stderr), stderr.String())
+	for _, f := range append(report.Files, "plots/timing.svg") {
+		if _, err := os.Stat(filepath.Join(rep, "cases-cases.all", f)); err != nil {
+			t.Errorf("report output: %v", err)
+		}
+	}
+}
+
+func TestCampaignUsage(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no cases", []string{"campaign", "-repos", "x.json"}, "need -repos and -cases"},
+		{"unknown model", []string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"), "-models", "gpt-9"}, `unknown model "gpt-9"`},
+		{"bad k", []string{"campaign", "-repos", "a", "-cases", "b", "-k", "0"}, "not a positive integer"},
+		{"score both", []string{"score", "-run", "d", "-sheet", "a.csv", "-labels", "b.jsonl"}, "exactly one of -sheet and -labels"},
+		{"report without results", []string{"report"}, "need -results"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(tc.args, &stdout, &stderr)
+			if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v (exit %d), want usage error with %q", err, exitCode(err), tc.want)
+			}
+		})
+	}
+}
