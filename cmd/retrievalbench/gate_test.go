@@ -50,7 +50,7 @@ func TestGateCommand(t *testing.T) {
 		{"bad format", []string{"-format", "xml", td("base.txt"), td("base.txt")}, 2, nil, `-format "xml"`, "usage error"},
 		{"bad alpha", []string{"-alpha", "2", td("base.txt"), td("base.txt")}, 2, nil, "alpha 2", "Config.Validate runs before reading"},
 		{"unknown flag", []string{"-nope", td("base.txt"), td("base.txt")}, 2, nil, "-nope", "flag errors are usage errors"},
-		{"help", []string{"-h"}, 2, nil, "help requested", "-h exits 2 like every usage"},
+		{"help", []string{"-h"}, 0, nil, "", "-h prints the usage and exits 0, as Go's flag package does"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,11 +39,11 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// exitCode maps an error to the process exit status: 2 for bad usage
-// (including -h), 1 for everything else.
+// exitCode maps an error to the process exit status: 2 for bad usage, 1
+// for everything else.
 func exitCode(err error) int {
 	var u *usageError
-	if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+	if errors.As(err, &u) {
 		return 2
 	}
 	return 1
@@ -63,7 +63,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		printUsage(stderr, cmds)
 		return usagef("unknown command %q", args[0])
 	}
-	return c.run(args[1:], stdout, stderr)
+	err := c.run(args[1:], stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the flag set already printed the usage
+	}
+	return err
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {
