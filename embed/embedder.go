@@ -136,7 +136,7 @@ func New(cfg Config) (*Embedder, error) {
 	modelFile, tokFile := cfg.ModelFile, cfg.TokenizerFile
 	if modelFile == "" {
 		if err := models.Verify(cfg.CacheDir, m); err != nil {
-			return nil, fmt.Errorf("embed: model %s not ready (run `make setup` or `retrievalbench models fetch %s`): %w", m.ID, m.ID, err)
+			return nil, fmt.Errorf("embed: %w", err) // names the file and the fix
 		}
 		modelFile, tokFile = m.Path(cfg.CacheDir, models.ModelFile), m.Path(cfg.CacheDir, models.TokenizerFile)
 	}

@@ -214,6 +214,8 @@ func TestCorruptModel(t *testing.T) {
 	dir := t.TempDir()
 	truncated := filepath.Join(dir, "model.onnx")
 	require.NoError(t, os.WriteFile(truncated, data[:len(data)/3], 0o644))
+	bpe := filepath.Join(dir, "bpe-tokenizer.json")
+	require.NoError(t, os.WriteFile(bpe, []byte(`{"version":"1.0","model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`), 0o644))
 
 	tests := []struct {
 		name        string
@@ -224,6 +226,7 @@ func TestCorruptModel(t *testing.T) {
 		{"truncated-onnx", truncated, tokFile, []string{truncated}, "a cut-off download must not load"},
 		{"tokenizer-as-model", tokFile, tokFile, []string{tokFile}, "a JSON file is not a model"},
 		{"missing-model", filepath.Join(dir, "nope.onnx"), tokFile, []string{"nope.onnx"}, "a missing file is named"},
+		{"bpe-tokenizer", modelFile, bpe, []string{bpe, "BPE"}, "only WordPiece tokenizers are read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,6 +237,7 @@ func TestCorruptModel(t *testing.T) {
 				e.Close()
 				t.Fatalf("%s: New succeeded", tt.reason)
 			}
+			t.Log(err)
 			for _, s := range tt.wantInError {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("%s: error %q does not name %q", tt.reason, err, s)
