@@ -401,14 +401,9 @@ func (b *builder) moduleFiles(from, mod string) []string {
 		dir = path.Dir(dir)
 	}
 	rest := strings.ReplaceAll(mod[dots:], ".", "/")
-	var want []string
-	if rest == "" {
-		want = []string{dir + "/__init__.py"}
-	} else {
-		want = []string{dir + "/" + rest + ".py", dir + "/" + rest + "/__init__.py"}
-	}
-	if dir == "." {
-		want = []string{rest + ".py", rest + "/__init__.py"}
+	want := []string{path.Join(dir, "__init__.py")}
+	if rest != "" {
+		want = []string{path.Join(dir, rest+".py"), path.Join(dir, rest, "__init__.py")}
 	}
 	var out []string
 	for _, w := range want {
