@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -153,5 +155,39 @@ func TestConfigValidate(t *testing.T) {
 	cfg.PoolDepth = 0
 	if err := cfg.Validate(); err == nil {
 		t.Error("pool depth 0 validates")
+	}
+}
+
+// TestRealCampaignFixture checks the committed campaign fixture against
+// the data pack: every case validates, every intent is covered, and every
+// row of the filled grading sheet grades a case of the file.
+func TestRealCampaignFixture(t *testing.T) {
+	testenv.MustHaveData(t, "swe-qa/corpora/flask.jsonl.gz")
+	testenv.MustHaveData(t, "swe-qa/corpora/requests.jsonl.gz")
+	dir := filepath.Join("..", "fixtures", "campaign")
+	ds, err := cases.Load(filepath.Join(dir, "cases.jsonl"), filepath.Join(dir, "repos.json"), cases.DefaultConfig())
+	require.NoError(t, err)
+	require.Empty(t, ds.Notes, "the data pack records the manifest's commits")
+	intents := map[string]int{}
+	ids := map[string]bool{}
+	for _, tk := range ds.Tasks {
+		intents[tk.Meta.Intent]++
+		ids[tk.ID] = true
+	}
+	if len(ds.Tasks) < 40 {
+		t.Errorf("%d cases, want at least 40", len(ds.Tasks))
+	}
+	for _, in := range cases.Intents() {
+		if intents[in] == 0 {
+			t.Errorf("no %s case", in)
+		}
+	}
+	js, err := report.ReadSheet(filepath.Join(dir, "grades.csv"))
+	require.NoError(t, err)
+	require.NotEmpty(t, js)
+	for _, j := range js {
+		if !ids[j.Task] {
+			t.Errorf("%s: grades unknown case %q", j.Source, j.Task)
+		}
 	}
 }
