@@ -433,8 +433,8 @@ type dimProbe struct {
 	err error
 }
 
-// probed wraps a system so that, after its first successful Index, a dense
-// model embeds one query and the vector's length is recorded.
+// probed wraps a system so that, after its first successful Index, the
+// length of a real query vector is recorded (dense models, VectorDimer).
 type probed struct {
 	systems.System
 	probe *dimProbe
@@ -445,17 +445,41 @@ func (p *probed) Index(ctx context.Context, c *corpus.Corpus) error {
 		return err
 	}
 	if p.probe.dim == 0 && p.probe.err == nil {
-		if x, ok := p.System.(*dense.Index); ok {
-			vs, err := x.Embedder().EmbedQueries(ctx, []string{"dimension probe"})
-			switch {
-			case err != nil:
-				p.probe.err = err
-			case len(vs) == 1:
-				p.probe.dim = len(vs[0])
-			}
+		if v, ok := vectorDimOf(p.System); ok {
+			p.probe.dim, p.probe.err = v.VectorDim(ctx)
 		}
 	}
 	return nil
+}
+
+// VectorDimer is implemented by systems whose query vectors can be
+// measured; the campaign checks the length against the model manifest.
+type VectorDimer interface {
+	VectorDim(ctx context.Context) (int, error)
+}
+
+// denseDim measures a dense index by embedding one query.
+type denseDim struct{ x *dense.Index }
+
+func (d denseDim) VectorDim(ctx context.Context) (int, error) {
+	vs, err := d.x.Embedder().EmbedQueries(ctx, []string{"dimension probe"})
+	if err != nil {
+		return 0, err
+	}
+	if len(vs) != 1 {
+		return 0, fmt.Errorf("%d vectors for one query", len(vs))
+	}
+	return len(vs[0]), nil
+}
+
+func vectorDimOf(s systems.System) (VectorDimer, bool) {
+	switch x := s.(type) {
+	case VectorDimer:
+		return x, true
+	case *dense.Index:
+		return denseDim{x}, true
+	}
+	return nil, false
 }
 
 func appendOnce(xs []string, s string) []string {

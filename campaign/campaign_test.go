@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -52,6 +54,11 @@ func (f *firstDocs) Search(_ context.Context, _ string, k int) ([]systems.Hit, e
 }
 func (f *firstDocs) Close() error { return nil }
 
+// wrongDim claims 100-dimensional vectors.
+type wrongDim struct{ firstDocs }
+
+func (wrongDim) VectorDim(context.Context) (int, error) { return 100, nil }
+
 // TestFailingModelReported runs a campaign in which one "model" cannot be
 // created, one lacks its files, one returns nothing, and checks that each
 // is reported while BM25 completes with reports and a pool.
@@ -73,6 +80,8 @@ func TestFailingModelReported(t *testing.T) {
 		}},
 		{System: "stub", Config: "empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
 		{System: "stub", Config: "first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
+		// Named after a manifest model (384 dimensions) but 100-dimensional.
+		{System: "dense", Config: "minilm-l6-q", New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
 	}
 	out := t.TempDir()
 	res, err := Run(t.Context(), cfg, out)
@@ -82,7 +91,7 @@ func TestFailingModelReported(t *testing.T) {
 	for _, s := range res.Run.Systems {
 		status[s.Name] = s.Status
 	}
-	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok"}
+	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok", "dense/minilm-l6-q": "ok"}
 	if diff := cmp.Diff(want, status); diff != "" {
 		t.Errorf("system status (-want +got):\n%s", diff)
 	}
@@ -90,7 +99,7 @@ func TestFailingModelReported(t *testing.T) {
 	for _, f := range res.Run.Failures {
 		kinds[f.System+" "+f.Kind]++
 	}
-	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10} {
+	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10, "dense/minilm-l6-q dimension_mismatch": 1} {
 		if kinds[k] != n {
 			t.Errorf("failures %q = %d, want %d (all: %v)", k, kinds[k], n, kinds)
 		}
@@ -189,5 +198,47 @@ func TestRealCampaignFixture(t *testing.T) {
 		if !ids[j.Task] {
 			t.Errorf("%s: grades unknown case %q", j.Source, j.Task)
 		}
+	}
+}
+
+// TestDatapackCommitDrift runs a campaign over a repository of a data
+// pack laid out like SWE-QA whose recorded commit differs from the
+// manifest's: the drift is a failure in the report, and the run goes on.
+func TestDatapackCommitDrift(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv(cases.EnvData, data)
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	_, err := gz.Write([]byte(`{"path": "kv/store.py", "text": "class Store:\n    def delete(self, key):\n        \"\"\"Remove key from the store.\"\"\"\n        pass\n\n    def put(self, key, value):\n        pass\n"}` + "\n"))
+	require.NoError(t, err)
+	require.NoError(t, gz.Close())
+	require.NoError(t, os.MkdirAll(filepath.Join(data, "swe-qa", "corpora"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(data, "swe-qa", "corpora", "kv.jsonl.gz"), buf.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(data, "swe-qa", "repo_commit.txt"), []byte("https://example.invalid/o/kv 1234567\n"), 0o644))
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Repos = filepath.Join(dir, "repos.json")
+	cfg.Cases = filepath.Join(dir, "cases.jsonl")
+	require.NoError(t, os.WriteFile(cfg.Repos, []byte(`{"kv": {"datapack": "swe-qa/corpora/kv.jsonl.gz", "commit": "89abcdef"}}`), 0o644))
+	require.NoError(t, os.WriteFile(cfg.Cases, []byte(`{"id": "kv-1", "repo": "kv", "intent": "symbol_lookup", "query": "remove a key", "relevant": [{"kind": "symbol", "id": "Store.delete", "grade": 3}]}`+"\n"), 0o644))
+	cfg.CacheDir = t.TempDir()
+	cfg.Specs = []harness.Spec{bm25Spec(t)}
+	res, err := Run(t.Context(), cfg, t.TempDir())
+	require.NoError(t, err)
+	var drift []string
+	for _, f := range res.Run.Failures {
+		if f.Kind == report.FailCommitDrift {
+			drift = append(drift, f.Repo+": "+f.Message)
+		}
+	}
+	if diff := cmp.Diff([]string{`kv: commit drift: kv corpus is at 1234567, manifest pins "89abcdef"`}, drift); diff != "" {
+		t.Errorf("commit drift (-want +got):\n%s", diff)
+	}
+	require.Len(t, res.Run.Meta.Repos, 1)
+	if r := res.Run.Meta.Repos[0]; r.Commit != "1234567" || r.Source != "datapack swe-qa/corpora/kv.jsonl.gz" {
+		t.Errorf("repo info = %+v", r)
+	}
+	if got := res.Summary.Systems[0].Micro["hit@1"].Mean; got != 1 {
+		t.Errorf("bm25 hit@1 = %v, want 1: the run goes on despite the drift", got)
 	}
 }
