@@ -51,6 +51,9 @@ import (
 type Config struct {
 	Cases string // case file (datasets/cases format)
 	Repos string // repository manifest
+	// Name names the campaign's dataset in reports; "" derives it from the
+	// case file ("cases-<file>", or "cases-<folder>" for a cases.jsonl).
+	Name string
 	// Specs are the systems to run, in order (harness.Registry entries or
 	// any other Spec).
 	Specs []harness.Spec
@@ -307,7 +310,16 @@ func loadCases(cfg Config, run *report.Run) (*datasets.Dataset, map[string]repor
 	if err != nil {
 		return nil, nil, err
 	}
-	ds.Name = "cases-" + strings.TrimSuffix(filepath.Base(cfg.Cases), filepath.Ext(cfg.Cases))
+	ds.Name = cfg.Name
+	if ds.Name == "" {
+		base := strings.TrimSuffix(filepath.Base(cfg.Cases), filepath.Ext(cfg.Cases))
+		if base == "cases" {
+			if abs, err := filepath.Abs(cfg.Cases); err == nil {
+				base = filepath.Base(filepath.Dir(abs))
+			}
+		}
+		ds.Name = "cases-" + base
+	}
 	return ds, info, nil
 }
 

@@ -35,6 +35,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
 	fs.StringVar(&cfg.CacheDir, "cache", testenv.CacheDir(), "cache `dir` (models, ONNX Runtime, vector stores)")
 	fs.BoolVar(&cfg.NoCache, "no-cache", false, "embed every doc again (cold index cost) instead of reusing stored vectors")
+	fs.StringVar(&cfg.Name, "name", "", "dataset `name` in the reports (default: cases-<case file or its folder>)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
 	var rf reportFlags
 	rf.register(fs, "1,3,5,10,20")
