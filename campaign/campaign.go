@@ -183,16 +183,21 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		run.Systems = append(run.Systems, sr)
 		recs = append(recs, rs...)
 	}
-	// Records in case order within each system, so files diff well.
+	// Records by system in run order, then in case order, so files diff well.
 	order := map[string]int{}
 	for i, t := range run.Tasks {
 		order[t.ID] = i
 	}
+	sysOrder := map[string]int{}
+	for i, sr := range run.Systems {
+		sysOrder[sr.Name] = i
+	}
 	sort.SliceStable(recs, func(i, j int) bool {
-		if recs[i].Model() != recs[j].Model() {
-			return false
+		a, b := recs[i], recs[j]
+		if sa, sb := sysOrder[a.Model()], sysOrder[b.Model()]; sa != sb {
+			return sa < sb
 		}
-		return order[recs[i].Task] < order[recs[j].Task]
+		return order[a.Task] < order[b.Task]
 	})
 
 	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
