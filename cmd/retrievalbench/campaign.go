@@ -67,6 +67,9 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	if rf.baseline == "" {
 		rf.baseline = firstDense
 	}
+	if !slices.ContainsFunc(specs, func(s harness.Spec) bool { return s.Name() == rf.baseline }) {
+		return usagef("campaign: -baseline %q is not one of the systems run", rf.baseline)
+	}
 	if cfg.Report, err = rf.config(nil); err != nil {
 		return usagef("campaign: %v", err)
 	}

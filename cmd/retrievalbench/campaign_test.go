@@ -86,6 +86,7 @@ func TestCampaignUsage(t *testing.T) {
 	}{
 		{"no cases", []string{"campaign", "-repos", "x.json"}, "need -repos and -cases"},
 		{"unknown model", []string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"), "-models", "gpt-9"}, `unknown model "gpt-9"`},
+		{"unknown baseline", []string{"campaign", "-repos", "a", "-cases", "b", "-models", "none", "-baseline", "dense/x"}, `-baseline "dense/x" is not one of the systems`},
 		{"bad k", []string{"campaign", "-repos", "a", "-cases", "b", "-k", "0"}, "not a positive integer"},
 		{"score both", []string{"score", "-run", "d", "-sheet", "a.csv", "-labels", "b.jsonl"}, "exactly one of -sheet and -labels"},
 		{"report without results", []string{"report"}, "need -results"},

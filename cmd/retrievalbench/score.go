@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/retrievalbench/retrievalbench/report"
 )
@@ -68,6 +69,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	}
 	if rf.baseline == "" {
 		rf.baseline = defaultBaseline(run)
+	}
+	if !slices.ContainsFunc(run.Systems, func(s report.SystemRun) bool { return s.Name == rf.baseline }) {
+		return usagef("score: -baseline %q is not one of the systems of %s", rf.baseline, *runDir)
 	}
 	cfg, err := rf.config(run.Meta.Ks)
 	if err != nil {
