@@ -58,8 +58,8 @@ func Peak() (uint64, error) {
 	return u.Peak, err
 }
 
-// ResetPeak returns the Go heap's free memory to the operating system and
-// then resets the high-water mark to the current resident size, so that a
+// ResetPeak returns the free memory of the Go heap and (with cgo, on
+// glibc) of the C heap to the operating system and then resets the high-water mark to the current resident size, so that a
 // following Peak measures only what happens after the call. It returns an
 // error (and changes nothing but the heap) when the kernel refuses the
 // reset; callers that can live with a process-wide mark report that.
@@ -68,6 +68,7 @@ func ResetPeak() error {
 	// them: without this, garbage of earlier work would set the baseline.
 	runtime.GC()
 	debug.FreeOSMemory()
+	trimCHeap()
 	if err := os.WriteFile(clearRefsPath, []byte("5"), 0); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return ErrUnsupported
