@@ -159,7 +159,15 @@ func runFamily(t *testing.T, family string, sets []dataset) {
 	}
 }
 
+// heavyFamilies are the families where heavy configs (slow embedding
+// models) run at -size=small on data-pack datasets; elsewhere they run on
+// the hermetic fixtures only, and everywhere at -size=full.
+var heavyFamilies = map[string]bool{"repoqa": true}
+
 func runCell(t *testing.T, family string, d dataset, spec harness.Spec) {
+	if spec.Heavy && *size != "full" && !d.hermetic && !heavyFamilies[family] {
+		t.Skipf("SKIP (by design): %s is a heavy config; at -size=%s it runs on RepoQA and the fixtures only, -size=full runs it here", spec.Name(), *size)
+	}
 	cache := testenv.CacheDir()
 	if spec.Requires != nil {
 		if kind, err := spec.Requires(cache); err != nil {

@@ -25,7 +25,16 @@ type Spec struct {
 	// ("onnx", "models"). Nil means it needs nothing beyond the build.
 	Requires func(cacheDir string) (kind string, err error)
 	New      func(opt systems.Options) (systems.System, error)
+	// Heavy marks configs that embed with a model several times slower than
+	// the default one (DefaultDenseModel). The bench runs them on every
+	// dataset at full size, and at the CI size on RepoQA only, so that CI
+	// stays within its time budget while every model is still gated.
+	Heavy bool
 }
+
+// DefaultDenseModel is the embedding model every dataset runs at every
+// size: the fastest of the manifest (quantized all-MiniLM-L6-v2).
+const DefaultDenseModel = "minilm-l6-q"
 
 // Name is "system/config".
 func (s Spec) Name() string { return s.System + "/" + s.Config }
@@ -49,6 +58,7 @@ func Registry() []Spec {
 			ToleranceReason: "model-based: float rounding of ONNX Runtime kernels differs across CPUs and can swap near-tied docs",
 			Requires:        func(cache string) (string, error) { return dense.Requires(c, cache) },
 			New:             func(opt systems.Options) (systems.System, error) { return dense.New(c, opt) },
+			Heavy:           c.Model != DefaultDenseModel,
 		})
 	}
 	return specs
