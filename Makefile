@@ -8,6 +8,7 @@
 #   make compare OLD=a.txt NEW=b.txt   benchstat table
 #   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
 #   make bench-full  every dataset at full size (slow; not in CI)
+#   make campaign    embedding-model campaign on fixtures/campaign (pooled grading, decision)
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 # A failing go test piped into tee must fail the target.
@@ -20,7 +21,9 @@ COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 RESULTS ?= results
 RB      := $(GO) run ./cmd/retrievalbench
 
-.PHONY: build setup test test-short lint bench bench-full compare gate data clean
+MODELS  ?= minilm-l6-q,bge-small-q,e5-small-q
+
+.PHONY: build setup test test-short lint bench bench-full compare gate data campaign report-results clean
 
 build:
 	$(GO) build ./...
@@ -58,6 +61,14 @@ gate:
 
 data:
 	$(RB) data fetch $(if $(MIRROR),-mirror $(MIRROR))
+
+campaign: setup
+	$(RB) campaign -repos fixtures/campaign/repos.json -cases fixtures/campaign/cases.jsonl -models $(MODELS) -pool 5 -out runs/campaign-$(COMMIT)
+	$(RB) score -run runs/campaign-$(COMMIT) -sheet fixtures/campaign/grades.csv
+
+report-results:
+	@test -n "$(DIR)" || (echo "usage: make report-results DIR=results/full-<commit>"; exit 2)
+	$(RB) report -results $(DIR)
 
 clean:
 	rm -rf out $(RESULTS)

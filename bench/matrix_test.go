@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/report"
 )
 
 var (
@@ -184,7 +183,7 @@ func runCell(t *testing.T, family string, d dataset, spec harness.Spec) {
 	}
 	t.Log(summaryLine(res, p))
 	if *resultsDir != "" {
-		if err := writeResults(*resultsDir, res); err != nil {
+		if err := writeResults(*resultsDir, p, res); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
@@ -255,30 +254,16 @@ func summaryLine(res *harness.Result, p *harness.Prepared) string {
 	return b.String()
 }
 
-// writeResults appends one JSON line per task to DIR/<dataset>.<split>.<system>.<config>.jsonl.
-func writeResults(dir string, res *harness.Result) error {
-	var buf strings.Builder
-	enc := json.NewEncoder(&buf)
-	for _, tr := range res.Tasks {
-		vals := map[string]float64{}
-		for i, m := range res.Measures {
-			vals[m.String()] = tr.Values[i]
-		}
-		if err := enc.Encode(struct {
-			Dataset, Split, System, Config, Task string
-			Meta                                 datasets.Meta
-			Query                                string
-			FirstRelevant                        int
-			Values                               map[string]float64
-			Hits                                 []harness.JudgedHit
-			Error                                string `json:",omitempty"`
-		}{res.Dataset, res.Split, res.System, res.Config, tr.ID, tr.Meta, tr.Query, tr.FirstRelevant, vals, tr.Hits, tr.Err}); err != nil {
-			return err
+// writeResults writes the cell's per-task records in the report package's
+// canonical format, so "retrievalbench report -results DIR" reads test runs
+// and campaigns alike.
+func writeResults(dir string, p *harness.Prepared, res *harness.Result) error {
+	kinds := map[string]string{}
+	for _, c := range p.Corpora {
+		for _, d := range c.Docs {
+			kinds[d.ID] = d.Kind
 		}
 	}
-	name := fmt.Sprintf("%s.%s.%s.%s.jsonl", res.Dataset, res.Split, res.System, res.Config)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return harness.WriteFileAtomic(filepath.Join(dir, name), []byte(buf.String()))
+	file := filepath.Join(dir, report.RecordsFileName(res.Dataset, res.Split, res.System, res.Config))
+	return report.WriteRecords(file, report.FromHarness(res, kinds, true))
 }

@@ -4,6 +4,8 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
+	"github.com/retrievalbench/retrievalbench/systems/graph"
+	"github.com/retrievalbench/retrievalbench/systems/hybrid"
 )
 
 // denseTolerance allows one task in about thirty to flip: ONNX Runtime's
@@ -61,5 +63,49 @@ func Registry() []Spec {
 			Heavy:           c.Model != DefaultDenseModel,
 		})
 	}
+	for _, c := range hybrid.Configs() {
+		specs = append(specs, Spec{
+			System: "hybrid", Config: c.Name, Hash: c.Hash(),
+			Tolerance:       denseTolerance,
+			ToleranceReason: "fuses a model-based member: float rounding of ONNX Runtime kernels differs across CPUs and can swap near-tied docs",
+			Requires:        func(cache string) (string, error) { return hybrid.Requires(c, cache) },
+			New:             func(opt systems.Options) (systems.System, error) { return hybrid.New(c, opt) },
+			Heavy:           usesHeavyModel(c.Members...),
+		})
+	}
+	for _, c := range graph.Configs() {
+		s := Spec{
+			System: "graph", Config: c.Name, Hash: c.Hash(),
+			ToleranceReason: "deterministic: a BM25 base (SQLite FTS5) and a lexical reference graph rank identically on every run",
+			Requires:        func(cache string) (string, error) { return graph.Requires(c, cache) },
+			New:             func(opt systems.Options) (systems.System, error) { return graph.New(c, opt) },
+		}
+		switch c.Base.System {
+		case hybrid.SystemBM25:
+		case "hybrid":
+			hc, err := hybrid.ConfigByName(c.Base.Config)
+			s.Heavy = err != nil || usesHeavyModel(hc.Members...)
+			s.Tolerance, s.ToleranceReason = denseTolerance, "model-based base: float rounding of ONNX Runtime kernels differs across CPUs and can swap near-tied seeds"
+		default:
+			s.Heavy = usesHeavyModel(hybrid.Member{System: c.Base.System, Config: c.Base.Config})
+			s.Tolerance, s.ToleranceReason = denseTolerance, "model-based base: float rounding of ONNX Runtime kernels differs across CPUs and can swap near-tied seeds"
+		}
+		specs = append(specs, s)
+	}
 	return specs
+}
+
+// usesHeavyModel reports whether any member is a dense config embedding
+// with a model other than DefaultDenseModel (or one it cannot resolve).
+func usesHeavyModel(members ...hybrid.Member) bool {
+	for _, m := range members {
+		if m.System != hybrid.SystemDense {
+			continue
+		}
+		dc, err := dense.ConfigByName(m.Config)
+		if err != nil || dc.Model != DefaultDenseModel {
+			return true
+		}
+	}
+	return false
 }
