@@ -10,16 +10,14 @@
 package beir
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
@@ -146,25 +144,14 @@ func goldOf(judged map[string]int) (gold []datasets.Relevant, relevant bool) {
 // withFile opens name, or name.gz gunzipped, and passes it to read with
 // the file's path for error messages.
 func withFile(name string, read func(r io.Reader, file string) error) error {
-	file := name
-	if _, err := os.Stat(file); err != nil {
-		if _, gzErr := os.Stat(name + ".gz"); gzErr != nil {
-			return fmt.Errorf("%s: not found (nor %s.gz)", name, filepath.Base(name))
-		}
-		file = name + ".gz"
-	}
-	f, err := os.Open(file)
+	file, err := datafile.Find(name)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(file, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		r = gz
+	r, err := datafile.Open(file)
+	if err != nil {
+		return err
 	}
+	defer r.Close()
 	return read(r, file)
 }

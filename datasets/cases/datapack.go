@@ -2,7 +2,6 @@ package cases
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // EnvData names the environment variable that locates the data pack a
@@ -84,20 +85,11 @@ func walkDatapack(spec RepoSpec, fn func(p string, b []byte)) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.Open(file)
+	r, err := datafile.Open(file)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(file, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", file, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
+	defer r.Close()
 	if isRepoQA(file) {
 		return walkRepoQA(file, r, spec.Entry, fn)
 	}

@@ -31,13 +31,9 @@
 package coderag
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -45,6 +41,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // CompositeBudgetChars is the size of the blob a composite run packs the
@@ -186,14 +183,14 @@ type solutionRow struct {
 }
 
 func loadSolutions(dir, name string) (*datasets.Dataset, error) {
-	file, err := find(filepath.Join(dir, files[name]))
+	file, err := datafile.Find(filepath.Join(dir, files[name]))
 	if err != nil {
 		return nil, err
 	}
 	c := &corpus.Corpus{ID: name + "-solutions"}
 	ds := &datasets.Dataset{Name: "coderag-" + name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{c.ID: c}}
 	seen := map[string]int{}
-	err = eachLine(file, func(line int, b []byte) error {
+	err = datafile.EachLine(file, func(line int, b []byte) error {
 		var r solutionRow
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("%s:%d: %w", file, line, err)
@@ -306,7 +303,7 @@ func loadDocs(dir, name, run string) (*datasets.Dataset, error) {
 	// same documentation pool.
 	all := map[string][]problem{}
 	for _, n := range []string{DS1000, ODEX} {
-		file, err := find(filepath.Join(dir, files[n]))
+		file, err := datafile.Find(filepath.Join(dir, files[n]))
 		if err != nil {
 			if n == name {
 				return nil, err
@@ -475,7 +472,7 @@ func readProblems(file, name string) ([]problem, error) {
 		return ps, nil
 	}
 	index := 0
-	err := eachLine(file, func(line int, b []byte) error {
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var r docRow
 		if err := json.Unmarshal(b, &r); err != nil {
 			return fmt.Errorf("%s:%d: %w", file, line, err)
@@ -494,7 +491,7 @@ type arrayRow struct {
 // readArray decodes file as a JSON array of rows, recording each row's
 // line; ok is false when the file does not start with '['.
 func readArray(file string) ([]arrayRow, bool, error) {
-	b, err := readAll(file)
+	b, err := datafile.ReadAll(file)
 	if err != nil {
 		return nil, false, err
 	}
@@ -547,70 +544,4 @@ func LoadSeedDS1000(file string, cfg Config) (*datasets.Dataset, error) {
 	ds := newDocDataset("ds1000-seed-"+base, cfg.Run, store, ps)
 	ds.Notes = append(ds.Notes, fmt.Sprintf("corpus %s = the union of the fixture's gold docs (%d docs)", store.ID, len(store.Docs)))
 	return split(ds, cfg)
-}
-
-// find returns name or name.gz, whichever exists.
-func find(name string) (string, error) {
-	for _, f := range []string{name, name + ".gz"} {
-		if _, err := os.Stat(f); err == nil {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found (nor %s.gz)", name, filepath.Base(name))
-}
-
-func open(file string) (io.ReadCloser, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(file, ".gz") {
-		return f, nil
-	}
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{gz, f}, nil
-}
-
-func readAll(file string) ([]byte, error) {
-	r, err := open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return b, nil
-}
-
-// eachLine calls fn for each non-blank line with its 1-based number.
-func eachLine(file string, fn func(line int, b []byte) error) error {
-	r, err := open(file)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 1<<20)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(b))) > 0 {
-			if ferr := fn(line, b); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
-		}
-	}
 }

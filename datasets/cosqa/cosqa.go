@@ -9,17 +9,15 @@
 package cosqa
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Folder is the dataset's folder inside a data directory.
@@ -87,11 +85,11 @@ func Load(dataDir string, cfg Config) (*datasets.Dataset, error) {
 
 // readCodeBase reads code_idx_map.txt[.gz]: ids must be 0..n-1, each once.
 func readCodeBase(dir string) (*corpus.Corpus, map[string]int, error) {
-	file, err := find(filepath.Join(dir, "code_idx_map.txt"))
+	file, err := datafile.Find(filepath.Join(dir, "code_idx_map.txt"))
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := readAll(file)
+	b, err := datafile.ReadAll(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +124,7 @@ type query struct {
 }
 
 func readQueries(file string, codeID map[string]int, n int) ([]datasets.Task, error) {
-	b, err := readAll(file)
+	b, err := datafile.ReadAll(file)
 	if err != nil {
 		return nil, err
 	}
@@ -189,34 +187,4 @@ func errLine(b []byte, err error) int {
 		return 1 + strings.Count(string(b[:se.Offset]), "\n")
 	}
 	return 1
-}
-
-func find(name string) (string, error) {
-	for _, f := range []string{name, name + ".gz"} {
-		if _, err := os.Stat(f); err == nil {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found (nor %s.gz)", name, filepath.Base(name))
-}
-
-func readAll(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(file, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		r = gz
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return b, nil
 }

@@ -12,12 +12,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // DefaultArchiveBaseURL prefixes "owner/repo/archive/COMMIT.tar.gz", the
@@ -222,19 +223,11 @@ func fetchArchiveCorpus(ctx context.Context, client *http.Client, url string) ([
 
 // readCorpusFile reads a {path, text} JSON Lines corpus (gzip for .gz).
 func readCorpusFile(p string) ([]TextFile, error) {
-	f, err := os.Open(p)
+	r, err := datafile.Open(p)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(p, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		r = gz
-	}
+	defer r.Close()
 	dec := json.NewDecoder(r)
 	var out []TextFile
 	for {

@@ -14,12 +14,8 @@
 package sweqa
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,6 +25,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Folder is the dataset's folder inside a data directory.
@@ -94,8 +91,8 @@ func Load(dataDir string, cfg Config) (*datasets.Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfile, ok := findFile(filepath.Join(dir, "corpora", name+".jsonl"))
-		if !ok {
+		cfile, err := datafile.Find(filepath.Join(dir, "corpora", name+".jsonl"))
+		if err != nil {
 			for _, r := range rows {
 				ds.Dropped = append(ds.Dropped, datasets.Dropped{ID: name + "/" + r.id, Reason: "no corpus for " + info.full + " in the data directory"})
 			}
@@ -217,7 +214,7 @@ type rawRow struct {
 
 func readRows(file string) ([]row, error) {
 	var rows []row
-	err := eachLine(file, func(line int, b []byte) error {
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var raw rawRow
 		if err := json.Unmarshal(b, &raw); err != nil {
 			return fmt.Errorf("%s:%d: %w", file, line, err)
@@ -252,7 +249,7 @@ func readRows(file string) ([]row, error) {
 func ReadCorpus(file, id, commit string) (*corpus.Corpus, error) {
 	c := &corpus.Corpus{ID: id, Commit: commit}
 	seen := make(map[string]int)
-	err := eachLine(file, func(line int, b []byte) error {
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var d struct {
 			Path *string `json:"path"`
 			Text *string `json:"text"`
@@ -287,7 +284,7 @@ func Language(p string) string { return chunk.LanguageOf(p) }
 
 func readRepoCommits(file string) (map[string]*repoInfo, error) {
 	repos := make(map[string]*repoInfo)
-	err := eachLine(file, func(line int, b []byte) error {
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		f := strings.Fields(string(b))
 		if len(f) != 2 {
 			return fmt.Errorf("%s:%d: want \"URL COMMIT\", got %q", file, line, string(b))
@@ -325,50 +322,6 @@ func readProvenance(file string, repos map[string]*repoInfo) {
 		used := strings.Trim(strings.TrimSpace(cells[4]), "`")
 		if info, ok := repos[short]; ok && len(used) == 40 {
 			info.used = used
-		}
-	}
-}
-
-// findFile returns name or name.gz, whichever exists.
-func findFile(name string) (string, bool) {
-	for _, f := range []string{name, name + ".gz"} {
-		if _, err := os.Stat(f); err == nil {
-			return f, true
-		}
-	}
-	return "", false
-}
-
-// eachLine calls fn for each non-blank line of file (gunzipped when it
-// ends in .gz) with its 1-based number.
-func eachLine(file string, fn func(line int, b []byte) error) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(file, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(strings.TrimSpace(string(b))) > 0 {
-			if ferr := fn(line, b); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
 		}
 	}
 }

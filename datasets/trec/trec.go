@@ -9,7 +9,6 @@ package trec
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
 
@@ -224,7 +224,7 @@ var (
 // elements when there are any, else the whole record without its DOCNO;
 // remaining tags are stripped. Title is a HEADLINE/TITLE/HL/HEAD element.
 func ReadDocs(file string, fn func(d corpus.Doc, where string) error) error {
-	r, err := open(file)
+	r, err := datafile.Open(file)
 	if err != nil {
 		return err
 	}
@@ -316,7 +316,7 @@ var fieldLabels = map[string]*regexp.Regexp{
 
 // ReadTopics reads a TREC topics file.
 func ReadTopics(file string) ([]Topic, error) {
-	b, err := readAll(file)
+	b, err := datafile.ReadAll(file)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ type Judgment struct {
 // twice for a topic. Judgments are ordered by topic, then grade
 // (highest first), then document.
 func ReadQrels(file string) ([]Judgment, error) {
-	r, err := open(file)
+	r, err := datafile.Open(file)
 	if err != nil {
 		return nil, err
 	}
@@ -424,36 +424,4 @@ func ReadQrels(file string) ([]Judgment, error) {
 		return a.DocNo < b.DocNo
 	})
 	return out, nil
-}
-
-func open(file string) (io.ReadCloser, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(file, ".gz") {
-		return f, nil
-	}
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{gz, f}, nil
-}
-
-func readAll(file string) ([]byte, error) {
-	r, err := open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return b, nil
 }
