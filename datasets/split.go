@@ -46,6 +46,19 @@ func DefaultSplitConfig() SplitConfig {
 	return SplitConfig{SmallSize: 30, Seed: DefaultSplitSeed}
 }
 
+// OrDefault returns c, or DefaultSplitConfig when c is the zero value,
+// with Salt set to salt when it is empty: how loaders complete the
+// SplitConfig their caller gave.
+func (c SplitConfig) OrDefault(salt string) SplitConfig {
+	if c == (SplitConfig{}) {
+		c = DefaultSplitConfig()
+	}
+	if c.Salt == "" {
+		c.Salt = salt
+	}
+	return c
+}
+
 // Validate reports a config Split cannot use.
 func (c SplitConfig) Validate() error {
 	if c.SmallSize < 0 {

@@ -240,3 +240,24 @@ func TestSplitAllKeepsOrder(t *testing.T) {
 		t.Errorf("all (-want +got):\n%s", d)
 	}
 }
+
+func TestSplitConfigOrDefault(t *testing.T) {
+	def := DefaultSplitConfig()
+	for _, tc := range []struct {
+		name   string
+		in     SplitConfig
+		want   SplitConfig
+		reason string
+	}{
+		{"zero", SplitConfig{}, SplitConfig{SmallSize: def.SmallSize, Seed: def.Seed, Salt: "ds"}, "an unset config is the default, salted with the dataset"},
+		{"default", def, SplitConfig{SmallSize: def.SmallSize, Seed: def.Seed, Salt: "ds"}, "the default's empty salt is filled"},
+		{"salted", SplitConfig{SmallSize: 5, Seed: 1, Salt: "mine"}, SplitConfig{SmallSize: 5, Seed: 1, Salt: "mine"}, "a caller's salt is kept"},
+		{"seed only", SplitConfig{Seed: 7}, SplitConfig{Seed: 7, Salt: "ds"}, "a partly set config is not defaulted field by field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.in.OrDefault("ds")); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

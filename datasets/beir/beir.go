@@ -107,13 +107,7 @@ func Load(dir string, cfg Config) (*datasets.Dataset, error) {
 	if cfg.Split == "" {
 		cfg.Split = datasets.SplitAll
 	}
-	sc := cfg.SplitConfig
-	if sc == (datasets.SplitConfig{}) {
-		sc = datasets.DefaultSplitConfig()
-	}
-	if sc.Salt == "" {
-		sc.Salt = name
-	}
+	sc := cfg.SplitConfig.OrDefault(name)
 	if ds.Tasks, err = datasets.Split(ds.Tasks, cfg.Split, sc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -197,13 +197,7 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 	if cfg.Split == "" {
 		cfg.Split = datasets.SplitAll
 	}
-	sc := cfg.SplitConfig
-	if sc == (datasets.SplitConfig{}) {
-		sc = datasets.DefaultSplitConfig()
-	}
-	if sc.Salt == "" {
-		sc.Salt = ds.Name
-	}
+	sc := cfg.SplitConfig.OrDefault(ds.Name)
 	if ds.Tasks, err = datasets.Split(ds.Tasks, cfg.Split, sc); err != nil {
 		return nil, fmt.Errorf("%s: %w", casesFile, err)
 	}

@@ -140,13 +140,7 @@ func split(ds *datasets.Dataset, cfg Config) (*datasets.Dataset, error) {
 	if cfg.Split == "" {
 		cfg.Split = datasets.SplitAll
 	}
-	sc := cfg.SplitConfig
-	if sc == (datasets.SplitConfig{}) {
-		sc = datasets.DefaultSplitConfig()
-	}
-	if sc.Salt == "" {
-		sc.Salt = ds.Name
-	}
+	sc := cfg.SplitConfig.OrDefault(ds.Name)
 	// datasets.Split stratifies by Meta.Repo: lend it the library.
 	keyed := make([]datasets.Task, len(ds.Tasks))
 	for i, t := range ds.Tasks {

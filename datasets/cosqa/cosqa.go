@@ -43,13 +43,7 @@ func Load(dataDir string, cfg Config) (*datasets.Dataset, error) {
 	if cfg.Split == "" {
 		cfg.Split = datasets.SplitTest
 	}
-	sc := cfg.SplitConfig
-	if sc == (datasets.SplitConfig{}) {
-		sc = datasets.DefaultSplitConfig()
-	}
-	if sc.Salt == "" {
-		sc.Salt = "cosqa"
-	}
+	sc := cfg.SplitConfig.OrDefault("cosqa")
 	var parts []string
 	switch cfg.Split {
 	case datasets.SplitAll:

@@ -127,12 +127,7 @@ func split(ds *datasets.Dataset, name string, sc datasets.SplitConfig) (*dataset
 	if name == "" {
 		name = datasets.SplitAll
 	}
-	if sc == (datasets.SplitConfig{}) {
-		sc = datasets.DefaultSplitConfig()
-	}
-	if sc.Salt == "" {
-		sc.Salt = ds.Name
-	}
+	sc = sc.OrDefault(ds.Name)
 	tasks, err := datasets.Split(ds.Tasks, name, sc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)

@@ -196,13 +196,7 @@ func split(ds *datasets.Dataset, cfg Config) (*datasets.Dataset, error) {
 	if cfg.Split == "" {
 		cfg.Split = datasets.SplitAll
 	}
-	sc := cfg.SplitConfig
-	if sc == (datasets.SplitConfig{}) {
-		sc = datasets.DefaultSplitConfig()
-	}
-	if sc.Salt == "" {
-		sc.Salt = ds.Name
-	}
+	sc := cfg.SplitConfig.OrDefault(ds.Name)
 	tasks, err := datasets.Split(ds.Tasks, cfg.Split, sc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
