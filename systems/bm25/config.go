@@ -1,13 +1,12 @@
 package bm25
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
 // Tokenizer names accepted in Config.Tokenizer.
@@ -53,25 +52,13 @@ func Configs() []Config {
 
 // ConfigByName returns the named configuration from Configs.
 func ConfigByName(name string) (Config, error) {
-	var names []string
-	for _, c := range Configs() {
-		if c.Name == name {
-			return c, nil
-		}
-		names = append(names, c.Name)
-	}
-	return Config{}, fmt.Errorf("bm25: unknown config %q (known: %s)", name, strings.Join(names, ", "))
+	return sysconfig.ByName("bm25", Configs(), func(c Config) string { return c.Name }, name)
 }
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("%w: empty name", ErrInvalidConfig)
-	}
-	for _, r := range c.Name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("%w: name %q: only a-z, 0-9, '-', '_' and '.' are allowed (it names subtests and files)", ErrInvalidConfig, c.Name)
-		}
+	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
+		return err
 	}
 	switch c.Tokenizer {
 	case TokUnicode61, TokPorter, TokCode:
@@ -97,16 +84,12 @@ func (c Config) Validate() error {
 // Hash returns a stable hex SHA-256 of every field of c and of the index
 // format version; it keys on-disk indexes and golden files.
 func (c Config) Hash() string {
-	h := sha256.New()
-	for _, f := range []string{
+	return sysconfig.Hash(
 		indexVersion, c.Name, c.Tokenizer,
 		strconv.FormatFloat(c.SymbolWeight, 'g', -1, 64),
 		strconv.FormatFloat(c.PathWeight, 'g', -1, 64),
 		strconv.FormatFloat(c.BodyWeight, 'g', -1, 64),
-	} {
-		fmt.Fprintf(h, "%d:%s;", len(f), f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	)
 }
 
 // ftsTokenizer is the FTS5 tokenize= argument for c.

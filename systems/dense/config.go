@@ -1,14 +1,12 @@
 package dense
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
 // indexVersion is part of every Config hash: bump it when the doc text or
@@ -49,25 +47,13 @@ func ConfigByName(name string) (Config, error) {
 	if _, err := models.Manifest(); err != nil {
 		return Config{}, fmt.Errorf("dense: %w", err)
 	}
-	var names []string
-	for _, c := range Configs() {
-		if c.Name == name {
-			return c, nil
-		}
-		names = append(names, c.Name)
-	}
-	return Config{}, fmt.Errorf("dense: unknown config %q (known: %s)", name, strings.Join(names, ", "))
+	return sysconfig.ByName("dense", Configs(), func(c Config) string { return c.Name }, name)
 }
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("%w: empty name", ErrInvalidConfig)
-	}
-	for _, r := range c.Name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("%w: name %q: only a-z, 0-9, '-', '_' and '.' are allowed (it names subtests and files)", ErrInvalidConfig, c.Name)
-		}
+	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
+		return err
 	}
 	if _, err := models.Lookup(c.Model); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrInvalidConfig, c.Name, err)
@@ -82,7 +68,6 @@ func (c Config) Validate() error {
 // (files' SHA-256, dimension, pooling, max tokens, prefixes) and of the index
 // version; it keys golden files. An unknown model hashes its id only.
 func (c Config) Hash() string {
-	h := sha256.New()
 	fields := []string{indexVersion, c.Name, c.Model, strconv.Itoa(c.BatchSize)}
 	if m, err := models.Lookup(c.Model); err == nil {
 		fields = append(fields, strconv.Itoa(m.Dimension), m.Pooling, strconv.Itoa(m.MaxTokens), m.QueryPrefix, m.PassagePrefix)
@@ -90,8 +75,5 @@ func (c Config) Hash() string {
 			fields = append(fields, f.Name, f.SHA256)
 		}
 	}
-	for _, f := range fields {
-		fmt.Fprintf(h, "%d:%s;", len(f), f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return sysconfig.Hash(fields...)
 }

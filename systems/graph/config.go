@@ -1,16 +1,14 @@
 package graph
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/hybrid"
+	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
 // SystemHybrid names a hybrid base (package hybrid); the other base systems
@@ -73,25 +71,13 @@ func Configs() []Config {
 
 // ConfigByName returns the named configuration from Configs.
 func ConfigByName(name string) (Config, error) {
-	var names []string
-	for _, c := range Configs() {
-		if c.Name == name {
-			return c, nil
-		}
-		names = append(names, c.Name)
-	}
-	return Config{}, fmt.Errorf("graph: unknown config %q (known: %s)", name, strings.Join(names, ", "))
+	return sysconfig.ByName("graph", Configs(), func(c Config) string { return c.Name }, name)
 }
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
-	if c.Name == "" {
-		return fmt.Errorf("%w: empty name", ErrInvalidConfig)
-	}
-	for _, r := range c.Name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("%w: name %q: only a-z, 0-9, '-', '_' and '.' are allowed (it names subtests and files)", ErrInvalidConfig, c.Name)
-		}
+	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
+		return err
 	}
 	if c.Seeds < 1 {
 		return fmt.Errorf("%w: %s: seeds %d: want >= 1", ErrInvalidConfig, c.Name, c.Seeds)
@@ -114,18 +100,14 @@ func (c Config) Validate() error {
 // Hash returns a stable hex SHA-256 of every field of c, of the base
 // config's hash and of the graph version; it keys golden files.
 func (c Config) Hash() string {
-	h := sha256.New()
 	bh, _ := baseHash(c.Base)
-	for _, f := range []string{
+	return sysconfig.Hash(
 		graphVersion, c.Name, c.Base.System, c.Base.Config, bh,
 		strconv.Itoa(c.Seeds),
 		strconv.FormatFloat(c.Decay, 'g', -1, 64),
 		strconv.Itoa(c.MaxNeighbors),
 		strconv.Itoa(c.MaxCandidates),
-	} {
-		fmt.Fprintf(h, "%d:%s;", len(f), f)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	)
 }
 
 // Requires reports what the base of cfg needs under cacheDir and does not

@@ -1,17 +1,15 @@
 package hybrid
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
+	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
 // Fusion methods accepted in Config.Method.
@@ -78,14 +76,7 @@ func Configs() []Config {
 
 // ConfigByName returns the named configuration from Configs.
 func ConfigByName(name string) (Config, error) {
-	var names []string
-	for _, c := range Configs() {
-		if c.Name == name {
-			return c, nil
-		}
-		names = append(names, c.Name)
-	}
-	return Config{}, fmt.Errorf("hybrid: unknown config %q (known: %s)", name, strings.Join(names, ", "))
+	return sysconfig.ByName("hybrid", Configs(), func(c Config) string { return c.Name }, name)
 }
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
@@ -95,13 +86,8 @@ func (c Config) Validate() error { return c.validate(true) }
 // validate checks c; resolve also checks that every member names a known
 // system config (NewWithMembers fuses systems that have no name).
 func (c Config) validate(resolve bool) error {
-	if c.Name == "" {
-		return fmt.Errorf("%w: empty name", ErrInvalidConfig)
-	}
-	for _, r := range c.Name {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("%w: name %q: only a-z, 0-9, '-', '_' and '.' are allowed (it names subtests and files)", ErrInvalidConfig, c.Name)
-		}
+	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
+		return err
 	}
 	switch c.Method {
 	case MethodRRF:
@@ -147,21 +133,12 @@ func (c Config) validate(resolve bool) error {
 // of every member and of the fusion version; it keys golden files. A member
 // that does not resolve hashes its names only (Validate rejects it).
 func (c Config) Hash() string {
-	h := sha256.New()
-	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
-	field(fusionVersion)
-	field(c.Name)
-	field(c.Method)
-	field(strconv.Itoa(c.K))
-	field(strconv.Itoa(c.Depth))
+	fields := []string{fusionVersion, c.Name, c.Method, strconv.Itoa(c.K), strconv.Itoa(c.Depth)}
 	for _, m := range c.Members {
 		mh, _ := MemberHash(m.System, m.Config)
-		field(m.System)
-		field(m.Config)
-		field(strconv.FormatFloat(m.Weight, 'g', -1, 64))
-		field(mh)
+		fields = append(fields, m.System, m.Config, strconv.FormatFloat(m.Weight, 'g', -1, 64), mh)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return sysconfig.Hash(fields...)
 }
 
 // MemberHash returns the config hash of the named config of system.
