@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,11 +45,8 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 			"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("campaign: %v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *repos == "" || *casesFile == "" || fs.NArg() != 0 {
 		fs.Usage()

@@ -42,7 +42,7 @@ func runDataFetch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "usage: retrievalbench data fetch [flags] [name…]\n\nnames: %v (default: all)\n\nflags:\n", fetch.Names())
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	names := fs.Args()
@@ -87,7 +87,7 @@ func runDataLs(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("data ls", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", dataDefaultDir(), "data directory to list (the cache's, or a data pack)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

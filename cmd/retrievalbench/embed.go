@@ -47,7 +47,7 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "auto", "input format: auto, lines or jsonl")
 	cache := fs.String("cache", testenv.CacheDir(), "cache root holding the models")
 	batch := fs.Int("batch", 0, "texts per model run (0: the embed package's default)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *modelID == "" {

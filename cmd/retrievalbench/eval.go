@@ -66,11 +66,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		split = append(split, a)
 	}
-	if err := fs.Parse(split); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("eval: %v", err)
+	if err := parseFlags(fs, split); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()

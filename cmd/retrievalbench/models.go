@@ -67,7 +67,7 @@ func modelsFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 func runModelsList(args []string, stdout, stderr io.Writer) error {
 	fs, cache := modelsFlags("list", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -118,7 +118,7 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 func runModelsFetch(args []string, stdout, stderr io.Writer) error {
 	fs, cache := modelsFlags("fetch", stderr)
 	source := fs.String("source", "", "fetch only from this source kind (maven or huggingface)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := models.DefaultConfig()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -123,11 +122,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			"they know.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("report: %v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *results == "" || fs.NArg() != 0 {
 		fs.Usage()

@@ -37,3 +37,31 @@ func TestRunDispatch(t *testing.T) {
 		})
 	}
 }
+
+func TestUnknownFlagIsUsageError(t *testing.T) {
+	tests := []struct {
+		args   []string
+		want   string
+		reason string
+	}{
+		{[]string{"campaign", "-nope"}, "campaign: flag provided but not defined: -nope", "campaign"},
+		{[]string{"data", "fetch", "-nope"}, "data fetch: flag provided but not defined: -nope", "data fetch used to exit 1"},
+		{[]string{"data", "ls", "-nope"}, "data ls: flag provided but not defined: -nope", "data ls used to exit 1"},
+		{[]string{"embed", "-nope"}, "embed: flag provided but not defined: -nope", "embed used to exit 1"},
+		{[]string{"eval", "-nope"}, "eval: flag provided but not defined: -nope", "eval"},
+		{[]string{"gate", "-nope"}, "gate: flag provided but not defined: -nope", "gate"},
+		{[]string{"models", "list", "-nope"}, "models list: flag provided but not defined: -nope", "models list used to exit 1"},
+		{[]string{"models", "fetch", "-nope"}, "models fetch: flag provided but not defined: -nope", "models fetch used to exit 1"},
+		{[]string{"report", "-nope"}, "report: flag provided but not defined: -nope", "report"},
+		{[]string{"score", "-nope"}, "score: flag provided but not defined: -nope", "score"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[:len(tt.args)-1], "_"), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(tt.args, &stdout, &stderr)
+			if err == nil || exitCode(err) != 2 || err.Error() != tt.want {
+				t.Errorf("%s: err %v (exit %d), want usage error %q", tt.reason, err, exitCode(err), tt.want)
+			}
+		})
+	}
+}

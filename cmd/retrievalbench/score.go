@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,11 +30,8 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("score: %v", err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *runDir == "" || (*sheet == "") == (*labels == "") || fs.NArg() != 0 {
 		fs.Usage()
