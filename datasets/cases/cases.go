@@ -36,7 +36,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,6 +45,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Intents are the valid intents, in report order.
@@ -414,14 +414,7 @@ func ReadManifest(file string) (Manifest, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m.Repos); err != nil {
-		line := 1
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line += strings.Count(string(b[:se.Offset]), "\n")
-		} else if errors.Is(err, io.ErrUnexpectedEOF) {
-			line += strings.Count(strings.TrimRight(string(b), "\n"), "\n")
-		}
-		return m, fmt.Errorf("%s:%d: %w", file, line, err)
+		return m, datafile.JSONError(file, b, err)
 	}
 	for _, n := range m.names() {
 		s := m.Repos[n]

@@ -89,7 +89,7 @@ func readCodeBase(dir string) (*corpus.Corpus, map[string]int, error) {
 	}
 	var m map[string]int
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", file, errLine(b, err), err)
+		return nil, nil, datafile.JSONError(file, b, err)
 	}
 	byID := make([]string, len(m))
 	filled := make([]bool, len(m))
@@ -173,12 +173,4 @@ func lineAt(b []byte, off int64) int {
 		i = len(b)
 	}
 	return 1 + strings.Count(string(b[:i]), "\n")
-}
-
-// errLine locates a json syntax error.
-func errLine(b []byte, err error) int {
-	if se, ok := err.(*json.SyntaxError); ok {
-		return 1 + strings.Count(string(b[:se.Offset]), "\n")
-	}
-	return 1
 }

@@ -2,7 +2,6 @@ package repoqa
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Validation errors; every error that wraps one of them names the file and
@@ -118,7 +118,7 @@ func readMaybeGzip(file string) ([]byte, error) {
 func parseRelease(file string, data []byte) (*Release, error) {
 	var top map[string][]rawRepo
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, jsonError(file, data, err)
+		return nil, datafile.JSONError(file, data, err)
 	}
 	if len(top) == 0 {
 		return nil, fmt.Errorf("%s: no language lists (want {\"python\": [...], …})", file)
@@ -195,24 +195,6 @@ func (rr rawRepo) validate(where, lang string) (Repo, error) {
 		r.Needles = append(r.Needles, n)
 	}
 	return r, nil
-}
-
-// jsonError turns a decoding error into file:line: problem.
-func jsonError(file string, data []byte, err error) error {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 || off > int64(len(data)) {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	return fmt.Errorf("%s:%d: %w", file, line, err)
 }
 
 // Corpus returns the repository as a corpus of whole files: one Doc per

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // StructuralRow is one row of pydocs-eval/structural_recall.json: an
@@ -35,7 +36,7 @@ func ReadStructural(file string) ([]StructuralRow, error) {
 	}
 	var top map[string][]map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, jsonError(file, data, err)
+		return nil, datafile.JSONError(file, data, err)
 	}
 	var rows []StructuralRow
 	for lang, list := range top {

@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 //go:embed manifest.json
@@ -219,27 +221,12 @@ func parse(name string, data []byte) (*manifest, error) {
 	dec.DisallowUnknownFields()
 	var m manifest
 	if err := dec.Decode(&m); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("%s:%d: %w", name, lineOf(data, se.Offset), err)
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, fmt.Errorf("%s:%d: %w", name, lineOf(data, te.Offset), err)
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, datafile.JSONError(name, data, err)
 	}
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &m, nil
-}
-
-func lineOf(data []byte, offset int64) int {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	return 1 + bytes.Count(data[:offset], []byte("\n"))
 }
 
 func (m *manifest) validate() error {

@@ -1,0 +1,33 @@
+package datafile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// JSONError returns err, from decoding data read from file, as
+// "file:line: err". The line is that of the offset a *json.SyntaxError or
+// *json.UnmarshalTypeError carries; for io.ErrUnexpectedEOF (a
+// json.Decoder that ran out of input) it is the last line that is not
+// blank. Any other error has no position and reads "file: err".
+func JSONError(file string, data []byte, err error) error {
+	off := int64(-1)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		off = int64(len(bytes.TrimRight(data, " \t\r\n")))
+	}
+	if off < 0 {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	off = min(off, int64(len(data)))
+	return fmt.Errorf("%s:%d: %w", file, 1+bytes.Count(data[:off], []byte("\n")), err)
+}
