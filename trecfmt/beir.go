@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
@@ -252,19 +253,19 @@ func WriteBEIR(dir, split string, b *BEIR) error {
 	if err := os.MkdirAll(filepath.Join(dir, "qrels"), 0o755); err != nil {
 		return err
 	}
-	err := writeFileAtomic(filepath.Join(dir, "corpus.jsonl"), func(f *os.File) error {
+	err := atomicfile.Write(filepath.Join(dir, "corpus.jsonl"), func(f io.Writer) error {
 		return writeJSONLines(f, len(b.Corpus), func(i int) (string, any) { return b.Corpus[i].ID, b.Corpus[i] })
 	})
 	if err != nil {
 		return err
 	}
-	err = writeFileAtomic(filepath.Join(dir, "queries.jsonl"), func(f *os.File) error {
+	err = atomicfile.Write(filepath.Join(dir, "queries.jsonl"), func(f io.Writer) error {
 		return writeJSONLines(f, len(b.Queries), func(i int) (string, any) { return b.Queries[i].ID, b.Queries[i] })
 	})
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "qrels", split+".tsv"), func(f *os.File) error {
+	return atomicfile.Write(filepath.Join(dir, "qrels", split+".tsv"), func(f io.Writer) error {
 		w := bufio.NewWriter(f)
 		fmt.Fprintf(w, "query-id\tcorpus-id\tscore\n")
 		for _, qid := range sortedKeys(b.Qrels) {

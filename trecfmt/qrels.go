@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
@@ -78,7 +79,7 @@ func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
 
 // WriteQrelsFile writes qrels to path atomically (see WriteQrels).
 func WriteQrelsFile(path string, qrels metrics.Qrels) error {
-	return writeFileAtomic(path, func(f *os.File) error { return WriteQrels(f, qrels) })
+	return atomicfile.Write(path, func(f io.Writer) error { return WriteQrels(f, qrels) })
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
@@ -397,7 +398,7 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 
 // WriteRunFile writes run to path atomically (see WriteRun).
 func WriteRunFile(path string, run metrics.Run, tag string) error {
-	return writeFileAtomic(path, func(f *os.File) error { return WriteRun(f, run, tag) })
+	return atomicfile.Write(path, func(f io.Writer) error { return WriteRun(f, run, tag) })
 }
 
 // pow10 holds the powers of ten that float64 represents exactly.

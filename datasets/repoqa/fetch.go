@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
 // The official release (what RepoQA's repoqa/data.py downloads for this
@@ -91,7 +93,10 @@ func Fetch(ctx context.Context, cfg FetchConfig) (string, error) {
 	if err := verify(data, cfg); err != nil {
 		return "", fmt.Errorf("fetching RepoQA release from %s: %w", src, err)
 	}
-	if err := writeAtomic(dst, data); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	if err := atomicfile.WriteFile(dst, data); err != nil {
 		return "", err
 	}
 	return dst, nil
@@ -149,30 +154,6 @@ func verify(data []byte, cfg FetchConfig) error {
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); cfg.JSONSHA256 != "" && got != cfg.JSONSHA256 {
 		return fmt.Errorf("sha256 of the JSON %s, want %s", got, cfg.JSONSHA256)
-	}
-	return nil
-}
-
-func writeAtomic(dst string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), dst); err != nil {
-		os.Remove(f.Name())
-		return err
 	}
 	return nil
 }
