@@ -11,6 +11,7 @@ import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 )
 
 // Chunk kinds written to corpus.Doc.Kind.
@@ -162,7 +163,7 @@ func (p *parsers) get(lang, path string) (*grammarState, error) {
 	}
 	g := &grammarState{}
 	p.byGrammar[key] = g
-	l := grammar(lang, path)
+	l := tsgrammar.For(lang, path)
 	g.parser = sitter.NewParser()
 	if err := g.parser.SetLanguage(l); err != nil {
 		g.err = fmt.Errorf("loading %s grammar: %w", key, err)
@@ -188,7 +189,7 @@ func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Stats, er
 		st.Chunks += len(docs)
 		return docs, st, nil
 	}
-	if grammar(lang, d.Path) == nil {
+	if tsgrammar.For(lang, d.Path) == nil {
 		return fallback()
 	}
 	g, err := p.get(lang, d.Path)

@@ -12,6 +12,7 @@ import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 )
 
 // functionKinds are the tree-sitter node kinds whose text must lie whole
@@ -86,7 +87,7 @@ func TestSplitRealSources(t *testing.T) {
 				chunks := byPath[f.Path]
 				require.NotEmpty(t, chunks, f.Path)
 				checkPartition(t, lang, f, chunks)
-				require.NoError(t, parser.SetLanguage(grammar(lang, f.Path)))
+				require.NoError(t, parser.SetLanguage(tsgrammar.For(lang, f.Path)))
 				functions += checkWhole(t, parser, lang, f, chunks, functionKinds[lang])
 			}
 			t.Logf("%d function bodies found whole", functions)

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 )
 
 // definition is one function, method or class found by tree-sitter.
@@ -29,7 +31,7 @@ type definition struct {
 
 // parseDefinitions lists the definitions of one file in source order.
 func parseDefinitions(lang, p string, src []byte) ([]definition, error) {
-	g := grammar(lang, p)
+	g := tsgrammar.For(lang, p)
 	if g == nil {
 		return nil, fmt.Errorf("%s: no grammar for language %q", p, lang)
 	}
@@ -120,7 +122,7 @@ func defQuery(lang, p string) (*sitter.Query, error) {
 		kinds = append(kinds, "("+k+")")
 	}
 	slices.Sort(kinds)
-	q, qerr := sitter.NewQuery(grammar(lang, p), "["+strings.Join(kinds, " ")+"] @def")
+	q, qerr := sitter.NewQuery(tsgrammar.For(lang, p), "["+strings.Join(kinds, " ")+"] @def")
 	if qerr != nil {
 		return nil, fmt.Errorf("definition query for %s: %s", lang, qerr.Error())
 	}

@@ -4,14 +4,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	sitter "github.com/tree-sitter/go-tree-sitter"
-	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
-	tsgo "github.com/tree-sitter/tree-sitter-go/bindings/go"
-	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
-	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
-	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
-	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
 // Languages returns the language keys of the RepoQA release, sorted.
@@ -48,28 +40,6 @@ func LanguageOf(p, fallback string) string {
 }
 
 func knownLanguage(l string) bool { return slices.Contains(Languages(), l) }
-
-// grammar returns the tree-sitter grammar for a file of language lang.
-func grammar(lang, p string) *sitter.Language {
-	switch lang {
-	case "python":
-		return sitter.NewLanguage(tspython.Language())
-	case "go":
-		return sitter.NewLanguage(tsgo.Language())
-	case "java":
-		return sitter.NewLanguage(tsjava.Language())
-	case "rust":
-		return sitter.NewLanguage(tsrust.Language())
-	case "cpp":
-		return sitter.NewLanguage(tscpp.Language())
-	case "typescript":
-		if strings.HasSuffix(p, ".tsx") {
-			return sitter.NewLanguage(tsts.LanguageTSX())
-		}
-		return sitter.NewLanguage(tsts.LanguageTypescript())
-	}
-	return nil
-}
 
 // defKinds are the node kinds that count as a definition per language:
 // the function kinds of RepoQA's FUNCTION_QUERY plus methods, constructors

@@ -1,0 +1,41 @@
+// Package tsgrammar maps a language name ("python", "go", "java",
+// "typescript", "rust", "cpp": the values of corpus.Doc.Language) to its
+// tree-sitter grammar, for the packages that parse source (chunk and
+// datasets/repoqa).
+package tsgrammar
+
+import (
+	"path"
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
+	tsgo "github.com/tree-sitter/tree-sitter-go/bindings/go"
+	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+)
+
+// For returns the grammar of lang for the file at p (a .tsx file, in any
+// case, needs the TSX grammar), or nil for a language it does not know.
+func For(lang, p string) *sitter.Language {
+	switch lang {
+	case "python":
+		return sitter.NewLanguage(tspython.Language())
+	case "go":
+		return sitter.NewLanguage(tsgo.Language())
+	case "java":
+		return sitter.NewLanguage(tsjava.Language())
+	case "typescript":
+		if strings.EqualFold(path.Ext(p), ".tsx") {
+			return sitter.NewLanguage(tsts.LanguageTSX())
+		}
+		return sitter.NewLanguage(tsts.LanguageTypescript())
+	case "rust":
+		return sitter.NewLanguage(tsrust.Language())
+	case "cpp":
+		return sitter.NewLanguage(tscpp.Language())
+	}
+	return nil
+}
