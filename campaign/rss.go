@@ -1,13 +1,12 @@
 package campaign
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
+
+	"github.com/retrievalbench/retrievalbench/internal/rss"
 )
 
 // RSSMethod says how SystemRun.PeakRSSMB is measured; reports quote it.
@@ -15,7 +14,9 @@ const RSSMethod = "VmHWM of the campaign process (/proc/self/status), reset befo
 
 // resetPeak lowers the process's RSS high-water mark to its current RSS.
 // It reports whether the reset took effect; where it cannot, peaks only
-// ever grow and later systems inherit earlier ones' peaks.
+// ever grow and later systems inherit earlier ones' peaks. It is not
+// rss.ResetPeak, which also trims the C heap: that is another RSSMethod
+// than the one the recorded campaigns (runs/, docs/campaigns.md) quote.
 func resetPeak() bool {
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -24,24 +25,11 @@ func resetPeak() bool {
 
 // peakRSSMB reads VmHWM in MiB (0 when /proc is unavailable).
 func peakRSSMB() float64 {
-	f, err := os.Open("/proc/self/status")
+	b, err := rss.Peak()
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			fs := strings.Fields(rest)
-			if len(fs) == 2 && fs[1] == "kB" {
-				kb, err := strconv.ParseFloat(fs[0], 64)
-				if err == nil {
-					return kb / 1024
-				}
-			}
-		}
-	}
-	return 0
+	return float64(b) / (1 << 20)
 }
 
 func mib(v float64) string { return fmt.Sprintf("%.0f MiB", v) }
