@@ -126,11 +126,11 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		m.Chunking = "chunk.DefaultOptions " + string(b)
 	}
 	for _, f := range []struct{ role, path string }{{"cases", cfg.Cases}, {"repository manifest", cfg.Repos}} {
-		sum, err := fileSHA256(f.path)
+		sum, err := report.SumFile(f.role, f.path)
 		if err != nil {
 			return nil, err
 		}
-		m.Files = append(m.Files, report.FileSum{Role: f.role, Path: filepath.ToSlash(f.path), SHA256: sum})
+		m.Files = append(m.Files, sum)
 	}
 	if ms, err := models.Manifest(); err == nil {
 		b, _ := json.Marshal(ms)
@@ -504,13 +504,4 @@ func appendOnce(xs []string, s string) []string {
 		return xs
 	}
 	return append(xs, s)
-}
-
-func fileSHA256(file string) (string, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }

@@ -2,9 +2,12 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/retrievalbench/retrievalbench/harness"
 )
@@ -61,6 +64,17 @@ type FileSum struct {
 	Role   string `json:"role"` // "cases", "repos manifest", "model manifest", "grading sheet"…
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
+}
+
+// SumFile returns the FileSum of the file at path (recorded with forward
+// slashes) in the given role.
+func SumFile(role, path string) (FileSum, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return FileSum{}, err
+	}
+	sum := sha256.Sum256(b)
+	return FileSum{Role: role, Path: filepath.ToSlash(path), SHA256: hex.EncodeToString(sum[:])}, nil
 }
 
 // ModelInfo is the embedding configuration of one dense model.

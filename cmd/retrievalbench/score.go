@@ -1,12 +1,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -73,12 +70,12 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("score: %v", err)
 	}
-	sum, err := fileSum(file)
+	sum, err := report.SumFile(role, file)
 	if err != nil {
 		return err
 	}
 	run.Meta.Generated = gen
-	run.Meta.Files = append(run.Meta.Files, report.FileSum{Role: role, Path: filepath.ToSlash(file), SHA256: sum})
+	run.Meta.Files = append(run.Meta.Files, sum)
 	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (a person's grade wins)", len(human), role)
 	s, err := report.Score(run, recs, human, cfg)
 	if err != nil {
@@ -108,13 +105,4 @@ func defaultBaseline(run *report.Run) string {
 		return run.Systems[0].Name
 	}
 	return ""
-}
-
-func fileSum(file string) (string, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:]), nil
 }
