@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
@@ -128,39 +129,14 @@ func ReadGolden(path string) (*Golden, error) {
 	return &g, nil
 }
 
-// WriteGolden writes g to path atomically (temp file, then rename).
+// WriteGolden writes g to path atomically (temp file, then rename), creating
+// its directory.
 func WriteGolden(path string, g *Golden) error {
 	b, err := g.Marshal()
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, b)
-}
-
-// WriteFileAtomic writes b to a temp file next to path and renames it into
-// place, so readers never see a half-written file.
-func WriteFileAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(path, b)
 }
 
 // Verdict is the comparison of a run with its golden file.

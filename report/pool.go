@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
 // PoolEntry is one distinct result of a task's pool.
@@ -133,10 +133,10 @@ func WritePool(dir string, pool []PoolEntry) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	if err := harness.WriteFileAtomic(dir+"/pooled-results.jsonl", jb.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(dir+"/pooled-results.jsonl", jb.Bytes()); err != nil {
 		return err
 	}
-	return harness.WriteFileAtomic(dir+"/grading-sheet.csv", cb.Bytes())
+	return atomicfile.WriteFile(dir+"/grading-sheet.csv", cb.Bytes())
 }
 
 // ReadSheet reads the judgments of a filled grading sheet: every row with

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
 // Record is the result of one task for one system: the canonical line of
@@ -90,7 +91,7 @@ func WriteRecords(file string, recs []Record) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	return harness.WriteFileAtomic(file, buf.Bytes())
+	return atomicfile.WriteFile(file, buf.Bytes())
 }
 
 // RecordsFileName is the file name of one system's records in a results

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
 // Failure kinds a campaign collects. None of them stops the other systems.
@@ -177,7 +177,7 @@ func WriteRun(file string, run *Run) error {
 	if err != nil {
 		return err
 	}
-	return harness.WriteFileAtomic(file, b)
+	return atomicfile.WriteFile(file, b)
 }
 
 // ReadRun reads a run.json.

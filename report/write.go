@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
 // Files lists the report files Write creates, in order.
@@ -38,7 +38,7 @@ func Write(dir string, s *Summary) error {
 		"regressions.md":          []byte(s.regressionsMD()),
 	}
 	for _, f := range Files {
-		if err := harness.WriteFileAtomic(filepath.Join(dir, f), outs[f]); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f), outs[f]); err != nil {
 			return err
 		}
 	}

@@ -11,10 +11,13 @@ import (
 	"path/filepath"
 )
 
-// Write creates path (mode 0644) with what write writes. The directory
-// must exist. An error from write or from closing the file is returned as
+// Write creates path (mode 0644) with what write writes, creating its
+// directory when missing. An error from write or from closing the file is returned as
 // "writing <path>: err", and the temporary file is removed.
 func Write(path string, write func(w io.Writer) error) (err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err

@@ -48,10 +48,17 @@ func TestWriteFailureKeepsOld(t *testing.T) {
 	assertOnly(t, dir, "out.txt")
 }
 
-func TestWriteMissingDir(t *testing.T) {
-	err := WriteFile(filepath.Join(t.TempDir(), "absent", "out.txt"), nil)
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("err = %v, want not-exist (Write does not create directories)", err)
+func TestWriteCreatesDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "absent", "deeper")
+	require.NoError(t, WriteFile(filepath.Join(dir, "out.txt"), []byte("x")))
+	assertOnly(t, dir, "out.txt")
+}
+
+func TestWriteDirIsAFile(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(parent, nil, 0o644))
+	if err := WriteFile(filepath.Join(parent, "out.txt"), nil); err == nil {
+		t.Error("writing under a regular file succeeded, want an error")
 	}
 }
 
