@@ -286,6 +286,14 @@ func compareOne(k key, oldVals, newVals []float64, better int, exact bool, cfg C
 	case !significant:
 		row.Verdict = Unchanged
 		row.Note = fmt.Sprintf("~ not significant (p=%.3f > %v)", c.P, cfg.Alpha)
+	case worse > cfg.Threshold && !math.IsNaN(row.RatioLo) && leastWorse(row, better) <= cfg.Threshold:
+		// The medians moved past the threshold, but the confidence
+		// interval of the ratio still reaches inside it: on a noisy
+		// machine with many benchmarks this is where false alarms come
+		// from, so it is reported, not failed.
+		row.Verdict = Unchanged
+		row.Note = fmt.Sprintf("%s worse, but the ratio CI reaches within the %s threshold: too noisy to call",
+			formatPct(worse), formatPct(cfg.Threshold))
 	case worse > cfg.Threshold:
 		row.Verdict = Regressed
 		row.Note = fmt.Sprintf("%s worse, over the %s threshold", formatPct(worse), formatPct(cfg.Threshold))
@@ -348,4 +356,14 @@ func betterWord(better int) string {
 		return "higher"
 	}
 	return "lower"
+}
+
+// leastWorse is the smallest change in the bad direction that the ratio
+// interval allows: for a cost (lower is better) RatioLo − 1, for a rate
+// (higher is better) 1 − RatioHi.
+func leastWorse(row Row, better int) float64 {
+	if better > 0 {
+		return 1 - row.RatioHi
+	}
+	return row.RatioLo - 1
 }

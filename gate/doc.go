@@ -22,8 +22,12 @@
 //  4. Give each group a Verdict. A unit with assume=exact (the quality
 //     measures hit@1, hit@10, MRR, nDCG@10) regresses when it moves in the
 //     bad direction at all. Any other unit regresses when the U test is
-//     significant at Config.Alpha and its median moved in the bad direction
-//     by more than Config.Threshold. Samples so small that the U test could
+//     significant at Config.Alpha, its median moved in the bad direction by
+//     more than Config.Threshold, and the confidence interval of the median
+//     ratio (new/old, from the two medians' intervals) lies entirely beyond
+//     the threshold. The last condition keeps a busy machine from failing a
+//     gate over dozens of benchmarks: a shift whose interval still reaches
+//     inside the threshold is reported as too noisy to call. Samples so small that the U test could
 //     not reach Config.Alpha even if every new value were worse than every
 //     old one are "too few runs": reported, never a regression.
 //

@@ -246,6 +246,45 @@ func TestThresholdAndDirection(t *testing.T) {
 	}
 }
 
+func TestNoisyShiftIsNotARegression(t *testing.T) {
+	// Medians 15% apart and fully separated samples (p is the minimum), but
+	// the new runs scatter widely: the 95% interval of the median ratio
+	// reaches below +10%, so the gate must not call it a regression — the
+	// false alarm seen between two runs of one commit on a busy machine.
+	// The same shift with tight samples must still fail.
+	bench := func(vals ...float64) string {
+		var b strings.Builder
+		for _, v := range vals {
+			fmt.Fprintf(&b, "BenchmarkX 1 %g ns/op\n", v)
+		}
+		return b.String()
+	}
+	old := bench(100, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.3, 99.7, 100)
+	tests := []struct {
+		name   string
+		new    string
+		want   Verdict
+		reason string
+	}{
+		{"noisy", bench(101, 130, 104, 126, 112, 118, 103, 128, 115, 116), Unchanged,
+			"median +15% but the ratio interval starts below +10%"},
+		{"tight", bench(114.5, 115, 115.5, 115.2, 114.8, 115.1, 114.9, 115.3, 114.7, 115), Regressed,
+			"median +15% and the whole ratio interval beyond +10%"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Compare(strings.NewReader(old), strings.NewReader(tt.new), "old", "new", DefaultConfig())
+			require.NoError(t, err)
+			require.Len(t, rep.Rows, 1)
+			r := rep.Rows[0]
+			if r.Verdict != tt.want {
+				t.Errorf("verdict %v (delta %+.1f%%, ratio CI [%.3f, %.3f], p %.4f, note %q), want %v: %s",
+					r.Verdict, r.Delta*100, r.RatioLo, r.RatioHi, r.P, r.Note, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
 func TestMinUTestP(t *testing.T) {
 	tests := []struct {
 		n1, n2 int
