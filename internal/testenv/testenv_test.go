@@ -1,0 +1,45 @@
+package testenv
+
+import "testing"
+
+func TestRequired(t *testing.T) {
+	tests := []struct {
+		env    string
+		kind   string
+		want   bool
+		reason string
+	}{
+		{"", Data, false, "nothing required by default"},
+		{"data", Data, true, "named kind"},
+		{"data, onnx", ONNX, true, "comma list with spaces"},
+		{"data", Models, false, "other kinds stay optional"},
+		{"all", Models, true, "all means every kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env+"/"+tt.kind, func(t *testing.T) {
+			t.Setenv(EnvRequire, tt.env)
+			if got := Required(tt.kind); got != tt.want {
+				t.Errorf("Required(%q) with %s=%q = %v, want %v (%s)", tt.kind, EnvRequire, tt.env, got, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+func TestCacheDirFromEnv(t *testing.T) {
+	t.Setenv(EnvCache, "/some/cache")
+	if got := CacheDir(); got != "/some/cache" {
+		t.Errorf("CacheDir = %q, want the %s value", got, EnvCache)
+	}
+}
+
+func TestDataDirMustExist(t *testing.T) {
+	t.Setenv(EnvData, t.TempDir()+"/absent")
+	if _, ok := DataDir(); ok {
+		t.Error("DataDir reported a missing directory as present")
+	}
+	dir := t.TempDir()
+	t.Setenv(EnvData, dir)
+	if got, ok := DataDir(); !ok || got != dir {
+		t.Errorf("DataDir = %q, %v; want %q, true", got, ok, dir)
+	}
+}
