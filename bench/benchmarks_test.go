@@ -30,7 +30,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -129,7 +128,7 @@ func benchFamily(b *testing.B, family string, sets []dataset) {
 					}
 					for _, d := range sets {
 						b.Run("dataset="+d.name, func(b *testing.B) {
-							p := prepareB(b, family, d)
+							p := prepare(b, family, d)
 							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })
 							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.name, p, spec) })
 						})
@@ -138,49 +137,6 @@ func benchFamily(b *testing.B, family string, sets []dataset) {
 			}
 		})
 	}
-}
-
-// prepareB is prepare for benchmarks: it shares prepare's per-binary cache,
-// so the Test… and Benchmark… functions of one run chunk each dataset once.
-func prepareB(b *testing.B, family string, d dataset) *harness.Prepared {
-	b.Helper()
-	dir := ""
-	if !d.hermetic {
-		switch *size {
-		case "fixture":
-			b.Skipf("-size=fixture runs hermetic fixtures only")
-		case "small", "full":
-		default:
-			b.Fatalf("-size=%q: want fixture, small or full", *size)
-		}
-		dir = *dataFlag
-		if dir == "" {
-			var ok bool
-			if dir, ok = testenv.DataDir(); !ok {
-				testenv.Missing(b, testenv.Data, "set "+testenv.EnvData+" or -data to the data pack directory (e.g. ../shared/datasets)")
-			}
-		}
-	}
-	key := family + "/" + d.name
-	prepared.Lock()
-	e, ok := prepared.m[key]
-	if !ok {
-		e = &preparedEntry{}
-		prepared.m[key] = e
-	}
-	prepared.Unlock()
-	e.once.Do(func() {
-		ds, err := d.loadFor(dir)
-		if err != nil {
-			e.err = fmt.Errorf("loading %s: %w", d.name, err)
-			return
-		}
-		e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions())
-	})
-	if e.err != nil {
-		b.Fatal(e.err)
-	}
-	return e.p
 }
 
 // taskCorpora returns the IDs of the corpora of p that have tasks, sorted

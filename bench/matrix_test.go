@@ -73,7 +73,7 @@ func (d dataset) loadFor(dir string) (*datasets.Dataset, error) {
 	return datasets.Restrict(ds, d.small, "small")
 }
 
-func dataDir(t *testing.T) string {
+func dataDir(t testing.TB) string {
 	if *dataFlag != "" {
 		return *dataFlag
 	}
@@ -97,7 +97,9 @@ type preparedEntry struct {
 	err  error
 }
 
-func prepare(t *testing.T, family string, d dataset) *harness.Prepared {
+// prepare loads and chunks d once per test binary; Test and Benchmark
+// functions of one run share the result.
+func prepare(t testing.TB, family string, d dataset) *harness.Prepared {
 	t.Helper()
 	dir := ""
 	if !d.hermetic {
