@@ -108,15 +108,7 @@ func benchFamily(b *testing.B, family string, sets []dataset) {
 			fmt.Println(l)
 		}
 	})
-	specs := harness.Registry()
-	var systemsInOrder []string
-	bySystem := map[string][]harness.Spec{}
-	for _, s := range specs {
-		if _, ok := bySystem[s.System]; !ok {
-			systemsInOrder = append(systemsInOrder, s.System)
-		}
-		bySystem[s.System] = append(bySystem[s.System], s)
-	}
+	systemsInOrder, bySystem := registryBySystem()
 	for _, sys := range systemsInOrder {
 		b.Run("system="+sys, func(b *testing.B) {
 			for _, spec := range bySystem[sys] {

@@ -134,19 +134,24 @@ func prepare(t testing.TB, family string, d dataset) *harness.Prepared {
 	return e.p
 }
 
+// registryBySystem groups harness.Registry() by system, keeping its order.
+func registryBySystem() ([]string, map[string][]harness.Spec) {
+	var order []string
+	by := map[string][]harness.Spec{}
+	for _, s := range harness.Registry() {
+		if _, ok := by[s.System]; !ok {
+			order = append(order, s.System)
+		}
+		by[s.System] = append(by[s.System], s)
+	}
+	return order, by
+}
+
 // runFamily runs every registered system config on every dataset of a
 // family, as subtests family/system/config/dataset, each gated by its
 // golden file.
 func runFamily(t *testing.T, family string, sets []dataset) {
-	specs := harness.Registry()
-	var systemsInOrder []string
-	bySystem := map[string][]harness.Spec{}
-	for _, s := range specs {
-		if _, ok := bySystem[s.System]; !ok {
-			systemsInOrder = append(systemsInOrder, s.System)
-		}
-		bySystem[s.System] = append(bySystem[s.System], s)
-	}
+	systemsInOrder, bySystem := registryBySystem()
 	for _, sys := range systemsInOrder {
 		t.Run(sys, func(t *testing.T) {
 			for _, spec := range bySystem[sys] {
