@@ -9,22 +9,53 @@ import (
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
-// Hit is one ranked result: a doc ID of the indexed corpus and its score
-// (higher is better). The harness looks the doc up in the corpus to judge it.
+// Hit is one ranked result, best first.
+//
+// A built-in system names a doc of the indexed corpus by DocID. A system that
+// does not know our doc ids (an external one: an MCP server, a command-line
+// tool, an HTTP service) leaves DocID empty and says where its hit is instead:
+// a corpus-relative Path, maybe a line range and a Symbol, maybe the Text it
+// returned. The harness judges both kinds by the same rules (see package
+// judge): a hit by DocID is judged as the doc it names.
 type Hit struct {
 	DocID string
-	Score float64
+	Score float64 // higher is better; informational (the order is the ranking)
+
+	// Location of a hit that has no DocID.
+	Path      string // slash-separated, relative to the corpus root
+	StartLine int    // 1-based, inclusive; 0 when unknown
+	EndLine   int    // 1-based, inclusive; 0 when unknown (or same as StartLine)
+	Symbol    string // qualified name as the system reports it ("pkg.mod.Class.method")
+	Text      string // the text the system returned, if any
+	// Library is the library the system resolved the query to (hosted
+	// documentation systems such as Context7); "" if it resolves none.
+	Library string
 }
 
 // System indexes one corpus and answers queries over it.
 //
 // Index is called once per corpus before any Search. Search returns at most
 // k hits ordered best first; an empty result is not an error. A System is
-// used by one goroutine at a time.
+// used by one goroutine at a time, and Close is called only after every
+// Search has returned (the harness waits for an abandoned call first).
 type System interface {
 	Index(ctx context.Context, c *corpus.Corpus) error
 	Search(ctx context.Context, query string, k int) ([]Hit, error)
 	Close() error
+}
+
+// Query is a search request with the task facts that some systems take as
+// parameters (a hosted documentation system is asked about one library).
+type Query struct {
+	Text    string
+	Library string // the task's library, "" if none (datasets.Meta.Library)
+	Repo    string // the task's repository, "" if none (datasets.Meta.Repo)
+}
+
+// QuerySearcher is implemented by systems that use the task facts of Query;
+// the harness calls SearchQuery instead of Search when a system has it.
+type QuerySearcher interface {
+	SearchQuery(ctx context.Context, q Query, k int) ([]Hit, error)
 }
 
 // Options are what every system constructor receives from the harness.
