@@ -58,6 +58,14 @@ type QuerySearcher interface {
 	SearchQuery(ctx context.Context, q Query, k int) ([]Hit, error)
 }
 
+// FileIndexer is implemented by systems that index whole files rather than
+// the harness's chunks (an external tool indexes a directory tree and chunks
+// by its own rules): when WholeFiles reports true, Index receives the corpus
+// as loaded, one doc per file, instead of chunked.
+type FileIndexer interface {
+	WholeFiles() bool
+}
+
 // Options are what every system constructor receives from the harness.
 type Options struct {
 	// CacheDir is the root of on-disk caches; a system keeps its indexes in
