@@ -22,28 +22,23 @@ const progressEvery = 5 * time.Second
 // store (a variable so tests can cross group boundaries on small corpora).
 var storeEvery = 256
 
-// Requirement kinds Requires returns, spelled as internal/testenv spells them.
-const (
-	NeedsONNX   = "onnx"
-	NeedsModels = "models"
-)
-
 // Requires reports what cfg needs under cacheDir and does not have: the ONNX
-// Runtime library (kind NeedsONNX) or the model files (NeedsModels). Files
-// that are present but corrupt are not reported here: New fails on them,
-// so a broken cache is an error rather than a skip.
-func Requires(cfg Config, cacheDir string) (kind string, err error) {
+// Runtime library (systems.NeedsONNX) or the model files (NeedsModels); nil
+// if nothing. Files that are present but corrupt are not reported here: New
+// fails on them, so a broken cache is an error rather than a skip.
+func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	m, err := models.Lookup(cfg.Model)
 	if err != nil {
-		return "", err
+		// An unknown model is a config error, which New reports.
+		return nil
 	}
 	if _, err := embed.LibraryPath(cacheDir); err != nil {
-		return NeedsONNX, err
+		return &systems.Requirement{Kind: systems.NeedsONNX, Reason: err.Error()}
 	}
 	if err := models.Verify(cacheDir, m); errors.Is(err, models.ErrMissing) {
-		return NeedsModels, err
+		return &systems.Requirement{Kind: systems.NeedsModels, Reason: err.Error()}
 	}
-	return "", nil
+	return nil
 }
 
 // Stats describes the last Index call.

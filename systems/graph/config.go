@@ -7,13 +7,11 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/bm25"
+	"github.com/retrievalbench/retrievalbench/systems/dense"
 	"github.com/retrievalbench/retrievalbench/systems/hybrid"
 	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
-
-// SystemHybrid names a hybrid base (package hybrid); the other base systems
-// are hybrid.SystemBM25 and hybrid.SystemDense.
-const SystemHybrid = "hybrid"
 
 // Defaults of the expansion.
 const (
@@ -29,17 +27,10 @@ const graphVersion = "graph-v1"
 // ErrInvalidConfig is wrapped by every error Config.Validate returns.
 var ErrInvalidConfig = errors.New("invalid graph config")
 
-// Base names the system whose ranking is expanded: "bm25", "dense" or
-// "hybrid" and the name of one of its configs.
-type Base struct {
-	System string
-	Config string
-}
-
 // Config is one expansion of a base system.
 type Config struct {
 	Name  string // short name used in test and file names
-	Base  Base
+	Base  systems.Spec // the system whose ranking is expanded: any Spec
 	Seeds int     // top base hits whose neighbours are added
 	Decay float64 // neighbour score = Decay × seed score; in (0, 1]
 	// MaxNeighbors caps the neighbours a seed brings in (callees first);
@@ -55,17 +46,17 @@ type Config struct {
 // (code-aware, column weighted), of two dense models and of their RRF
 // fusion, each with the defaults.
 func Configs() []Config {
-	oneHop := func(name, system, config string) Config {
+	oneHop := func(name string, base systems.Spec) Config {
 		return Config{
-			Name: name, Base: Base{System: system, Config: config},
+			Name: name, Base: base,
 			Seeds: DefaultSeeds, Decay: DefaultDecay, MaxCandidates: DefaultMaxCandidates,
 		}
 	}
 	return []Config{
-		oneHop("bm25code-1hop", hybrid.SystemBM25, "code-weighted"),
-		oneHop("minilm-1hop", hybrid.SystemDense, "minilm-l6-q"),
-		oneHop("bge-1hop", hybrid.SystemDense, "bge-small-q"),
-		oneHop("rrf-bm25code-minilm-1hop", SystemHybrid, "rrf-bm25code-minilm"),
+		oneHop("bm25code-1hop", named(bm25.Specs(), "code-weighted")),
+		oneHop("minilm-1hop", named(dense.Specs(), "minilm-l6-q")),
+		oneHop("bge-1hop", named(dense.Specs(), "bge-small-q")),
+		oneHop("rrf-bm25code-minilm-1hop", named(hybrid.Specs(), "rrf-bm25code-minilm")),
 	}
 }
 
@@ -91,7 +82,7 @@ func (c Config) Validate() error {
 	if c.MaxCandidates < 0 {
 		return fmt.Errorf("%w: %s: max candidates %d: want >= 0", ErrInvalidConfig, c.Name, c.MaxCandidates)
 	}
-	if _, err := baseHash(c.Base); err != nil {
+	if err := c.Base.Validate(); err != nil {
 		return fmt.Errorf("%w: %s: base: %w", ErrInvalidConfig, c.Name, err)
 	}
 	return nil
@@ -100,9 +91,8 @@ func (c Config) Validate() error {
 // Hash returns a stable hex SHA-256 of every field of c, of the base
 // config's hash and of the graph version; it keys golden files.
 func (c Config) Hash() string {
-	bh, _ := baseHash(c.Base)
 	return sysconfig.Hash(
-		graphVersion, c.Name, c.Base.System, c.Base.Config, bh,
+		graphVersion, c.Name, c.Base.System, c.Base.Config, c.Base.Hash,
 		strconv.Itoa(c.Seeds),
 		strconv.FormatFloat(c.Decay, 'g', -1, 64),
 		strconv.Itoa(c.MaxNeighbors),
@@ -110,37 +100,36 @@ func (c Config) Hash() string {
 	)
 }
 
-// Requires reports what the base of cfg needs under cacheDir and does not
-// have (the ONNX Runtime library, a model); a BM25 base needs nothing.
-func Requires(cfg Config, cacheDir string) (kind string, err error) {
-	if cfg.Base.System == SystemHybrid {
-		hc, err := hybrid.ConfigByName(cfg.Base.Config)
-		if err != nil {
-			return "", err
+// named returns the Spec of specs called config; a missing one yields a
+// Spec without a constructor, which Validate rejects.
+func named(specs []systems.Spec, config string) systems.Spec {
+	for _, s := range specs {
+		if s.Config == config {
+			return s
 		}
-		return hybrid.Requires(hc, cacheDir)
 	}
-	return hybrid.MemberRequires(cfg.Base.System, cfg.Base.Config, cacheDir)
+	return systems.Spec{Config: config}
 }
 
-func baseHash(b Base) (string, error) {
-	if b.System == SystemHybrid {
-		hc, err := hybrid.ConfigByName(b.Config)
-		if err != nil {
-			return "", err
-		}
-		return hc.Hash(), nil
+// Spec is the benchmark value of c: as tolerant and as heavy as its base.
+func Spec(c Config) systems.Spec {
+	reason := "deterministic: a deterministic base and a lexical reference graph rank identically on every run"
+	if c.Base.Tolerance > 0 {
+		reason = "expands " + c.Base.Name() + ": " + c.Base.ToleranceReason
 	}
-	return hybrid.MemberHash(b.System, b.Config)
+	return systems.Spec{
+		System: "graph", Config: c.Name, Hash: c.Hash(),
+		Tolerance: c.Base.Tolerance, ToleranceReason: reason, Heavy: c.Base.Heavy,
+		Requires: c.Base.Requires,
+		New:      func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+	}
 }
 
-func newBase(b Base, opt systems.Options) (systems.System, error) {
-	if b.System == SystemHybrid {
-		hc, err := hybrid.ConfigByName(b.Config)
-		if err != nil {
-			return nil, err
-		}
-		return hybrid.New(hc, opt)
+// Specs returns the Spec of every named config, in Configs order.
+func Specs() []systems.Spec {
+	var out []systems.Spec
+	for _, c := range Configs() {
+		out = append(out, Spec(c))
 	}
-	return hybrid.NewMember(b.System, b.Config, opt)
+	return out
 }

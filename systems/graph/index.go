@@ -26,9 +26,9 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	base, err := newBase(cfg.Base, opt)
+	base, err := cfg.Base.New(opt)
 	if err != nil {
-		return nil, fmt.Errorf("graph %s: base %s/%s: %w", cfg.Name, cfg.Base.System, cfg.Base.Config, err)
+		return nil, fmt.Errorf("graph %s: base %s: %w", cfg.Name, cfg.Base.Name(), err)
 	}
 	return &Index{cfg: cfg, base: base, logf: opt.Logf}, nil
 }
@@ -38,7 +38,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 // used and checked.
 func NewWithBase(cfg Config, base systems.System) (*Index, error) {
 	check := cfg
-	check.Base = Base{System: "bm25", Config: "code-weighted"}
+	check.Base = systems.Spec{System: "given", Config: "given", Hash: "given", New: func(systems.Options) (systems.System, error) { return base, nil }}
 	if err := check.Validate(); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	x.graph = nil
 	if err := x.base.Index(ctx, c); err != nil {
-		return fmt.Errorf("graph %s: base %s/%s: %w", x.cfg.Name, x.cfg.Base.System, x.cfg.Base.Config, err)
+		return fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -82,7 +82,7 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 	}
 	hits, err := x.base.Search(ctx, query, max(k, x.cfg.Seeds))
 	if err != nil {
-		return nil, fmt.Errorf("graph %s: base %s/%s: %w", x.cfg.Name, x.cfg.Base.System, x.cfg.Base.Config, err)
+		return nil, fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
 	}
 	return Expand(x.graph, hits, x.cfg, k), nil
 }

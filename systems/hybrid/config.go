@@ -18,12 +18,6 @@ const (
 	MethodWeighted = "weighted"
 )
 
-// Member system names.
-const (
-	SystemBM25  = "bm25"
-	SystemDense = "dense"
-)
-
 // Defaults.
 const (
 	DefaultK     = 60  // RRF constant of Cormack et al. (2009)
@@ -37,11 +31,10 @@ const fusionVersion = "hybrid-v1"
 // ErrInvalidConfig is wrapped by every error Config.Validate returns.
 var ErrInvalidConfig = errors.New("invalid hybrid config")
 
-// Member is one fused system: a system name (SystemBM25, SystemDense), the
-// name of one of its configs, and its weight in the fusion.
+// Member is one fused system and its weight in the fusion. Any Spec can be
+// a member: a built-in config, a user's system, an external one.
 type Member struct {
-	System string
-	Config string
+	Spec   systems.Spec
 	Weight float64 // multiplies the member's contribution; must be >= 0
 }
 
@@ -62,8 +55,8 @@ type Config struct {
 func Configs() []Config {
 	pair := func(model string, w float64) []Member {
 		return []Member{
-			{System: SystemBM25, Config: "code-weighted", Weight: w},
-			{System: SystemDense, Config: model, Weight: w},
+			{Spec: bm25Spec("code-weighted"), Weight: w},
+			{Spec: denseSpec(model), Weight: w},
 		}
 	}
 	return []Config{
@@ -79,12 +72,30 @@ func ConfigByName(name string) (Config, error) {
 	return sysconfig.ByName("hybrid", Configs(), func(c Config) string { return c.Name }, name)
 }
 
+// bm25Spec and denseSpec name the members of Configs. A name that is not a
+// config yields a Spec without a constructor, which Validate rejects.
+func bm25Spec(name string) systems.Spec {
+	c, err := bm25.ConfigByName(name)
+	if err != nil {
+		return systems.Spec{System: "bm25", Config: name}
+	}
+	return bm25.Spec(c)
+}
+
+func denseSpec(name string) systems.Spec {
+	c, err := dense.ConfigByName(name)
+	if err != nil {
+		return systems.Spec{System: "dense", Config: name}
+	}
+	return dense.Spec(c)
+}
+
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
-// Member configs must exist in their system's Configs.
+// Every member must be a runnable Spec (systems.Spec.Validate).
 func (c Config) Validate() error { return c.validate(true) }
 
-// validate checks c; resolve also checks that every member names a known
-// system config (NewWithMembers fuses systems that have no name).
+// validate checks c; resolve also checks that every member is a runnable
+// Spec (NewWithMembers fuses systems that have none).
 func (c Config) validate(resolve bool) error {
 	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
 		return err
@@ -105,21 +116,20 @@ func (c Config) validate(resolve bool) error {
 		return fmt.Errorf("%w: %s: %d members: want at least 2", ErrInvalidConfig, c.Name, len(c.Members))
 	}
 	positive := false
-	seen := map[Member]bool{}
+	seen := map[string]bool{}
 	for i, m := range c.Members {
 		if math.IsNaN(m.Weight) || math.IsInf(m.Weight, 0) || m.Weight < 0 {
-			return fmt.Errorf("%w: %s: member %d (%s/%s): weight %v: want a finite number >= 0", ErrInvalidConfig, c.Name, i, m.System, m.Config, m.Weight)
+			return fmt.Errorf("%w: %s: member %d (%s): weight %v: want a finite number >= 0", ErrInvalidConfig, c.Name, i, m.Spec.Name(), m.Weight)
 		}
 		positive = positive || m.Weight > 0
-		key := Member{System: m.System, Config: m.Config}
-		if seen[key] {
-			return fmt.Errorf("%w: %s: member %s/%s listed twice", ErrInvalidConfig, c.Name, m.System, m.Config)
+		if seen[m.Spec.Name()] {
+			return fmt.Errorf("%w: %s: member %s listed twice", ErrInvalidConfig, c.Name, m.Spec.Name())
 		}
-		seen[key] = true
+		seen[m.Spec.Name()] = true
 		if !resolve {
 			continue
 		}
-		if _, err := MemberHash(m.System, m.Config); err != nil {
+		if err := m.Spec.Validate(); err != nil {
 			return fmt.Errorf("%w: %s: member %d: %w", ErrInvalidConfig, c.Name, i, err)
 		}
 	}
@@ -130,75 +140,50 @@ func (c Config) validate(resolve bool) error {
 }
 
 // Hash returns a stable hex SHA-256 of every field of c, of the config hash
-// of every member and of the fusion version; it keys golden files. A member
-// that does not resolve hashes its names only (Validate rejects it).
+// of every member and of the fusion version; it keys golden files.
 func (c Config) Hash() string {
 	fields := []string{fusionVersion, c.Name, c.Method, strconv.Itoa(c.K), strconv.Itoa(c.Depth)}
 	for _, m := range c.Members {
-		mh, _ := MemberHash(m.System, m.Config)
-		fields = append(fields, m.System, m.Config, strconv.FormatFloat(m.Weight, 'g', -1, 64), mh)
+		fields = append(fields, m.Spec.System, m.Spec.Config, strconv.FormatFloat(m.Weight, 'g', -1, 64), m.Spec.Hash)
 	}
 	return sysconfig.Hash(fields...)
 }
 
-// MemberHash returns the config hash of the named config of system.
-func MemberHash(system, config string) (string, error) {
-	switch system {
-	case SystemBM25:
-		c, err := bm25.ConfigByName(config)
-		if err != nil {
-			return "", err
-		}
-		return c.Hash(), nil
-	case SystemDense:
-		c, err := dense.ConfigByName(config)
-		if err != nil {
-			return "", err
-		}
-		return c.Hash(), nil
-	}
-	return "", fmt.Errorf("unknown member system %q: want %q or %q", system, SystemBM25, SystemDense)
-}
-
-// NewMember builds the named config of system with opt.
-func NewMember(system, config string, opt systems.Options) (systems.System, error) {
-	switch system {
-	case SystemBM25:
-		c, err := bm25.ConfigByName(config)
-		if err != nil {
-			return nil, err
-		}
-		return bm25.New(c, opt)
-	case SystemDense:
-		c, err := dense.ConfigByName(config)
-		if err != nil {
-			return nil, err
-		}
-		return dense.New(c, opt)
-	}
-	return nil, fmt.Errorf("unknown member system %q: want %q or %q", system, SystemBM25, SystemDense)
-}
-
-// MemberRequires reports what the named config of system needs under
-// cacheDir and does not have (see dense.Requires); BM25 needs nothing.
-func MemberRequires(system, config, cacheDir string) (kind string, err error) {
-	if system != SystemDense {
-		return "", nil
-	}
-	c, err := dense.ConfigByName(config)
-	if err != nil {
-		return "", err
-	}
-	return dense.Requires(c, cacheDir)
-}
-
 // Requires reports the first thing a member of cfg needs under cacheDir and
-// does not have: the ONNX Runtime library or a model (dense.Requires).
-func Requires(cfg Config, cacheDir string) (kind string, err error) {
+// does not have (nil if nothing).
+func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	for _, m := range cfg.Members {
-		if kind, err := MemberRequires(m.System, m.Config, cacheDir); err != nil {
-			return kind, fmt.Errorf("hybrid %s: member %s/%s: %w", cfg.Name, m.System, m.Config, err)
+		if r := m.Spec.Missing(cacheDir); r != nil {
+			return &systems.Requirement{Kind: r.Kind, Reason: fmt.Sprintf("hybrid %s: member %s: %s", cfg.Name, m.Spec.Name(), r.Reason)}
 		}
 	}
-	return "", nil
+	return nil
+}
+
+// Spec is the benchmark value of c: as tolerant as its most tolerant
+// member, heavy if any member is.
+func Spec(c Config) systems.Spec {
+	s := systems.Spec{
+		System: "hybrid", Config: c.Name, Hash: c.Hash(),
+		ToleranceReason: "deterministic: every member ranks identically on every run",
+		Requires:        func(cache string) *systems.Requirement { return Requires(c, cache) },
+		New:             func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+	}
+	for _, m := range c.Members {
+		s.Heavy = s.Heavy || m.Spec.Heavy
+		if m.Spec.Tolerance > s.Tolerance {
+			s.Tolerance = m.Spec.Tolerance
+			s.ToleranceReason = "fuses " + m.Spec.Name() + ": " + m.Spec.ToleranceReason
+		}
+	}
+	return s
+}
+
+// Specs returns the Spec of every named config, in Configs order.
+func Specs() []systems.Spec {
+	var out []systems.Spec
+	for _, c := range Configs() {
+		out = append(out, Spec(c))
+	}
+	return out
 }

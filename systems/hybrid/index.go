@@ -27,9 +27,9 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	}
 	x := &Index{cfg: cfg}
 	for _, m := range cfg.Members {
-		s, err := NewMember(m.System, m.Config, opt)
+		s, err := m.Spec.New(opt)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("hybrid %s: member %s/%s: %w", cfg.Name, m.System, m.Config, err), x.Close())
+			return nil, errors.Join(fmt.Errorf("hybrid %s: member %s: %w", cfg.Name, m.Spec.Name(), err), x.Close())
 		}
 		x.members = append(x.members, s)
 	}
@@ -58,7 +58,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	for i, s := range x.members {
 		if err := s.Index(ctx, c); err != nil {
 			m := x.cfg.Members[i]
-			return fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.System, m.Config, err)
+			return fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
 		}
 	}
 	return nil
@@ -76,7 +76,7 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 		hits, err := s.Search(ctx, query, depth)
 		if err != nil {
 			m := x.cfg.Members[i]
-			return nil, fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.System, m.Config, err)
+			return nil, fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
 		}
 		lists[i] = hits
 	}
@@ -103,7 +103,7 @@ func (x *Index) Close() error {
 	for i, s := range x.members {
 		if err := s.Close(); err != nil {
 			m := x.cfg.Members[i]
-			errs = append(errs, fmt.Errorf("hybrid %s: closing member %s/%s: %w", x.cfg.Name, m.System, m.Config, err))
+			errs = append(errs, fmt.Errorf("hybrid %s: closing member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err))
 		}
 	}
 	x.members = nil

@@ -36,8 +36,8 @@ func TestRealFusion(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := ConfigByName(name)
 			require.NoError(t, err)
-			if kind, err := Requires(cfg, cache); err != nil {
-				testenv.Missing(t, kind, err.Error())
+			if r := Requires(cfg, cache); r != nil {
+				testenv.Missing(t, r.Kind, r.Reason)
 			}
 			opt := systems.Options{CacheDir: cache, Logf: t.Logf}
 			c := realCorpus()
@@ -48,7 +48,7 @@ func TestRealFusion(t *testing.T) {
 
 			var members []systems.System
 			for _, m := range cfg.Members {
-				s, err := NewMember(m.System, m.Config, opt)
+				s, err := m.Spec.New(opt)
 				require.NoError(t, err)
 				defer s.Close()
 				require.NoError(t, s.Index(t.Context(), c))

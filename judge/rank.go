@@ -1,0 +1,329 @@
+package judge
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+)
+
+// Item is one ranked hit as the judge sees it: a doc of the corpus (DocID
+// set, the other fields copied from the doc) or a location.
+type Item struct {
+	DocID     string
+	Path      string
+	StartLine int
+	EndLine   int
+	Symbol    string
+	Text      string
+	Language  string
+}
+
+// DocItem is the item of a corpus doc.
+func DocItem(d *corpus.Doc) Item {
+	return Item{DocID: d.ID, Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Symbol: d.Symbol, Text: d.Text, Language: d.Language}
+}
+
+// Corpus is what the location and content rules need of a chunked corpus:
+// where each definition, needle and section lies, and its text.
+type Corpus struct {
+	c      *corpus.Corpus
+	lookup map[string]int
+	// Qualify returns the fully qualified name of a chunk's symbol (module
+	// path + symbol); nil leaves symbols as the chunker names them.
+	Qualify func(path, language, symbol string) string
+}
+
+// NewCorpus wraps a chunked corpus (nil: no location or content rule can
+// match, only doc ids, paths and symbols).
+func NewCorpus(c *corpus.Corpus) *Corpus {
+	if c == nil {
+		c = &corpus.Corpus{}
+	}
+	return &Corpus{c: c, lookup: c.Lookup()}
+}
+
+// Doc returns the doc with id, if the corpus has it.
+func (c *Corpus) Doc(id string) (*corpus.Doc, bool) {
+	i, ok := c.lookup[id]
+	if !ok {
+		return nil, false
+	}
+	return &c.c.Docs[i], true
+}
+
+func (c *Corpus) qualified(path, lang, symbol string) string {
+	if c.Qualify == nil || symbol == "" {
+		return symbol
+	}
+	return c.Qualify(path, lang, symbol)
+}
+
+// Ranking is a judged ranked list.
+type Ranking struct {
+	Units  []string       // one qrels id per item, in rank order
+	Grades []int          // grade credited to each item (0 = not relevant)
+	Qrels  map[string]int // every gold unit and pooled doc of the task
+}
+
+// FirstRelevant is the 1-based rank of the first item with a positive
+// grade, 0 if none.
+func (r Ranking) FirstRelevant() int {
+	for i, g := range r.Grades {
+		if g > 0 {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// UnitKey names one gold judgment as a qrels id. Gold, pooled and
+// non-relevant ids live in different namespaces ("gold:", "pool:", "hit:"),
+// so a hit can never be mistaken for a judged unit.
+func UnitKey(r datasets.Relevant) string { return "gold:" + r.Kind + ":" + r.ID }
+
+// PoolKey names a pooled (people-graded) doc as a qrels id.
+func PoolKey(docID string) string { return "pool:" + docID }
+
+// Pooled is one doc of a campaign's pool with the grade people gave it.
+type Pooled struct {
+	Item
+	Grade int
+}
+
+// Rank judges items against gold, with the pooled grades of people (nil for
+// none), by the rules of the package doc. A pooled doc that satisfies a gold
+// unit is that unit's, not a unit of its own: the qrels count it once.
+func Rank(gold []datasets.Relevant, items []Item, c *Corpus, pool []Pooled) Ranking {
+	if c == nil {
+		c = NewCorpus(nil)
+	}
+	r := Ranking{
+		Units:  make([]string, len(items)),
+		Grades: make([]int, len(items)),
+		Qrels:  make(map[string]int, len(gold)+len(pool)),
+	}
+	for _, g := range gold {
+		k := UnitKey(g)
+		if old, ok := r.Qrels[k]; !ok || g.Grade > old {
+			r.Qrels[k] = g.Grade
+		}
+	}
+	loc := newLocator(c, gold)
+	pooled := make(map[string]int, len(pool))
+	for i := range pool {
+		p := &pool[i]
+		if p.DocID == "" || loc.matchesAny(&p.Item) {
+			continue
+		}
+		pooled[p.DocID] = p.Grade
+		r.Qrels[PoolKey(p.DocID)] = p.Grade
+	}
+	credited := make(map[string]bool)
+	for i, it := range items {
+		best, bestGrade := "", -1
+		for gi := range gold {
+			g := &gold[gi]
+			k := UnitKey(*g)
+			if credited[k] || g.Grade <= bestGrade || !loc.matches(gi, &it) {
+				continue
+			}
+			best, bestGrade = k, g.Grade
+		}
+		switch {
+		case best != "":
+			credited[best] = true
+			r.Units[i], r.Grades[i] = best, bestGrade
+		case it.DocID != "" && hasKey(pooled, it.DocID):
+			r.Units[i], r.Grades[i] = PoolKey(it.DocID), pooled[it.DocID]
+		case it.DocID != "":
+			r.Units[i] = "hit:" + it.DocID
+		default:
+			r.Units[i] = "hit:#" + strconv.Itoa(i+1) + ":" + it.Path
+		}
+	}
+	return r
+}
+
+func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
+
+// Composite judges one blob of text (the items packed, or a text an external
+// system returned whole) as the single rank-1 item: the best-graded gold
+// unit it satisfies, or a non-relevant item. Packed corpus docs keep their
+// identity (a doc id or path rule decides); a blob without doc ids is judged
+// by content (ContentMatches).
+func Composite(gold []datasets.Relevant, items []Item, c *Corpus) Ranking {
+	if c == nil {
+		c = NewCorpus(nil)
+	}
+	full := Rank(gold, items, c, nil)
+	r := Ranking{Units: []string{"hit:composite-blob"}, Grades: []int{0}, Qrels: full.Qrels}
+	for i, u := range full.Units {
+		if strings.HasPrefix(u, "gold:") && full.Grades[i] > r.Grades[0] {
+			r.Units[0], r.Grades[0] = u, full.Grades[i]
+		}
+	}
+	var blob strings.Builder
+	for _, it := range items {
+		if it.DocID == "" && it.Path == "" {
+			blob.WriteString(it.Text)
+			blob.WriteByte('\n')
+		}
+	}
+	if blob.Len() == 0 {
+		return r
+	}
+	for _, g := range gold {
+		if g.Grade <= r.Grades[0] {
+			continue
+		}
+		if text := goldText(&g, c); text != "" && ContentMatches(text, blob.String()) {
+			r.Units[0], r.Grades[0] = UnitKey(g), g.Grade
+		}
+	}
+	return r
+}
+
+// goldText is the text a composite blob must contain for gold g: the doc's
+// text, the needle's body, or a definition's (or section's) source.
+func goldText(g *datasets.Relevant, c *Corpus) string {
+	switch g.Kind {
+	case "doc", "doc_section":
+		if d, ok := c.Doc(g.ID); ok {
+			return d.Text
+		}
+	case "needle":
+		return g.Body
+	case "symbol":
+		for i := range c.c.Docs {
+			d := &c.c.Docs[i]
+			if d.Symbol != "" && SymbolMatches(c.qualified(d.Path, d.Language, d.Symbol), g.ID) {
+				return d.Text
+			}
+		}
+	}
+	return ""
+}
+
+// SymbolMatches reports whether written names the definition whose fully
+// qualified name is qualified: equal, or a dotted suffix of it at a dot.
+func SymbolMatches(qualified, written string) bool {
+	if qualified == "" || written == "" {
+		return false
+	}
+	return qualified == written || strings.HasSuffix(qualified, "."+written)
+}
+
+// span is a line range of a file.
+type span struct {
+	path       string
+	start, end int
+}
+
+// locator matches items against the gold of one task; the corpus spans of
+// each gold unit are found once, on first use by a location item.
+type locator struct {
+	c     *Corpus
+	gold  []datasets.Relevant
+	spans map[int][]span
+}
+
+func newLocator(c *Corpus, gold []datasets.Relevant) *locator {
+	return &locator{c: c, gold: gold, spans: map[int][]span{}}
+}
+
+func (l *locator) matchesAny(it *Item) bool {
+	for gi := range l.gold {
+		if l.matches(gi, it) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *locator) matches(gi int, it *Item) bool {
+	g := &l.gold[gi]
+	switch g.Kind {
+	case "doc":
+		return it.DocID != "" && it.DocID == g.ID
+	case "file", "test", "config":
+		return it.Path != "" && it.Path == g.ID
+	case "symbol":
+		if it.Symbol != "" && SymbolMatches(l.c.qualified(it.Path, it.Language, it.Symbol), g.ID) {
+			return true
+		}
+	case "doc_section":
+		if it.DocID != "" && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID {
+			return true
+		}
+	case "needle":
+		if it.Text != "" {
+			lang := g.Language
+			if lang == "" {
+				lang = it.Language
+			}
+			return chunk.Contains(lang, it.Text, g.Body)
+		}
+	default:
+		return false
+	}
+	if it.DocID != "" || it.Path == "" || it.StartLine <= 0 {
+		return false // a corpus doc is judged by its own fields; no lines, no location rule
+	}
+	for _, s := range l.spansOf(gi) {
+		if covers(it, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// spansOf returns where gold unit gi lies in the corpus.
+func (l *locator) spansOf(gi int) []span {
+	if s, ok := l.spans[gi]; ok {
+		return s
+	}
+	g := &l.gold[gi]
+	var out []span
+	for i := range l.c.c.Docs {
+		d := &l.c.c.Docs[i]
+		if d.Path == "" || d.StartLine <= 0 {
+			continue
+		}
+		ok := false
+		switch g.Kind {
+		case "symbol":
+			ok = d.Symbol != "" && SymbolMatches(l.c.qualified(d.Path, d.Language, d.Symbol), g.ID)
+		case "doc_section":
+			ok = d.ID == g.ID || d.Symbol == g.ID
+		case "needle":
+			lang := g.Language
+			if lang == "" {
+				lang = d.Language
+			}
+			ok = chunk.Contains(lang, d.Text, g.Body)
+		}
+		if ok {
+			out = append(out, span{d.Path, d.StartLine, max(d.EndLine, d.StartLine)})
+		}
+	}
+	l.spans[gi] = out
+	return out
+}
+
+// covers reports whether a location item covers span s (package doc).
+func covers(it *Item, s span) bool {
+	if it.Path != s.path {
+		return false
+	}
+	if it.EndLine < it.StartLine || it.EndLine == 0 {
+		return s.start <= it.StartLine && it.StartLine <= s.end
+	}
+	lo, hi := max(it.StartLine, s.start), min(it.EndLine, s.end)
+	if hi < lo {
+		return false
+	}
+	return 2*(hi-lo+1) >= s.end-s.start+1
+}

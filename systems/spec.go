@@ -1,0 +1,74 @@
+package systems
+
+import "fmt"
+
+// Spec names one configuration of a system and builds it. It is the value a
+// benchmark is handed: the runner gates it by its golden file, a hybrid fuses
+// several, a graph expands one. A system package offers a Spec per named
+// config (bm25.Spec, dense.Spec, …); a user's own system, or an external one
+// (systems/external), is a Spec the user builds. Nothing is registered.
+type Spec struct {
+	System string // "bm25", "dense", "pydocs-mcp", … (a subtest name)
+	Config string // config name within the system (a subtest name)
+	// Hash covers every field of the config that can change a result;
+	// golden files record it, so a changed config is a stale baseline.
+	Hash string
+	// Tolerance is how far below golden a measure may fall before the gate
+	// fails; 0 for deterministic systems. ToleranceReason says why. The gate
+	// reads both from here, never from the golden file.
+	Tolerance       float64
+	ToleranceReason string
+	// Heavy marks configs several times slower to index than the default
+	// (embedding with a large model, an external tool); the runner runs them
+	// on fewer datasets at the CI size.
+	Heavy bool
+	// Requires reports what the config needs under cacheDir and does not
+	// have (nil: nothing missing). Nil means it needs nothing beyond the build.
+	Requires func(cacheDir string) *Requirement
+	// New builds a fresh system for one corpus.
+	New func(opt Options) (System, error)
+}
+
+// Name is "system/config".
+func (s Spec) Name() string { return s.System + "/" + s.Config }
+
+// Missing reports what s needs under cacheDir and does not have, nil if
+// nothing (or if s declares no requirement).
+func (s Spec) Missing(cacheDir string) *Requirement {
+	if s.Requires == nil {
+		return nil
+	}
+	return s.Requires(cacheDir)
+}
+
+// Validate reports a Spec that cannot be run or named.
+func (s Spec) Validate() error {
+	switch {
+	case s.System == "" || s.Config == "":
+		return fmt.Errorf("spec %q: system and config names are required", s.Name())
+	case s.New == nil:
+		return fmt.Errorf("spec %s: no constructor (New is nil)", s.Name())
+	case s.Hash == "":
+		return fmt.Errorf("spec %s: no config hash", s.Name())
+	case s.Tolerance < 0:
+		return fmt.Errorf("spec %s: negative tolerance %v", s.Name(), s.Tolerance)
+	}
+	return nil
+}
+
+// Requirement kinds: what a run can lack. They match the words of
+// RETRIEVALBENCH_REQUIRE (internal/testenv), which turns a skip for that
+// kind into a failure.
+const (
+	NeedsONNX   = "onnx"   // the ONNX Runtime shared library
+	NeedsModels = "models" // embedding model files
+	NeedsPeer   = "peer"   // an external system's installation
+)
+
+// Requirement is one thing a config needs and does not have.
+type Requirement struct {
+	Kind   string // NeedsONNX, NeedsModels, NeedsPeer
+	Reason string // what is missing and how to get it ("run make setup")
+}
+
+func (r *Requirement) Error() string { return r.Kind + ": " + r.Reason }
