@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/retrievalbench/retrievalbench/benchtest"
 	"github.com/retrievalbench/retrievalbench/gate"
 	"github.com/retrievalbench/retrievalbench/harness"
 )
@@ -77,7 +79,7 @@ func TestBenchmarkFile(t *testing.T) {
 	require.NoError(t, rd.Err())
 
 	wantMeta := map[string]string{}
-	for _, line := range unitMetadata() {
+	for _, line := range benchtest.UnitMetadata() {
 		f := strings.Fields(line) // Unit <unit> key=value…
 		for _, kv := range f[2:] {
 			k, v, _ := strings.Cut(kv, "=")
@@ -91,7 +93,7 @@ func TestBenchmarkFile(t *testing.T) {
 		require.Equal(t, "exact", meta[u], "quality units must be assume=exact")
 	}
 
-	golden, err := harness.ReadGolden(harness.GoldenPath(goldenRoot, "repoqa-fixture", "all", "bm25", "porter"))
+	golden, err := harness.ReadGolden(harness.GoldenPath(goldenDir, "repoqa-fixture", "all", "bm25", "porter"))
 	require.NoError(t, err)
 	counts := map[string]int{}
 	for _, s := range results {
@@ -100,26 +102,26 @@ func TestBenchmarkFile(t *testing.T) {
 		}
 		op := s.parts["op"]
 		counts[op]++
-		if s.values[unitPeakRSS] < 1<<20 {
-			t.Errorf("op=%s: peak-RSS-bytes = %v, want at least 1 MiB", op, s.values[unitPeakRSS])
+		if s.values[benchtest.UnitPeakRSS] < 1<<20 {
+			t.Errorf("op=%s: peak-RSS-bytes = %v, want at least 1 MiB", op, s.values[benchtest.UnitPeakRSS])
 		}
 		sec := s.values["sec/op"]
 		require.Greater(t, sec, 0.0, "op=%s sec/op", op)
 		switch op {
 		case "search":
 			// queries/s is one query per op.
-			if got, want := s.values[unitQueries], 1/sec; math.Abs(got-want) > 0.01*want {
+			if got, want := s.values[benchtest.UnitQueries], 1/sec; math.Abs(got-want) > 0.01*want {
 				t.Errorf("queries/s = %v, want 1/(sec/op) = %v", got, want)
 			}
-			for _, q := range qualityUnits {
-				want := float64(golden.Metrics[q.measure].Mean)
-				if got := s.values[q.unit]; math.Abs(got-want) > 0.00005 {
-					t.Errorf("%s = %v, golden %s mean = %v", q.unit, got, q.measure, want)
+			for _, q := range benchtest.QualityUnits() {
+				want := float64(golden.Metrics[q.Measure].Mean)
+				if got := s.values[q.Unit]; math.Abs(got-want) > 0.00005 {
+					t.Errorf("%s = %v, golden %s mean = %v", q.Unit, got, q.Measure, want)
 				}
 			}
 		case "index":
-			if s.values[unitDocs] <= 0 {
-				t.Errorf("op=index: docs/s = %v, want > 0", s.values[unitDocs])
+			if s.values[benchtest.UnitDocs] <= 0 {
+				t.Errorf("op=index: docs/s = %v, want > 0", s.values[benchtest.UnitDocs])
 			}
 			if _, ok := s.values["hit@10"]; ok {
 				t.Errorf("op=index reports hit@10; quality belongs to op=search rows")
@@ -132,9 +134,40 @@ func TestBenchmarkFile(t *testing.T) {
 		t.Errorf("result lines per op with -count=2 (-want +got):\n%s", diff)
 	}
 
-	rep, err := gate.Compare(bytes.NewReader(out), bytes.NewReader(out), "a", "b", gate.DefaultConfig())
+	// The gate reads this file as written: a quality drop planted in a copy
+	// (hit@1 lowered on every search line) must fail it, naming the unit.
+	worse := plantQualityDrop(t, out, "hit@1", 0.1)
+	rep, err := gate.Compare(bytes.NewReader(out), bytes.NewReader(worse), "before", "after", gate.DefaultConfig())
 	require.NoError(t, err)
-	require.False(t, rep.Failed(), "the gate fails a file compared with itself: %s", rep.Summary())
+	if !rep.Failed() || !strings.Contains(rep.Summary(), "hit@1") {
+		t.Errorf("gate on a planted hit@1 drop: failed=%v, summary:\n%s", rep.Failed(), rep.Summary())
+	}
+	rep, err = gate.Compare(bytes.NewReader(out), bytes.NewReader(worse), "after", "before", gate.DefaultConfig())
+	require.NoError(t, err)
+	require.False(t, rep.Failed(), "a quality gain failed the gate: %s", rep.Summary())
+}
+
+// plantQualityDrop returns a copy of a benchmark file with every value of
+// unit lowered by d.
+func plantQualityDrop(t *testing.T, file []byte, unit string, d float64) []byte {
+	t.Helper()
+	var out []string
+	n := 0
+	for _, line := range strings.Split(string(file), "\n") {
+		f := strings.Fields(line)
+		for i := 2; strings.HasPrefix(line, "Benchmark") && i+1 < len(f); i += 2 {
+			if f[i+1] == unit {
+				v, err := strconv.ParseFloat(f[i], 64)
+				require.NoError(t, err)
+				f[i] = strconv.FormatFloat(v-d, 'f', 4, 64)
+				line = strings.Join(f, " ")
+				n++
+			}
+		}
+		out = append(out, line)
+	}
+	require.NotZero(t, n, "no %s values in the benchmark file", unit)
+	return []byte(strings.Join(out, "\n"))
 }
 
 // TestPlantedDelay checks the hand-check mechanism of docs/benchmarking.md:
@@ -142,7 +175,7 @@ func TestBenchmarkFile(t *testing.T) {
 // and leaves index ops and quality alone.
 func TestPlantedDelay(t *testing.T) {
 	const delay = 0.020 // sec
-	out := runOwnBenchmarks(t, EnvBenchDelay+"=20ms")
+	out := runOwnBenchmarks(t, benchtest.EnvBenchDelay+"=20ms")
 	rd := benchfmt.NewReader(bytes.NewReader(out), "bench.txt")
 	searched := 0
 	for rd.Scan() {
@@ -160,8 +193,8 @@ func TestPlantedDelay(t *testing.T) {
 	require.NoError(t, rd.Err())
 	require.Equal(t, 2, searched, "op=search result lines")
 
-	bad := runOwnBenchmarksErr(t, EnvBenchDelay+"=soon")
-	require.Contains(t, bad, EnvBenchDelay+`="soon"`, "a bad delay is an error naming the variable")
+	bad := runOwnBenchmarksErr(t, benchtest.EnvBenchDelay+"=soon")
+	require.Contains(t, bad, benchtest.EnvBenchDelay+`="soon"`, "a bad delay is an error naming the variable")
 }
 
 // runOwnBenchmarksErr runs the benchmarks expecting them to fail and

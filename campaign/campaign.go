@@ -56,7 +56,7 @@ type Config struct {
 	Name string
 	// Specs are the systems to run, in order (harness.Registry entries or
 	// any other Spec).
-	Specs []harness.Spec
+	Specs []systems.Spec
 	// PoolDepth is how many top hits of each system are pooled per case.
 	PoolDepth   int
 	TaskTimeout time.Duration
@@ -341,19 +341,17 @@ func source(s cases.RepoSpec) string {
 }
 
 // runSystem runs one spec over every prepared repository.
-func runSystem(ctx context.Context, cfg Config, spec harness.Spec, repos []string, prepared map[string]*harness.Prepared,
+func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []string, prepared map[string]*harness.Prepared,
 	kinds map[string]map[string]string, run *report.Run) (report.SystemRun, []report.Record) {
 	name := spec.Name()
 	sr := report.SystemRun{Name: name, Status: report.StatusOK}
 	fail := func(kind, repo, task, msg string) {
 		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
 	}
-	if spec.Requires != nil {
-		if kind, err := spec.Requires(cfg.CacheDir); kind != "" {
-			fail(report.FailModel, "", "", fmt.Sprintf("needs %s: %v", kind, err))
-			sr.Status = report.StatusFailed
-			return sr, nil
-		}
+	if r := spec.Missing(cfg.CacheDir); r != nil {
+		fail(report.FailModel, "", "", fmt.Sprintf("needs %s: %v", r.Kind, r.Reason))
+		sr.Status = report.StatusFailed
+		return sr, nil
 	}
 	var wantDim int
 	if spec.System == "dense" {

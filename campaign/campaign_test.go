@@ -15,23 +15,21 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/builtin"
 )
 
 const fixture = "../fixtures/cases"
 
-func bm25Spec(t *testing.T) harness.Spec {
+func bm25Spec(t *testing.T) systems.Spec {
 	t.Helper()
-	for _, s := range harness.Registry() {
-		if s.System == "bm25" && s.Config == "code-weighted" {
-			return s
-		}
+	s, ok := builtin.Find(builtin.Specs(), "bm25/code-weighted")
+	if !ok {
+		t.Fatal("no bm25/code-weighted among the built-in systems")
 	}
-	t.Fatal("no bm25/code-weighted in the registry")
-	return harness.Spec{}
+	return s
 }
 
 // firstDocs is a stand-in system that returns the first k docs of a
@@ -70,18 +68,18 @@ func TestFailingModelReported(t *testing.T) {
 	cfg.PoolDepth = 3
 	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
 	cfg.Report.Gates.MinCases = 2
-	cfg.Specs = []harness.Spec{
+	cfg.Specs = []systems.Spec{
 		bm25Spec(t),
-		{System: "dense", Config: "broken", New: func(systems.Options) (systems.System, error) {
+		{System: "dense", Config: "broken", Hash: "test-broken", New: func(systems.Options) (systems.System, error) {
 			return nil, errors.New("model file is corrupt")
 		}},
-		{System: "dense", Config: "absent", Requires: func(string) (string, error) {
-			return "models", errors.New("absent: model.onnx missing")
+		{System: "dense", Config: "absent", Hash: "test-absent", Requires: func(string) *systems.Requirement {
+			return &systems.Requirement{Kind: systems.NeedsModels, Reason: "absent: model.onnx missing"}
 		}},
-		{System: "stub", Config: "empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
-		{System: "stub", Config: "first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
+		{System: "stub", Config: "empty", Hash: "test-empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
+		{System: "stub", Config: "first", Hash: "test-first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
 		// Named after a manifest model (384 dimensions) but 100-dimensional.
-		{System: "dense", Config: "minilm-l6-q", New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
+		{System: "dense", Config: "minilm-l6-q", Hash: "test-minilm-l6-q", New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
 	}
 	out := t.TempDir()
 	res, err := Run(t.Context(), cfg, out)
@@ -137,7 +135,7 @@ func TestRepoMissing(t *testing.T) {
 	cfg.Cases = filepath.Join(fixture, "cases.jsonl")
 	cfg.Repos = manifest
 	cfg.CacheDir = t.TempDir()
-	cfg.Specs = []harness.Spec{bm25Spec(t)}
+	cfg.Specs = []systems.Spec{bm25Spec(t)}
 	res, err := Run(t.Context(), cfg, t.TempDir())
 	require.NoError(t, err)
 	var missing []string
@@ -159,7 +157,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := cfg.Validate(); err == nil {
 		t.Error("empty config validates")
 	}
-	cfg.Cases, cfg.Repos, cfg.Specs = "c", "r", []harness.Spec{{System: "x"}}
+	cfg.Cases, cfg.Repos, cfg.Specs = "c", "r", []systems.Spec{{System: "x"}}
 	require.NoError(t, cfg.Validate())
 	cfg.PoolDepth = 0
 	if err := cfg.Validate(); err == nil {
@@ -222,7 +220,7 @@ func TestDatapackCommitDrift(t *testing.T) {
 	require.NoError(t, os.WriteFile(cfg.Repos, []byte(`{"kv": {"datapack": "swe-qa/corpora/kv.jsonl.gz", "commit": "89abcdef"}}`), 0o644))
 	require.NoError(t, os.WriteFile(cfg.Cases, []byte(`{"id": "kv-1", "repo": "kv", "intent": "symbol_lookup", "query": "remove a key", "relevant": [{"kind": "symbol", "id": "Store.delete", "grade": 3}]}`+"\n"), 0o644))
 	cfg.CacheDir = t.TempDir()
-	cfg.Specs = []harness.Spec{bm25Spec(t)}
+	cfg.Specs = []systems.Spec{bm25Spec(t)}
 	res, err := Run(t.Context(), cfg, t.TempDir())
 	require.NoError(t, err)
 	var drift []string

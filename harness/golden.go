@@ -143,17 +143,24 @@ func WriteGolden(path string, g *Golden) error {
 type Verdict struct {
 	Failures     []string // each one fails the cell
 	Improvements []string // reported with a hint to run -update
+	// Versions lists what the run was made with that differs from the
+	// baseline ("onnxruntime: 1.30.0 → 1.31.0"); shown with any failure, so
+	// a drop that comes with a new library says so.
+	Versions []string
 }
 
 // OK reports whether the run passes the gate.
 func (v *Verdict) OK() bool { return len(v.Failures) == 0 }
 
-// Compare gates r against g. A measure passes when its mean, at four
-// decimals, is at least golden − tolerance. A failing measure lists the
-// tasks whose value for it dropped. A different data or config hash is a
-// stale baseline and fails regardless of the numbers; so does any task the
-// system failed on.
-func Compare(g *Golden, r *Result) *Verdict {
+// Compare gates r against g with the tolerance of the system's config (from
+// code, never from the file: editing a golden file cannot loosen the gate).
+// A measure passes when its mean, at four decimals, is at least
+// golden − tolerance. A failing measure lists the tasks whose value for it
+// dropped. Every measure of the run must have a baseline and every baseline
+// measure must be measured. A different data or config hash is a stale
+// baseline and fails regardless of the numbers; so does a golden file made
+// with another tolerance, and any task the system failed on.
+func Compare(g *Golden, r *Result, tolerance float64) *Verdict {
 	v := &Verdict{}
 	if g.DataHash != r.DataHash {
 		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: data hash %s ≠ golden %s (corpus, chunking or tasks changed)", short(r.DataHash), short(g.DataHash)))
@@ -161,17 +168,20 @@ func Compare(g *Golden, r *Result) *Verdict {
 	if g.ConfigHash != r.ConfigHash {
 		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: config hash %s ≠ golden %s (system config changed)", short(r.ConfigHash), short(g.ConfigHash)))
 	}
+	tol := round4(tolerance)
+	if round4(float64(g.Tolerance)) != tol {
+		v.Failures = append(v.Failures, fmt.Sprintf("golden tolerance %.4f ≠ the config's %.4f: the baseline was made or edited with another tolerance (the gate uses the config's)", round4(float64(g.Tolerance)), tol))
+	}
 	for _, t := range r.Failed() {
 		v.Failures = append(v.Failures, fmt.Sprintf("task %s failed: %s", t.ID, firstLine(t.Err)))
 	}
-	now := NewGolden(r, float64(g.Tolerance), g.ToleranceReason)
-	names := make([]string, 0, len(g.Metrics))
-	for m := range g.Metrics {
-		names = append(names, m)
+	now := NewGolden(r, tolerance, g.ToleranceReason)
+	for _, m := range sortedKeys(now.Metrics) {
+		if _, ok := g.Metrics[m]; !ok {
+			v.Failures = append(v.Failures, fmt.Sprintf("%s: measured (%.4f) but not in golden: a new measure needs a baseline", m, round4(float64(now.Metrics[m].Mean))))
+		}
 	}
-	sort.Strings(names)
-	tol := round4(float64(g.Tolerance))
-	for _, m := range names {
+	for _, m := range sortedKeys(g.Metrics) {
 		want := round4(float64(g.Metrics[m].Mean))
 		got, ok := now.Metrics[m]
 		if !ok {
@@ -186,7 +196,39 @@ func Compare(g *Golden, r *Result) *Verdict {
 			v.Improvements = append(v.Improvements, fmt.Sprintf("%s: %.4f → %.4f (%s)", m, want, have, flips(m, g, now)))
 		}
 	}
+	for _, k := range sortedKeys(mergeKeys(g.Versions, now.Versions)) {
+		if a, b := g.Versions[k], now.Versions[k]; a != b {
+			v.Versions = append(v.Versions, fmt.Sprintf("%s: %s → %s", k, orNone(a), orNone(b)))
+		}
+	}
 	return v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func mergeKeys(a, b map[string]string) map[string]bool {
+	m := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 // flips describes the tasks whose value of measure m changed between the

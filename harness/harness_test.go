@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
@@ -32,6 +33,9 @@ func (s *scripted) Search(ctx context.Context, q string, k int) ([]systems.Hit, 
 	case "panic":
 		panic("boom")
 	case "hang":
+		<-ctx.Done() // returns when abandoned, as an external system does
+		return nil, ctx.Err()
+	case "hang-forever":
 		<-make(chan struct{}) // never returns, ignores ctx
 	}
 	return s.answers[q], nil
@@ -54,60 +58,6 @@ func hits(ids ...string) []systems.Hit {
 	return out
 }
 
-func TestJudgeCreditsEachGoldUnitOnce(t *testing.T) {
-	c := &corpus.Corpus{ID: "r", Docs: docs("a.py#f", "a.py#g", "b.py#h", "c.py#k")}
-	task := &datasets.Task{ID: "t", Gold: []datasets.Relevant{
-		{Kind: "file", ID: "a.py", Grade: 1},
-		{Kind: "file", ID: "c.py", Grade: 2},
-	}}
-	var ds []*corpus.Doc
-	for i := range c.Docs {
-		ds = append(ds, &c.Docs[i])
-	}
-	j := judge(task, ds)
-	// The second chunk of a.py earns nothing: a.py is one gold unit.
-	if diff := cmp.Diff([]int{1, 0, 0, 2}, j.grade); diff != "" {
-		t.Errorf("grades (-want +got):\n%s", diff)
-	}
-	want := []string{"gold:file:a.py", "hit:a.py#g", "hit:b.py#h", "gold:file:c.py"}
-	if diff := cmp.Diff(want, j.units); diff != "" {
-		t.Errorf("units (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(map[string]int{"gold:file:a.py": 1, "gold:file:c.py": 2}, j.qrels); diff != "" {
-		t.Errorf("qrels (-want +got):\n%s", diff)
-	}
-}
-
-func TestMatchesByKind(t *testing.T) {
-	fn := "def add(a, b):\n    # sum\n    return a + b\n"
-	doc := corpus.Doc{ID: "m.py#Calc.add", Path: "m.py", Symbol: "Calc.add", Language: "python",
-		Text: "def add(a,b):\n    return a+b   # different comment\n"}
-	tests := []struct {
-		name   string
-		r      datasets.Relevant
-		want   bool
-		reason string
-	}{
-		{"doc id", datasets.Relevant{Kind: "doc", ID: "m.py#Calc.add"}, true, "exact doc id"},
-		{"doc id other", datasets.Relevant{Kind: "doc", ID: "m.py"}, false, "doc ids are not paths"},
-		{"file", datasets.Relevant{Kind: "file", ID: "m.py"}, true, "a chunk of a gold file matches"},
-		{"test kind is a path", datasets.Relevant{Kind: "test", ID: "m.py"}, true, "test judgments name paths"},
-		{"symbol qualified", datasets.Relevant{Kind: "symbol", ID: "Calc.add"}, true, "exact qualified name"},
-		{"symbol suffix", datasets.Relevant{Kind: "symbol", ID: "add"}, true, "unqualified name matches the last part"},
-		{"symbol partial word", datasets.Relevant{Kind: "symbol", ID: "dd"}, false, "suffix must start at a dot"},
-		{"needle", datasets.Relevant{Kind: "needle", Body: fn, Language: "python"}, true, "same tokens, other comments and spacing"},
-		{"needle other body", datasets.Relevant{Kind: "needle", Body: "def add(a, b):\n    return a - b\n", Language: "python"}, false, "a different body"},
-		{"unknown kind", datasets.Relevant{Kind: "weird", ID: "m.py"}, false, "unknown kinds never match"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := matches(&tc.r, &doc); got != tc.want {
-				t.Errorf("matches = %v, want %v (%s)", got, tc.want, tc.reason)
-			}
-		})
-	}
-}
-
 func prepared(t *testing.T, tasks ...datasets.Task) *Prepared {
 	t.Helper()
 	ds := &datasets.Dataset{Name: "unit", Split: "all",
@@ -126,8 +76,8 @@ func task(id, q string, gold ...string) datasets.Task {
 	return t
 }
 
-func spec(s systems.System) Spec {
-	return Spec{System: "scripted", Config: "x", Hash: "h1",
+func spec(s systems.System) systems.Spec {
+	return systems.Spec{System: "scripted", Config: "x", Hash: "h1",
 		New: func(systems.Options) (systems.System, error) { return s, nil }}
 }
 
@@ -172,6 +122,124 @@ func TestRunTimeoutStopsTheCorpus(t *testing.T) {
 	}
 }
 
+// racy is a system whose Search reads state that Close clears, as
+// systems/bm25 does with its id table: closing while an abandoned Search
+// still runs is a data race that go test -race reports.
+type racy struct{ ids []string }
+
+func (s *racy) Index(context.Context, *corpus.Corpus) error { s.ids = []string{"a"}; return nil }
+func (s *racy) Close() error                                { s.ids = nil; return nil }
+func (s *racy) Search(ctx context.Context, q string, k int) ([]systems.Hit, error) {
+	<-ctx.Done()
+	time.Sleep(20 * time.Millisecond) // still reading after the harness gave up
+	return []systems.Hit{{DocID: s.ids[0]}}, nil
+}
+
+func TestRunWaitsForAnAbandonedSearchBeforeClose(t *testing.T) {
+	p := prepared(t, task("t", "q", "a"))
+	cfg := DefaultRunConfig()
+	cfg.TaskTimeout = 10 * time.Millisecond
+	sys := &racy{}
+	res, err := Run(t.Context(), p, systems.Spec{System: "racy", Config: "x", Hash: "h",
+		New: func(systems.Options) (systems.System, error) { return sys, nil }}, cfg)
+	require.NoError(t, err)
+	if !strings.Contains(res.Tasks[0].Err, "timed out") {
+		t.Errorf("task error = %q, want a timeout", res.Tasks[0].Err)
+	}
+	if sys.ids != nil {
+		t.Error("Close was not called after the abandoned search returned")
+	}
+}
+
+func TestRunDoesNotCloseASystemThatNeverReturns(t *testing.T) {
+	p := prepared(t, task("t", "hang-forever", "a"))
+	cfg := DefaultRunConfig()
+	cfg.TaskTimeout, cfg.AbandonWait = 10*time.Millisecond, 20*time.Millisecond
+	closed := false
+	sys := &closeSpy{scripted: scripted{}, closed: &closed}
+	_, err := Run(t.Context(), p, systems.Spec{System: "stuck", Config: "x", Hash: "h",
+		New: func(systems.Options) (systems.System, error) { return sys, nil }}, cfg)
+	if err == nil || !strings.Contains(err.Error(), "did not return") {
+		t.Errorf("Run error = %v, want the cell to fail naming the stuck search", err)
+	}
+	if closed {
+		t.Error("Close raced a Search that is still running")
+	}
+}
+
+type closeSpy struct {
+	scripted
+	closed *bool
+}
+
+func (s *closeSpy) Close() error { *s.closed = true; return nil }
+
+func TestLocationHitsAreJudged(t *testing.T) {
+	ds := &datasets.Dataset{Name: "unit", Split: "all",
+		Corpora: map[string]*corpus.Corpus{"r": {ID: "r", Docs: []corpus.Doc{
+			{ID: "a.py", Path: "a.py", Kind: "file", Text: "x = 1\n"}, {ID: "b.py", Path: "b.py", Kind: "file", Text: "y = 2\n"},
+		}}},
+		Tasks: []datasets.Task{{ID: "t", Query: "q", CorpusID: "r", Gold: []datasets.Relevant{{Kind: "file", ID: "b.py", Grade: 1}}}},
+	}
+	p, err := Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	cfg := DefaultRunConfig()
+	cfg.Measures = []string{"hit@1", "mrr"}
+	for _, tt := range []struct {
+		name string
+		hits []systems.Hit
+		mrr  float64
+		err  string
+	}{
+		{"paths", []systems.Hit{{Path: "a.py", StartLine: 1}, {Path: "b.py"}}, 0.5, ""},
+		{"escape", []systems.Hit{{Path: "../etc/passwd"}}, 0, "not a clean corpus-relative path"},
+		{"absolute", []systems.Hit{{Path: "/etc/passwd"}}, 0, "not a clean corpus-relative path"},
+		{"bad-lines", []systems.Hit{{Path: "a.py", StartLine: 5, EndLine: 2}}, 0, "bad line range"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := &scripted{answers: map[string][]systems.Hit{"q": tt.hits}}
+			res, err := Run(t.Context(), p, spec(sys), cfg)
+			require.NoError(t, err)
+			tr := res.Tasks[0]
+			if tt.err != "" {
+				if !strings.Contains(tr.Err, tt.err) {
+					t.Errorf("task error = %q, want %q", tr.Err, tt.err)
+				}
+				return
+			}
+			if tr.Err != "" || tr.Values[1] != tt.mrr {
+				t.Errorf("mrr = %v (err %q), want %v", tr.Values[1], tr.Err, tt.mrr)
+			}
+		})
+	}
+}
+
+func TestCompositeSystemDefinesRankOneOnly(t *testing.T) {
+	p := prepared(t, task("t", "q1", "a"))
+	s := spec(&scripted{answers: map[string][]systems.Hit{"q1": {{Text: "a"}}}})
+	s.Composite = true
+	res, err := Run(t.Context(), p, s, DefaultRunConfig())
+	require.NoError(t, err)
+	var got []string
+	for _, m := range res.Measures {
+		got = append(got, m.String())
+	}
+	if diff := cmp.Diff([]string{"hit@1"}, got); diff != "" {
+		t.Errorf("measures of a composite system (-want +got):\n%s", diff)
+	}
+	if res.Undefined["ndcg@10"] == "" {
+		t.Errorf("undefined = %v, want ndcg@10 with its reason", res.Undefined)
+	}
+}
+
+func TestDefaultMeasuresIsACopy(t *testing.T) {
+	a := DefaultMeasures()
+	a[0] = "changed"
+	if DefaultMeasures()[0] == "changed" {
+		t.Error("DefaultMeasures returns a shared slice: one caller's edit changes every later run")
+	}
+}
+
 func TestUndefinedMeasuresAreAbsent(t *testing.T) {
 	p := prepared(t, task("t", "q1", "a"))
 	p.Dataset.Undefined = map[string]string{"mrr": "composite run: one blob, only rank-1 measures"}
@@ -204,14 +272,14 @@ func TestCompare(t *testing.T) {
 
 	t.Run("equal passes", func(t *testing.T) {
 		res, _ := runFixed(t, base)
-		v := Compare(golden, res)
+		v := Compare(golden, res, 0)
 		if !v.OK() || len(v.Improvements) != 0 {
 			t.Errorf("verdict = %+v, want a clean pass", v)
 		}
 	})
 	t.Run("drop fails and names the flipped task", func(t *testing.T) {
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b", "c", "a"), "q2": hits("a", "b"), "q3": hits("c")})
-		v := Compare(golden, res)
+		v := Compare(golden, res, 0)
 		require.False(t, v.OK())
 		joined := strings.Join(v.Failures, "\n")
 		for _, want := range []string{"hit@1: 0.6667 → 0.3333", "−1 task: t1 rank 1 → rank 3", "mrr: 0.8333 → 0.6111"} {
@@ -222,14 +290,14 @@ func TestCompare(t *testing.T) {
 	})
 	t.Run("lost task says lost", func(t *testing.T) {
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b"), "q2": hits("a", "b"), "q3": hits("c")})
-		v := Compare(golden, res)
+		v := Compare(golden, res, 0)
 		if !strings.Contains(strings.Join(v.Failures, "\n"), "t1 lost rank 1") {
 			t.Errorf("failures = %q, want t1 lost rank 1", v.Failures)
 		}
 	})
 	t.Run("improvement passes and is reported", func(t *testing.T) {
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("a"), "q2": hits("b"), "q3": hits("c")})
-		v := Compare(golden, res)
+		v := Compare(golden, res, 0)
 		if !v.OK() || len(v.Improvements) != 2 {
 			t.Errorf("verdict = %+v, want pass with 2 improvements", v)
 		}
@@ -238,7 +306,7 @@ func TestCompare(t *testing.T) {
 		g := *golden
 		g.Tolerance = 0.4
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b", "a"), "q2": hits("a", "b"), "q3": hits("c")})
-		if v := Compare(&g, res); !v.OK() {
+		if v := Compare(&g, res, 0.4); !v.OK() {
 			t.Errorf("failures = %q, want pass within tolerance 0.4", v.Failures)
 		}
 	})
@@ -246,17 +314,46 @@ func TestCompare(t *testing.T) {
 		res, _ := runFixed(t, base)
 		g := *golden
 		g.DataHash, g.ConfigHash = "old-data", "old-config"
-		v := Compare(&g, res)
+		v := Compare(&g, res, 0)
 		joined := strings.Join(v.Failures, "\n")
 		if !strings.Contains(joined, "stale baseline: data hash") || !strings.Contains(joined, "stale baseline: config hash") {
 			t.Errorf("failures = %q, want both stale-baseline messages", v.Failures)
+		}
+	})
+	t.Run("a file's tolerance cannot loosen the gate", func(t *testing.T) {
+		g := *golden
+		g.Tolerance = 0.4 // edited by hand; the config says 0
+		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b", "a"), "q2": hits("a", "b"), "q3": hits("c")})
+		v := Compare(&g, res, 0)
+		joined := strings.Join(v.Failures, "\n")
+		if !strings.Contains(joined, "golden tolerance 0.4000 ≠ the config's 0.0000") || !strings.Contains(joined, "hit@1: 0.6667 → 0.3333") {
+			t.Errorf("failures = %q, want the tolerance mismatch and the drop judged at the config's tolerance", v.Failures)
+		}
+	})
+	t.Run("a measure without a baseline fails", func(t *testing.T) {
+		res, _ := runFixed(t, base)
+		g := *golden
+		g.Metrics = map[string]Summary{"hit@1": golden.Metrics["hit@1"]} // mrr added to the measures since
+		v := Compare(&g, res, 0)
+		if !strings.Contains(strings.Join(v.Failures, "\n"), "mrr: measured (0.8333) but not in golden") {
+			t.Errorf("failures = %q, want mrr without a baseline to fail", v.Failures)
+		}
+	})
+	t.Run("changed versions are shown", func(t *testing.T) {
+		res, _ := runFixed(t, base)
+		g := *golden
+		g.Versions = map[string]string{"go": res.Versions["go"], "onnxruntime": "1.29.0"}
+		res.Versions["onnxruntime"] = "1.30.0"
+		v := Compare(&g, res, 0)
+		if diff := cmp.Diff([]string{"onnxruntime: 1.29.0 → 1.30.0"}, v.Versions, cmpopts.IgnoreSliceElements(func(s string) bool { return !strings.HasPrefix(s, "onnx") })); diff != "" {
+			t.Errorf("versions (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("measure missing from the run fails", func(t *testing.T) {
 		res, _ := runFixed(t, base)
 		g := *golden
 		g.Metrics = map[string]Summary{"ndcg@10": {Mean: 0.5}}
-		if v := Compare(&g, res); v.OK() {
+		if v := Compare(&g, res, 0); v.OK() {
 			t.Error("a golden measure the run does not compute must fail")
 		}
 	})

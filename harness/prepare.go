@@ -1,6 +1,13 @@
 package harness
 
 import (
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/judge"
+	"github.com/retrievalbench/retrievalbench/systems"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -17,7 +24,8 @@ import (
 type Prepared struct {
 	Dataset *datasets.Dataset
 	Corpora map[string]*corpus.Corpus // chunked
-	lookup  map[string]map[string]int // corpus id → doc id → index
+	judges  map[string]*judge.Corpus  // corpus id → what the judge reads
+	chunk   chunk.Options
 	// Hash covers the chunked corpora, the tasks (queries and gold) and the
 	// chunker options: if it changes, golden baselines are stale.
 	Hash       string
@@ -30,7 +38,8 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 	p := &Prepared{
 		Dataset: ds,
 		Corpora: make(map[string]*corpus.Corpus, len(ds.Corpora)),
-		lookup:  make(map[string]map[string]int, len(ds.Corpora)),
+		judges:  make(map[string]*judge.Corpus, len(ds.Corpora)),
+		chunk:   opt,
 	}
 	ids := make([]string, 0, len(ds.Corpora))
 	for id := range ds.Corpora {
@@ -53,20 +62,52 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 			c = cc
 		}
 		p.Corpora[id] = c
-		p.lookup[id] = c.Lookup()
+		p.judges[id] = judge.NewCorpus(c)
 		fmt.Fprintf(h, "corpus %s %s\n", id, c.Hash())
 	}
 	for _, t := range ds.Tasks {
 		if _, ok := p.Corpora[t.CorpusID]; !ok {
 			return nil, fmt.Errorf("dataset %s: task %s: unknown corpus %q", ds.Name, t.ID, t.CorpusID)
 		}
-		fmt.Fprintf(h, "task %s %s %s %s\n", strconv.Quote(t.ID), strconv.Quote(t.CorpusID), strconv.Quote(t.Query), strconv.Quote(fmt.Sprint(t.Meta)))
+		// Meta fields are named one by one (in the spelling fmt.Sprint gave
+		// the six of them, so baselines made before stay valid): a field
+		// added to datasets.Meta does not make every baseline stale.
+		m := t.Meta
+		meta := "{" + strings.Join([]string{m.Repo, m.Intent, m.Library, m.QAType, m.Difficulty, m.Language}, " ") + "}"
+		fmt.Fprintf(h, "task %s %s %s %s\n", strconv.Quote(t.ID), strconv.Quote(t.CorpusID), strconv.Quote(t.Query), strconv.Quote(meta))
 		for _, g := range t.Gold {
 			fmt.Fprintf(h, "gold %s %s %d %s\n", g.Kind, strconv.Quote(g.ID), g.Grade, hashString(g.Body))
 		}
 	}
 	p.Hash = hex.EncodeToString(h.Sum(nil))
 	return p, nil
+}
+
+// Input is the corpus sys indexes for corpus id: the chunked one, or the
+// whole files as loaded when sys asks for them (systems.FileIndexer).
+func (p *Prepared) Input(sys systems.System, id string) *corpus.Corpus {
+	if fi, ok := sys.(systems.FileIndexer); ok && fi.WholeFiles() {
+		return p.Dataset.Corpora[id]
+	}
+	return p.Corpora[id]
+}
+
+// judgeCorpus is what the judge reads of corpus id.
+func (p *Prepared) judgeCorpus(id string) *judge.Corpus { return p.judges[id] }
+
+// Versions names what the prepared data was made with, for golden files:
+// the Go toolchain, the chunker options and the tree-sitter and driver
+// modules linked into this binary.
+func (p *Prepared) Versions() map[string]string {
+	v := map[string]string{"go": runtime.Version(), "chunker": fmt.Sprintf("%+v", p.chunk)}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if strings.HasPrefix(d.Path, "github.com/tree-sitter/") || d.Path == "github.com/mattn/go-sqlite3" || d.Path == "github.com/yalue/onnxruntime_go" {
+				v[d.Path] = d.Version
+			}
+		}
+	}
+	return v
 }
 
 func hasCodeFiles(c *corpus.Corpus) bool {

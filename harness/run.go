@@ -4,27 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
-// DefaultMeasures are computed for every cell unless the dataset declares
-// one undefined. recall@k and ndcg@k use all judged relevant units of a
-// task as the ideal (trec_eval semantics).
-var DefaultMeasures = []string{"hit@1", "hit@5", "hit@10", "recall@10", "mrr", "ndcg@10", "map"}
+// DefaultMeasures returns the measures computed for every cell unless the
+// dataset declares one undefined, as a new slice each call. recall@k and
+// ndcg@k use all judged relevant units of a task as the ideal (trec_eval
+// semantics).
+func DefaultMeasures() []string {
+	return []string{"hit@1", "hit@5", "hit@10", "recall@10", "mrr", "ndcg@10", "map"}
+}
+
+// compositeReason is why a system that returns one blob per query has no
+// measure beyond rank 1.
+const compositeReason = "the system returns one composite blob per query: only rank-1 measures are defined"
 
 // RunConfig holds the tunables of one run.
 type RunConfig struct {
 	Depth       int           // hits requested per query
 	TaskTimeout time.Duration // per Search call
 	Measures    []string      // canonical measure names (metrics.ParseMeasure)
+	// AbandonWait is how long Run waits, after a timed-out Search, for the
+	// abandoned call to return before it gives up on the system: then the
+	// system is not closed (Close must not race a running Search) and the
+	// cell fails. External systems return at once: their process is killed.
+	AbandonWait time.Duration
 	CacheDir    string
 	NoCache     bool
 	Logf        func(format string, args ...any) // progress; nil = silent
@@ -32,17 +46,20 @@ type RunConfig struct {
 
 // DefaultRunConfig returns depth 100, a 60 s task timeout and DefaultMeasures.
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Depth: 100, TaskTimeout: 60 * time.Second, Measures: DefaultMeasures}
+	return RunConfig{Depth: 100, TaskTimeout: 60 * time.Second, AbandonWait: 30 * time.Second, Measures: DefaultMeasures()}
 }
 
 // JudgedHit is one hit of a task as judged.
 type JudgedHit struct {
-	Rank   int     `json:"rank"`
-	DocID  string  `json:"doc_id"`
-	Path   string  `json:"path,omitempty"`
-	Symbol string  `json:"symbol,omitempty"`
-	Score  float64 `json:"score"`
-	Grade  int     `json:"grade"`
+	Rank      int     `json:"rank"`
+	DocID     string  `json:"doc_id"`
+	Path      string  `json:"path,omitempty"`
+	StartLine int     `json:"start_line,omitempty"`
+	EndLine   int     `json:"end_line,omitempty"`
+	Symbol    string  `json:"symbol,omitempty"`
+	Score     float64 `json:"score"`
+	Grade     int     `json:"grade"`
+	Library   string  `json:"library,omitempty"`
 }
 
 // TaskResult is the outcome of one task.
@@ -99,16 +116,19 @@ func (r *Result) Column(m string) ([]float64, bool) {
 }
 
 // Versioner is implemented by systems that can name the versions of what
-// they run on (SQLite, ONNX Runtime, a model checksum); golden files record
-// them.
+// they run on (SQLite, ONNX Runtime, a model checksum, an external tool's
+// package); golden files record them.
 type Versioner interface{ Versions() map[string]string }
 
 // Run indexes every corpus of p that has tasks with a fresh system from
 // spec, searches every task and judges the hits. Task failures are recorded
 // in the result (Result.Failed); the returned error is for failures that
 // make the whole cell meaningless (bad config, index failure).
-func Run(ctx context.Context, p *Prepared, spec Spec, cfg RunConfig) (*Result, error) {
-	ms, undefined, err := measures(cfg.Measures, p.Dataset.Undefined)
+func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*Result, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	ms, undefined, err := measures(cfg.Measures, p.Dataset.Undefined, spec.Composite)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +136,7 @@ func Run(ctx context.Context, p *Prepared, spec Spec, cfg RunConfig) (*Result, e
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
 		System: spec.System, Config: spec.Config, ConfigHash: spec.Hash,
 		DataHash: p.Hash, Measures: ms, Undefined: undefined,
+		Versions: p.Versions(),
 	}
 	byCorpus := make(map[string][]int)
 	var order []string
@@ -135,7 +156,7 @@ func Run(ctx context.Context, p *Prepared, spec Spec, cfg RunConfig) (*Result, e
 	return res, nil
 }
 
-func measures(names []string, undefined map[string]string) ([]metrics.Measure, map[string]string, error) {
+func measures(names []string, undefined map[string]string, composite bool) ([]metrics.Measure, map[string]string, error) {
 	var ms []metrics.Measure
 	skipped := map[string]string{}
 	for _, n := range names {
@@ -147,54 +168,77 @@ func measures(names []string, undefined map[string]string) ([]metrics.Measure, m
 			skipped[m.String()] = why
 			continue
 		}
+		if composite && m.K != 1 {
+			skipped[m.String()] = compositeReason
+			continue
+		}
 		ms = append(ms, m)
 	}
 	return ms, skipped, nil
 }
 
-func runCorpus(ctx context.Context, p *Prepared, spec Spec, cfg RunConfig, cid string, tasks []int, res *Result) error {
-	c := p.Corpora[cid]
+func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig, cid string, tasks []int, res *Result) (err error) {
 	sys, err := spec.New(systems.Options{CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, Logf: cfg.Logf})
 	if err != nil {
-		return fmt.Errorf("%s/%s: creating system: %w", spec.System, spec.Config, err)
+		return fmt.Errorf("%s: creating system: %w", spec.Name(), err)
 	}
-	defer sys.Close()
-	logf(cfg, "indexing %s: %d docs", cid, len(c.Docs))
+	// An abandoned Search that has not returned keeps the system: closing
+	// it would race the call (abandoned is then true).
+	abandoned := false
+	defer func() {
+		if abandoned {
+			err = errors.Join(err, fmt.Errorf("%s: an abandoned search did not return within %v of its timeout; the system was not closed", spec.Name(), cfg.AbandonWait))
+			return
+		}
+		if cerr := sys.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("%s: closing: %w", spec.Name(), cerr)
+		}
+	}()
+	input := p.Input(sys, cid)
+	logf(cfg, "indexing %s: %d docs", cid, len(input.Docs))
 	start := time.Now()
-	if err := safely(func() error { return sys.Index(ctx, c) }); err != nil {
-		return fmt.Errorf("%s/%s: indexing corpus %s: %w", spec.System, spec.Config, cid, err)
+	if err := safely(func() error { return sys.Index(ctx, input) }); err != nil {
+		return fmt.Errorf("%s: indexing corpus %s: %w", spec.Name(), cid, err)
 	}
 	el := time.Since(start)
 	res.IndexTime += el
-	res.IndexedDocs += len(c.Docs)
-	logf(cfg, "indexed %s: %d docs in %v (%.0f docs/s)", cid, len(c.Docs), el.Round(time.Millisecond), float64(len(c.Docs))/el.Seconds())
-	if v, ok := sys.(Versioner); ok && res.Versions == nil {
-		res.Versions = v.Versions()
+	res.IndexedDocs += len(input.Docs)
+	logf(cfg, "indexed %s: %d docs in %v (%.0f docs/s)", cid, len(input.Docs), el.Round(time.Millisecond), float64(len(input.Docs))/el.Seconds())
+	if v, ok := sys.(Versioner); ok {
+		for k, val := range v.Versions() {
+			res.Versions[k] = val
+		}
 	}
-	lookup := p.lookup[cid]
+	jc := p.judgeCorpus(cid)
 	for n, ti := range tasks {
 		t := &p.Dataset.Tasks[ti]
 		tr := &res.Tasks[ti]
 		tr.ID, tr.Meta, tr.Query = t.ID, t.Meta, t.Query
 		tr.Values = make([]float64, len(res.Measures))
-		hits, lat, err := search(ctx, sys, t.Query, cfg)
+		q := systems.Query{Text: t.Query, Library: t.Meta.Library, Repo: t.Meta.Repo}
+		hits, lat, serr := search(ctx, sys, q, cfg)
 		tr.Latency = lat
-		if err != nil {
-			tr.Err = err.Error()
-			if errors.Is(err, errTimeout) {
-				// The system may still be running the abandoned call, so
-				// it cannot be used again: mark the rest of the corpus.
+		if serr != nil {
+			tr.Err = serr.Error()
+			if errors.Is(serr, errTimeout) {
+				// The system may still be running the abandoned call, so it
+				// cannot be used again: mark the rest of the corpus.
 				for _, rest := range tasks[n+1:] {
 					rt := &res.Tasks[rest]
 					rt.ID, rt.Meta, rt.Query = p.Dataset.Tasks[rest].ID, p.Dataset.Tasks[rest].Meta, p.Dataset.Tasks[rest].Query
 					rt.Values = make([]float64, len(res.Measures))
 					rt.Err = "not run: an earlier task of this corpus timed out"
 				}
+				var st *stalled
+				if errors.As(serr, &st) && !st.wait(cfg.AbandonWait) {
+					abandoned = true
+				}
 				return nil
 			}
 			continue
 		}
-		if err := score(t, hits, c, lookup, res.Measures, p.Dataset.CompositeBudget, tr); err != nil {
+		composite := p.Dataset.CompositeBudget > 0 || spec.Composite
+		if err := score(t, hits, jc, res.Measures, p.Dataset.CompositeBudget, composite, tr); err != nil {
 			tr.Err = err.Error()
 		}
 	}
@@ -203,9 +247,30 @@ func runCorpus(ctx context.Context, p *Prepared, spec Spec, cfg RunConfig, cid s
 
 var errTimeout = errors.New("timed out")
 
+// stalled is the error of a timed-out search: done is closed when the
+// abandoned call returns.
+type stalled struct {
+	after time.Duration
+	done  chan struct{}
+}
+
+func (s *stalled) Error() string { return fmt.Sprintf("search timed out after %v", s.after) }
+func (s *stalled) Unwrap() error { return errTimeout }
+
+// wait reports whether the abandoned call returned within d.
+func (s *stalled) wait(d time.Duration) bool {
+	select {
+	case <-s.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // search runs one query with the task timeout, turning a panic into an
-// error.
-func search(ctx context.Context, sys systems.System, q string, cfg RunConfig) ([]systems.Hit, time.Duration, error) {
+// error. On timeout the call is abandoned, its context cancelled, and the
+// error (a *stalled) lets the caller wait for it to return.
+func search(ctx context.Context, sys systems.System, q systems.Query, cfg RunConfig) ([]systems.Hit, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.TaskTimeout)
 	defer cancel()
 	type out struct {
@@ -213,12 +278,18 @@ func search(ctx context.Context, sys systems.System, q string, cfg RunConfig) ([
 		err  error
 	}
 	done := make(chan out, 1)
+	returned := make(chan struct{})
 	start := time.Now()
 	go func() {
+		defer close(returned)
 		var hits []systems.Hit
 		err := safely(func() error {
 			var err error
-			hits, err = sys.Search(ctx, q, cfg.Depth)
+			if qs, ok := sys.(systems.QuerySearcher); ok {
+				hits, err = qs.SearchQuery(ctx, q, cfg.Depth)
+			} else {
+				hits, err = sys.Search(ctx, q.Text, cfg.Depth)
+			}
 			return err
 		})
 		done <- out{hits, err}
@@ -227,7 +298,7 @@ func search(ctx context.Context, sys systems.System, q string, cfg RunConfig) ([
 	case o := <-done:
 		return o.hits, time.Since(start), o.err
 	case <-ctx.Done():
-		return nil, time.Since(start), fmt.Errorf("search %w after %v", errTimeout, cfg.TaskTimeout)
+		return nil, time.Since(start), &stalled{after: cfg.TaskTimeout, done: returned}
 	}
 }
 
@@ -241,66 +312,83 @@ func safely(f func() error) (err error) {
 	return f()
 }
 
-func score(t *datasets.Task, hits []systems.Hit, c *corpus.Corpus, lookup map[string]int, ms []metrics.Measure, budget int, tr *TaskResult) error {
-	docs := make([]*corpus.Doc, 0, len(hits))
+// items turns hits into what the judge reads: a doc of the corpus for a hit
+// by doc id (unknown and repeated ids are errors), a location otherwise
+// (paths must be clean and relative).
+func items(hits []systems.Hit, jc *judge.Corpus) ([]judge.Item, error) {
+	out := make([]judge.Item, 0, len(hits))
 	seen := make(map[string]bool, len(hits))
-	for _, h := range hits {
-		i, ok := lookup[h.DocID]
-		if !ok {
-			return fmt.Errorf("system returned unknown doc id %q", h.DocID)
+	for i, h := range hits {
+		if h.DocID != "" {
+			d, ok := jc.Doc(h.DocID)
+			if !ok {
+				return nil, fmt.Errorf("system returned unknown doc id %q", h.DocID)
+			}
+			if seen[h.DocID] {
+				return nil, fmt.Errorf("system returned doc id %q twice", h.DocID)
+			}
+			seen[h.DocID] = true
+			out = append(out, judge.DocItem(d))
+			continue
 		}
-		if seen[h.DocID] {
-			return fmt.Errorf("system returned doc id %q twice", h.DocID)
+		if h.Path != "" && (!fs.ValidPath(h.Path) || h.Path == ".") {
+			return nil, fmt.Errorf("hit %d: path %q is not a clean corpus-relative path", i+1, h.Path)
 		}
-		seen[h.DocID] = true
-		docs = append(docs, &c.Docs[i])
+		if h.StartLine < 0 || h.EndLine < 0 || (h.EndLine > 0 && h.EndLine < h.StartLine) {
+			return nil, fmt.Errorf("hit %d: bad line range %d-%d", i+1, h.StartLine, h.EndLine)
+		}
+		if math.IsNaN(h.Score) {
+			return nil, fmt.Errorf("hit %d: score is NaN", i+1)
+		}
+		out = append(out, judge.Item{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Text: h.Text, Language: chunk.LanguageOf(h.Path)})
+	}
+	return out, nil
+}
+
+func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.Measure, budget int, composite bool, tr *TaskResult) error {
+	its, err := items(hits, jc)
+	if err != nil {
+		return err
 	}
 	if budget > 0 {
-		docs = pack(docs, budget)
+		its = pack(its, budget)
 	}
-	j := judge(t, docs)
-	units := j.units
-	if budget > 0 {
-		units = composite(j)
+	var r judge.Ranking
+	if composite {
+		r = judge.Composite(t.Gold, its, jc)
+	} else {
+		r = judge.Rank(t.Gold, its, jc, nil)
 	}
-	vals, err := metrics.Score(units, j.qrels, ms, metrics.Options{})
+	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{})
 	if err != nil {
 		return err
 	}
 	tr.Values = vals
-	tr.Hits = make([]JudgedHit, len(docs))
-	for i, d := range docs {
-		tr.Hits[i] = JudgedHit{Rank: i + 1, DocID: d.ID, Path: d.Path, Symbol: d.Symbol, Score: hits[i].Score, Grade: j.grade[i]}
-		if j.grade[i] > 0 && tr.FirstRelevant == 0 {
-			tr.FirstRelevant = i + 1
+	tr.FirstRelevant = r.FirstRelevant()
+	tr.Hits = make([]JudgedHit, len(its))
+	for i, it := range its {
+		tr.Hits[i] = JudgedHit{Rank: i + 1, DocID: it.DocID, Path: it.Path, StartLine: it.StartLine, EndLine: it.EndLine, Symbol: it.Symbol, Score: hits[i].Score, Library: hits[i].Library}
+		if !composite {
+			tr.Hits[i].Grade = r.Grades[i]
 		}
+	}
+	if composite && len(tr.Hits) > 0 {
+		tr.Hits[0].Grade = r.Grades[0]
 	}
 	return nil
 }
 
-// pack keeps the leading docs whose texts fit in budget characters; the
-// first doc always goes in, as a blob is never empty when there are hits.
-func pack(docs []*corpus.Doc, budget int) []*corpus.Doc {
+// pack keeps the leading items whose texts fit in budget characters; the
+// first always goes in, as a blob is never empty when there are hits.
+func pack(its []judge.Item, budget int) []judge.Item {
 	used := 0
-	for i, d := range docs {
-		used += len(d.Text)
+	for i, it := range its {
+		used += len(it.Text)
 		if i > 0 && used > budget {
-			return docs[:i]
+			return its[:i]
 		}
 	}
-	return docs
-}
-
-// composite turns the judged packed docs into a one-item ranking: the blob
-// is the best gold unit it holds, or a non-relevant item.
-func composite(j judgment) []string {
-	best, grade := "hit:composite-blob", -1
-	for i, u := range j.units {
-		if strings.HasPrefix(u, "gold:") && j.grade[i] > grade {
-			best, grade = u, j.grade[i]
-		}
-	}
-	return []string{best}
+	return its
 }
 
 func logf(cfg RunConfig, format string, args ...any) {

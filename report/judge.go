@@ -3,6 +3,10 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/judge"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
@@ -19,16 +23,14 @@ type Judgment struct {
 // Qrels are the merged judgments of a campaign: task → doc id → grade.
 type Qrels map[string]map[string]int
 
-// placeholderPrefix marks a gold unit no system retrieved: it stays in the
-// qrels so that recall and nDCG count it, and no hit can ever match it.
-const placeholderPrefix = "gold:"
-
 // Judge merges the case file's gold (run.Tasks), the people's judgments
-// and the hits of recs into qrels, and regrades every hit of recs in place:
-// a person's grade wins; else the highest grade among the gold units the hit
-// matches; else the hit is unjudged (grade 0, Judged false). A gold unit
-// with a positive grade that no graded hit matches becomes a placeholder
-// doc "gold:<kind>:<id>". Judgments for unknown tasks are errors.
+// and the hits of recs into qrels, and regrades every hit of recs in place,
+// by the rules of package judge — the same rules a go test cell uses: each
+// gold unit is credited once, at its first matching hit; a hit that matches
+// no gold unit takes the grade people gave it, as a pooled unit of its own;
+// the rest are not relevant (Judged false when nobody graded them). Every
+// gold unit and every pooled grade is in the qrels, retrieved or not.
+// Judgments for unknown tasks are errors.
 func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 	tasks := map[string]*Task{}
 	for i := range run.Tasks {
@@ -47,57 +49,73 @@ func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 		}
 		people[j.Task][j.DocID] = j.Grade
 	}
-	q := Qrels{}
-	matched := map[string]map[int]bool{} // task → gold unit index → matched by a graded hit
-	for id, docs := range people {
-		q[id] = map[string]int{}
-		for d, g := range docs {
-			q[id][d] = g
+	// What each pooled doc is (path, symbol): the hits that put it in the
+	// pool say, so that a graded chunk of a gold unit counts as that unit.
+	seen := map[string]map[string]judge.Item{}
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			if seen[recs[i].Task] == nil {
+				seen[recs[i].Task] = map[string]judge.Item{}
+			}
+			seen[recs[i].Task][h.DocID] = hitItem(h)
 		}
+	}
+	pools := map[string][]judge.Pooled{}
+	for task, docs := range people {
+		ids := make([]string, 0, len(docs))
+		for id := range docs {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			it, ok := seen[task][id]
+			if !ok {
+				it = judge.Item{DocID: id}
+			}
+			pools[task] = append(pools[task], judge.Pooled{Item: it, Grade: docs[id]})
+		}
+	}
+	q := Qrels{}
+	for _, t := range run.Tasks {
+		q[t.ID] = judge.Rank(t.gold(), nil, nil, pools[t.ID]).Qrels
 	}
 	for i := range recs {
 		r := &recs[i]
 		t := tasks[r.Task]
-		if q[r.Task] == nil {
-			q[r.Task] = map[string]int{}
+		var gold []datasets.Relevant
+		if t != nil {
+			gold = t.gold()
 		}
-		if matched[r.Task] == nil {
-			matched[r.Task] = map[int]bool{}
+		items := make([]judge.Item, len(r.Hits))
+		for k, h := range r.Hits {
+			items[k] = hitItem(h)
+		}
+		jr := judge.Rank(gold, items, nil, pools[r.Task])
+		if q[r.Task] == nil {
+			q[r.Task] = jr.Qrels
 		}
 		for k := range r.Hits {
 			h := &r.Hits[k]
-			h.Grade, h.Judged = 0, false
-			goldGrade, goldHit := -1, false
-			if t != nil {
-				for gi, g := range t.Gold {
-					if g.Matches(*h) {
-						goldHit = true
-						matched[r.Task][gi] = true
-						goldGrade = max(goldGrade, g.Grade)
-					}
-				}
-			}
-			if g, ok := people[r.Task][h.DocID]; ok {
-				h.Grade, h.Judged = g, true
-			} else if goldHit {
-				h.Grade, h.Judged = goldGrade, true
-			}
-			if h.Judged {
-				q[r.Task][h.DocID] = h.Grade
-			}
-		}
-	}
-	for _, t := range run.Tasks {
-		if q[t.ID] == nil {
-			q[t.ID] = map[string]int{}
-		}
-		for gi, g := range t.Gold {
-			if g.Grade > 0 && !matched[t.ID][gi] {
-				q[t.ID][placeholderPrefix+g.Kind+":"+g.ID] = g.Grade
-			}
+			_, graded := people[r.Task][h.DocID]
+			h.Unit, h.Grade = jr.Units[k], jr.Grades[k]
+			h.Judged = graded || strings.HasPrefix(h.Unit, "gold:")
 		}
 	}
 	return q, nil
+}
+
+// hitItem is what the judge reads of a record's hit.
+func hitItem(h Hit) judge.Item {
+	return judge.Item{DocID: h.DocID, Path: h.Path, Symbol: h.Symbol}
+}
+
+// gold is the task's gold as the judge reads it.
+func (t *Task) gold() []datasets.Relevant {
+	out := make([]datasets.Relevant, len(t.Gold))
+	for i, g := range t.Gold {
+		out[i] = datasets.Relevant{Kind: g.Kind, ID: g.ID, Grade: g.Grade}
+	}
+	return out
 }
 
 // Rescore recomputes Values and FirstRelevant of every record from its
@@ -110,7 +128,11 @@ func Rescore(recs []Record, q Qrels, ms []metrics.Measure) error {
 		r.FirstRelevant = 0
 		sort.SliceStable(r.Hits, func(a, b int) bool { return r.Hits[a].Rank < r.Hits[b].Rank })
 		for _, h := range r.Hits {
-			ranked = append(ranked, h.DocID)
+			u := h.Unit
+			if u == "" {
+				u = h.DocID // records judged before units were recorded
+			}
+			ranked = append(ranked, u)
 			if r.FirstRelevant == 0 && h.Grade >= 1 {
 				r.FirstRelevant = h.Rank
 			}

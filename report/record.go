@@ -25,6 +25,9 @@ type Record struct {
 	Repo          string             `json:"repo,omitempty"`
 	Intent        string             `json:"intent,omitempty"`
 	Difficulty    string             `json:"difficulty,omitempty"`
+	Library       string             `json:"library,omitempty"`
+	QAType        string             `json:"qa_type,omitempty"`
+	Language      string             `json:"language,omitempty"`
 	Query         string             `json:"query"`
 	FirstRelevant int                `json:"first_relevant"`
 	Values        map[string]float64 `json:"values"`
@@ -42,6 +45,9 @@ type Hit struct {
 	Symbol string  `json:"symbol,omitempty"`
 	Score  float64 `json:"score"`
 	Grade  int     `json:"grade"`
+	// Unit is the qrels id the judge gave the hit (package judge): a gold
+	// unit, a pooled doc, or a non-relevant id of its own.
+	Unit string `json:"unit,omitempty"`
 	// Judged is false for a hit nobody graded; its Grade is 0 then.
 	Judged bool `json:"judged"`
 }
@@ -61,6 +67,7 @@ func FromHarness(res *harness.Result, kinds map[string]string, judgedAll bool) [
 		r := Record{
 			Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
 			Task: tr.ID, Repo: tr.Meta.Repo, Intent: tr.Meta.Intent, Difficulty: tr.Meta.Difficulty,
+			Library: tr.Meta.Library, QAType: tr.Meta.QAType, Language: tr.Meta.Language,
 			Query: tr.Query, FirstRelevant: tr.FirstRelevant, Values: map[string]float64{},
 			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err,
 		}

@@ -127,29 +127,12 @@ type Task struct {
 	Gold       []Gold `json:"gold"`
 }
 
-// Gold is one judgment of the case file, matched against hits the way the
-// harness judge matches (see Matches).
+// Gold is one judgment of the case file, matched against hits by package
+// judge, as in a go test cell.
 type Gold struct {
 	Kind  string `json:"kind"`
 	ID    string `json:"id"`
 	Grade int    `json:"grade"`
-}
-
-// Matches reports whether hit h is what g judges: "doc" by doc id; "file",
-// "test", "config" by path (any chunk of the file); "symbol" by symbol or a
-// dotted suffix of it; "doc_section" by doc id or symbol.
-func (g Gold) Matches(h Hit) bool {
-	switch g.Kind {
-	case "doc":
-		return h.DocID == g.ID
-	case "file", "test", "config":
-		return h.Path == g.ID
-	case "symbol":
-		return h.Symbol == g.ID || (len(h.Symbol) > len(g.ID) && h.Symbol[len(h.Symbol)-len(g.ID)-1:] == "."+g.ID)
-	case "doc_section":
-		return h.DocID == g.ID || h.Symbol == g.ID
-	}
-	return false
 }
 
 // Failure is one thing that went wrong, kept for the report.

@@ -22,6 +22,10 @@ type Spec struct {
 	// (embedding with a large model, an external tool); the runner runs them
 	// on fewer datasets at the CI size.
 	Heavy bool
+	// Composite marks a system that returns one text blob per query (a
+	// hosted documentation system): the blob is judged by content as the
+	// single rank-1 item, and only rank-1 measures are defined.
+	Composite bool
 	// Requires reports what the config needs under cacheDir and does not
 	// have (nil: nothing missing). Nil means it needs nothing beyond the build.
 	Requires func(cacheDir string) *Requirement

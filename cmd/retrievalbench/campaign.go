@@ -14,9 +14,10 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/campaign"
 	"github.com/retrievalbench/retrievalbench/embed/models"
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/builtin"
 )
 
 // runCampaign runs every chosen model (and a BM25 baseline) over the
@@ -63,7 +64,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	if rf.baseline == "" {
 		rf.baseline = firstDense
 	}
-	if !slices.ContainsFunc(specs, func(s harness.Spec) bool { return s.Name() == rf.baseline }) {
+	if !slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.Name() == rf.baseline }) {
 		return usagef("campaign: -baseline %q is not one of the systems run", rf.baseline)
 	}
 	if cfg.Report, err = rf.config(nil); err != nil {
@@ -102,20 +103,13 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// pickSpecs resolves -models and -bm25 against harness.Registry: BM25
+// pickSpecs resolves -models and -bm25 against the built-in systems: BM25
 // first, then the models in the order given. It also returns the first
 // dense system, the default baseline.
-func pickSpecs(modelList, bm25 string) ([]harness.Spec, string, error) {
-	reg := harness.Registry()
-	find := func(system, config string) (harness.Spec, bool) {
-		for _, s := range reg {
-			if s.System == system && s.Config == config {
-				return s, true
-			}
-		}
-		return harness.Spec{}, false
-	}
-	var specs []harness.Spec
+func pickSpecs(modelList, bm25 string) ([]systems.Spec, string, error) {
+	reg := builtin.Specs()
+	find := func(system, config string) (systems.Spec, bool) { return builtin.Find(reg, system+"/"+config) }
+	var specs []systems.Spec
 	if bm25 != "none" && bm25 != "" {
 		s, ok := find("bm25", bm25)
 		if !ok {

@@ -464,3 +464,8 @@ func SQLiteVersion() string {
 	v, _, _ := sqlite3.Version()
 	return v
 }
+
+// Versions names what the index runs on, for golden files.
+func (x *Index) Versions() map[string]string {
+	return map[string]string{"sqlite": SQLiteVersion()}
+}

@@ -266,3 +266,13 @@ func (x *Index) Close() error {
 	}
 	return x.emb.Close()
 }
+
+// Versions names what the index runs on, for golden files: the ONNX Runtime
+// version and the SHA-256 of the model and tokenizer files.
+func (x *Index) Versions() map[string]string {
+	v := map[string]string{"onnxruntime": embed.RuntimeVersion()}
+	for _, f := range x.model.Files {
+		v["model "+x.model.ID+" "+f.Name] = f.SHA256
+	}
+	return v
+}

@@ -29,10 +29,10 @@ var ErrInvalidConfig = errors.New("invalid graph config")
 
 // Config is one expansion of a base system.
 type Config struct {
-	Name  string // short name used in test and file names
+	Name  string       // short name used in test and file names
 	Base  systems.Spec // the system whose ranking is expanded: any Spec
-	Seeds int     // top base hits whose neighbours are added
-	Decay float64 // neighbour score = Decay × seed score; in (0, 1]
+	Seeds int          // top base hits whose neighbours are added
+	Decay float64      // neighbour score = Decay × seed score; in (0, 1]
 	// MaxNeighbors caps the neighbours a seed brings in (callees first);
 	// 0 means all.
 	MaxNeighbors int

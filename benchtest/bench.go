@@ -1,4 +1,4 @@
-package bench
+package benchtest
 
 // Latency, memory and quality benchmarks of every dataset × system × config
 // that the Test… functions gate. Names are key=value so benchstat can pivot:
@@ -36,50 +36,40 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
-// One line per benchmark family. Adding a family is adding its line.
-func BenchmarkRepoQA(b *testing.B)  { benchFamily(b, "repoqa", repoqaSets()) }
-func BenchmarkSWEQA(b *testing.B)   { benchFamily(b, "sweqa", sweqaSets()) }
-func BenchmarkCodeRAG(b *testing.B) { benchFamily(b, "coderag", coderagSets()) }
-func BenchmarkCoSQA(b *testing.B)   { benchFamily(b, "cosqa", cosqaSets()) }
-func BenchmarkTREC(b *testing.B)    { benchFamily(b, "trec", trecSets()) }
-func BenchmarkBEIR(b *testing.B)    { benchFamily(b, "beir", beirSets()) }
-func BenchmarkCases(b *testing.B)   { benchFamily(b, "cases", casesSets()) }
-
 // EnvBenchDelay plants a slowdown for checking the regression gate by hand:
 // a Go duration ("1ms") slept after every query of every op=search
 // benchmark, inside the timed loop. Never set it for a real measurement;
 // the benchmark binary warns on stderr when it is set.
 const EnvBenchDelay = "RETRIEVALBENCH_BENCH_DELAY"
 
-// qualityUnits maps harness measure names to the benchmark units reported
-// for them, in reporting order.
-var qualityUnits = []struct{ measure, unit string }{
-	{"hit@1", "hit@1"},
-	{"hit@10", "hit@10"},
-	{"mrr", "MRR"},
-	{"ndcg@10", "nDCG@10"},
+// QualityUnit is a harness measure and the benchmark unit reported for it.
+type QualityUnit struct{ Measure, Unit string }
+
+// QualityUnits returns the quality units op=search reports, in order.
+func QualityUnits() []QualityUnit {
+	return []QualityUnit{{"hit@1", "hit@1"}, {"hit@10", "hit@10"}, {"mrr", "MRR"}, {"ndcg@10", "nDCG@10"}}
 }
 
 // Unit names of the non-quality metrics.
 const (
-	unitQueries = "queries/s"
-	unitDocs    = "docs/s"
-	unitPeakRSS = "peak-RSS-bytes"
+	UnitQueries = "queries/s"
+	UnitDocs    = "docs/s"
+	UnitPeakRSS = "peak-RSS-bytes"
 )
 
-// unitMetadata is printed once per benchmark binary, from a parent
+// UnitMetadata is printed once per benchmark binary, from a parent
 // benchmark before its first b.Run (a line printed inside a leaf would be
 // spliced into the leaf's result line). benchstat and retrievalbench gate
 // read it: quality measures are deterministic and higher is better.
-func unitMetadata() []string {
+func UnitMetadata() []string {
 	var lines []string
-	for _, q := range qualityUnits {
-		lines = append(lines, "Unit "+q.unit+" better=higher assume=exact")
+	for _, q := range QualityUnits() {
+		lines = append(lines, "Unit "+q.Unit+" better=higher assume=exact")
 	}
 	return append(lines,
-		"Unit "+unitQueries+" better=higher",
-		"Unit "+unitDocs+" better=higher",
-		"Unit "+unitPeakRSS+" better=lower",
+		"Unit "+UnitQueries+" better=higher",
+		"Unit "+UnitDocs+" better=higher",
+		"Unit "+UnitPeakRSS+" better=lower",
 	)
 }
 
@@ -99,30 +89,29 @@ var benchDelay = sync.OnceValues(func() (time.Duration, error) {
 	return d, nil
 })
 
-// benchFamily runs op=index and op=search for every registered system
-// config on every dataset of a family, as sub-benchmarks
-// system=…/config=…/dataset=…/op=….
-func benchFamily(b *testing.B, family string, sets []dataset) {
+// Benchmark runs op=index and op=search for every system of s on every
+// dataset of f, as sub-benchmarks system=…/config=…/dataset=…/op=….
+func Benchmark(b *testing.B, s Suite, f Family) {
+	family, sets := f.Name, f.Datasets
 	unitsOnce.Do(func() {
-		for _, l := range unitMetadata() {
+		for _, l := range UnitMetadata() {
 			fmt.Println(l)
 		}
 	})
-	systemsInOrder, bySystem := registryBySystem()
-	for _, sys := range systemsInOrder {
+	fl := s.flags()
+	order, by := bySystem(s.Systems)
+	for _, sys := range order {
 		b.Run("system="+sys, func(b *testing.B) {
-			for _, spec := range bySystem[sys] {
+			for _, spec := range by[sys] {
 				b.Run("config="+spec.Config, func(b *testing.B) {
-					if spec.Requires != nil {
-						if kind, err := spec.Requires(testenv.CacheDir()); err != nil {
-							testenv.Missing(b, kind, err.Error())
-						}
+					if r := spec.Missing(testenv.CacheDir()); r != nil {
+						testenv.Missing(b, r.Kind, r.Reason)
 					}
 					for _, d := range sets {
-						b.Run("dataset="+d.name, func(b *testing.B) {
-							p := prepare(b, family, d)
+						b.Run("dataset="+d.Name, func(b *testing.B) {
+							p := Prepare(b, fl, family, d)
 							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })
-							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.name, p, spec) })
+							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.Name, p, spec) })
 						})
 					}
 				})
@@ -161,14 +150,14 @@ func reportPeak(b *testing.B) {
 		b.Logf("peak-RSS-bytes not reported: %v", err)
 		return
 	}
-	b.ReportMetric(float64(peak), unitPeakRSS)
+	b.ReportMetric(float64(peak), UnitPeakRSS)
 }
 
-func benchIndex(b *testing.B, p *harness.Prepared, spec harness.Spec) {
+func benchIndex(b *testing.B, p *harness.Prepared, spec systems.Spec) {
 	ids := taskCorpora(p)
 	docs := 0
 	for _, id := range ids {
-		docs += len(p.Corpora[id].Docs)
+		docs += len(p.Corpora[id].Docs) // chunks; a whole-file system indexes fewer, larger docs
 	}
 	opt := systems.Options{CacheDir: testenv.CacheDir(), NoCache: true}
 	ctx := b.Context()
@@ -180,17 +169,17 @@ func benchIndex(b *testing.B, p *harness.Prepared, spec harness.Spec) {
 			}
 		}
 	}
-	b.ReportMetric(float64(docs)*float64(b.N)/b.Elapsed().Seconds(), unitDocs)
+	b.ReportMetric(float64(docs)*float64(b.N)/b.Elapsed().Seconds(), UnitDocs)
 	reportPeak(b)
 }
 
 // indexOnce builds one corpus's index with a fresh system and closes it.
-func indexOnce(ctx context.Context, spec harness.Spec, opt systems.Options, p *harness.Prepared, id string) error {
+func indexOnce(ctx context.Context, spec systems.Spec, opt systems.Options, p *harness.Prepared, id string) error {
 	sys, err := spec.New(opt)
 	if err != nil {
 		return fmt.Errorf("%s: creating system: %w", spec.Name(), err)
 	}
-	if err := sys.Index(ctx, p.Corpora[id]); err != nil {
+	if err := sys.Index(ctx, p.Input(sys, id)); err != nil {
 		sys.Close()
 		return fmt.Errorf("%s: indexing %s: %w", spec.Name(), id, err)
 	}
@@ -200,7 +189,7 @@ func indexOnce(ctx context.Context, spec harness.Spec, opt systems.Options, p *h
 	return nil
 }
 
-func benchSearch(b *testing.B, family, dataset string, p *harness.Prepared, spec harness.Spec) {
+func benchSearch(b *testing.B, family, dataset string, p *harness.Prepared, spec systems.Spec) {
 	delay, err := benchDelay()
 	if err != nil {
 		b.Fatal(err)
@@ -222,7 +211,7 @@ func benchSearch(b *testing.B, family, dataset string, p *harness.Prepared, spec
 			b.Fatalf("%s: creating system: %v", spec.Name(), err)
 		}
 		open[id] = sys
-		if err := sys.Index(ctx, p.Corpora[id]); err != nil {
+		if err := sys.Index(ctx, p.Input(sys, id)); err != nil {
 			b.Fatalf("%s: opening the index of %s: %v", spec.Name(), id, err)
 		}
 	}
@@ -255,11 +244,11 @@ func benchSearch(b *testing.B, family, dataset string, p *harness.Prepared, spec
 			time.Sleep(delay)
 		}
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unitQueries)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), UnitQueries)
 	reportPeak(b)
-	for _, q := range qualityUnits {
-		if v, ok := quality[q.unit]; ok {
-			b.ReportMetric(v, q.unit)
+	for _, q := range QualityUnits() {
+		if v, ok := quality[q.Unit]; ok {
+			b.ReportMetric(v, q.Unit)
 		}
 	}
 }
@@ -274,7 +263,7 @@ var qualities = struct {
 // qualityOf runs the cell once with harness.Run (warm caches) and returns
 // the micro mean of each quality measure, keyed by benchmark unit. A
 // measure the dataset declares undefined is absent.
-func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec harness.Spec) map[string]float64 {
+func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec systems.Spec) map[string]float64 {
 	key := family + "/" + dataset + "/" + spec.Name()
 	qualities.Lock()
 	defer qualities.Unlock()
@@ -291,8 +280,8 @@ func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec h
 		b.Fatalf("%s on %s: %d tasks failed, first %s: %s", spec.Name(), dataset, len(failed), failed[0].ID, failed[0].Err)
 	}
 	q := map[string]float64{}
-	for _, u := range qualityUnits {
-		col, ok := res.Column(u.measure)
+	for _, u := range QualityUnits() {
+		col, ok := res.Column(u.Measure)
 		if !ok || len(col) == 0 {
 			continue
 		}
@@ -300,7 +289,7 @@ func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec h
 		for _, v := range col {
 			sum += v
 		}
-		q[u.unit] = sum / float64(len(col))
+		q[u.Unit] = sum / float64(len(col))
 	}
 	qualities.m[key] = q
 	return q

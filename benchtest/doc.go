@@ -1,0 +1,32 @@
+// Package benchtest runs retrievalbench's benchmark matrix from any
+// module's tests: a suite of systems (systems.Spec values — a built-in
+// config, your own Go system, an external one from systems/external) over
+// benchmark families (RepoQA, SWE-QA, CodeRAG, CoSQA, TREC, BEIR, case
+// files), gated by golden files in a directory of your repository.
+//
+// Each (dataset × system × config) is a subtest Family/system/config/dataset,
+// so `go test -run 'RepoQA/dense'` selects cells; a quality measure below its
+// golden baseline fails that subtest. The Benchmark function runs the same
+// cells as testing.B benchmarks (op=index and op=search) for benchstat and
+// `retrievalbench gate`.
+//
+// In a _test.go file of your module:
+//
+//	var flags = benchtest.NewFlags(flag.CommandLine) // -update, -size, -split, -data, -results
+//
+//	func TestRepoQA(t *testing.T) {
+//		suite := benchtest.Suite{Systems: []systems.Spec{mySpec}, Golden: "testdata/golden", Flags: flags}
+//		benchtest.Test(t, suite, benchtest.RepoQA())
+//	}
+//
+// The first run fails with the command that creates the missing baselines
+// (`go test -run … -update`); commit the golden files it writes. The
+// repository's own bench package is written the same way.
+//
+// Sizes (-size): fixture runs only the hermetic fixtures shipped with
+// retrievalbench; small (the default, what CI runs) adds small splits of the
+// data pack; full runs every dataset whole. Golden files live per split
+// label, so sizes never share a baseline. Heavy system configs (Spec.Heavy)
+// run at -size=small on the families that allow it (RepoQA) and on the
+// fixtures, everywhere at -size=full.
+package benchtest

@@ -1,0 +1,61 @@
+package benchtest
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+)
+
+// Sizes accepted by -size.
+const (
+	SizeFixture = "fixture" // hermetic fixtures only
+	SizeSmall   = "small"   // fixtures + small splits of the data pack (CI)
+	SizeFull    = "full"    // whole data-pack datasets
+)
+
+// Flags are the command-line switches of a benchmark test binary.
+type Flags struct {
+	Update  bool   // rewrite golden files from this run instead of comparing (never in CI)
+	Size    string // SizeFixture, SizeSmall or SizeFull
+	Split   string // split of data-pack datasets ("" = the size's default)
+	Data    string // data pack directory ("" = $RETRIEVALBENCH_DATA, then the default data directory)
+	Results string // if set, per-task JSONL results of every cell go here
+}
+
+// DefaultFlags is what a Suite without Flags runs with.
+func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
+
+// NewFlags defines -update, -size, -split, -data and -results on fs and
+// returns the Flags they fill when the test binary parses its flags. Call it
+// once per test binary, from a package-level var.
+func NewFlags(fs *flag.FlagSet) *Flags {
+	f := DefaultFlags()
+	fs.BoolVar(&f.Update, "update", false, "rewrite golden files from this run instead of comparing (never in CI)")
+	fs.StringVar(&f.Size, "size", SizeSmall, "which datasets run: fixture (hermetic fixtures only), small (fixtures + small splits of the data pack), full (whole data-pack datasets)")
+	fs.StringVar(&f.Split, "split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: \"small\" — the test split of a few small repositories — for -size=small, all for -size=full)")
+	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
+	fs.StringVar(&f.Results, "results", "", "if set, write per-task JSONL results of every cell into this directory")
+	return f
+}
+
+func (f *Flags) check() error {
+	switch f.Size {
+	case SizeFixture, SizeSmall, SizeFull:
+		return nil
+	}
+	return fmt.Errorf("-size=%q: want fixture, small or full", f.Size)
+}
+
+// hint returns the flags that select this run's size and split again, for
+// the commands printed in failure messages.
+func (f *Flags) hint() string {
+	s := ""
+	if f.Size != SizeSmall {
+		s += " -size=" + f.Size
+	}
+	if f.Split != "" {
+		s += " -split=" + f.Split
+	}
+	return s
+}

@@ -1,0 +1,279 @@
+package benchtest
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+// Suite is what a benchmark test runs: systems, where their baselines live,
+// and the run's flags.
+type Suite struct {
+	// Systems are measured in order, grouped by Spec.System.
+	Systems []systems.Spec
+	// Golden is the directory of golden files, one per
+	// dataset/split/system/config (relative to the test's package directory).
+	Golden string
+	// Flags are the run's switches (NewFlags); nil means DefaultFlags.
+	Flags *Flags
+	// Package is how `go test` names the package in the commands printed on
+	// failure ("./bench"); "" prints "go test -run …" for the current one.
+	Package string
+	// Config tunes every run (depth, timeouts, measures); the zero value
+	// means harness.DefaultRunConfig.
+	Config harness.RunConfig
+}
+
+func (s *Suite) flags() *Flags {
+	if s.Flags == nil {
+		return DefaultFlags()
+	}
+	return s.Flags
+}
+
+func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
+	cfg := s.Config
+	if cfg.Depth == 0 {
+		cfg = harness.DefaultRunConfig()
+	}
+	cfg.CacheDir = testenv.CacheDir()
+	cfg.Logf = t.Logf
+	return cfg
+}
+
+// Test runs every system of s on every dataset of f, as subtests
+// system/config/dataset of t, each gated by its golden file. A failing cell
+// fails only itself; the other cells still run.
+func Test(t *testing.T, s Suite, f Family) {
+	for _, sp := range s.Systems {
+		if err := sp.Validate(); err != nil {
+			t.Fatalf("suite: %v", err)
+		}
+	}
+	order, by := bySystem(s.Systems)
+	total := len(s.Systems) * len(f.Datasets)
+	n := 0
+	for _, sys := range order {
+		t.Run(sys, func(t *testing.T) {
+			for _, spec := range by[sys] {
+				t.Run(spec.Config, func(t *testing.T) {
+					for _, d := range f.Datasets {
+						n++
+						i := n
+						t.Run(d.Name, func(t *testing.T) {
+							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
+							runCell(t, &s, f, d, spec)
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// bySystem groups specs by system name, keeping their order.
+func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
+	var order []string
+	by := map[string][]systems.Spec{}
+	for _, s := range specs {
+		if _, ok := by[s.System]; !ok {
+			order = append(order, s.System)
+		}
+		by[s.System] = append(by[s.System], s)
+	}
+	return order, by
+}
+
+func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
+	fl := s.flags()
+	if spec.Heavy && fl.Size != SizeFull && !d.Hermetic && !f.HeavyAtSmall {
+		t.Skipf("SKIP (by design): %s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA), -size=full runs it here", spec.Name(), fl.Size)
+	}
+	cfg := s.runConfig(t)
+	if r := spec.Missing(cfg.CacheDir); r != nil {
+		testenv.Missing(t, r.Kind, r.Reason)
+	}
+	p := Prepare(t, fl, f.Name, d)
+	res, err := harness.Run(t.Context(), p, spec, cfg)
+	if err != nil {
+		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, err)
+	}
+	t.Log(summaryLine(res, p))
+	for _, line := range groupLines(res) {
+		t.Log(line)
+	}
+	if fl.Results != "" {
+		if err := writeResults(fl.Results, p, res); err != nil {
+			t.Errorf("writing results: %v", err)
+		}
+	}
+	path := harness.GoldenPath(s.Golden, res.Dataset, res.Split, spec.System, spec.Config)
+	markRead(path)
+	again := s.command(t.Name(), fl)
+	if fl.Update {
+		if failed := res.Failed(); len(failed) > 0 {
+			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
+		}
+		if err := harness.WriteGolden(path, harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("updated %s", path)
+		return
+	}
+	g, err := harness.ReadGolden(path)
+	if err != nil {
+		t.Fatalf("%v\ncreate it with: %s -update", err, again)
+	}
+	v := harness.Compare(g, res, spec.Tolerance)
+	for _, msg := range v.Failures {
+		t.Error(msg)
+	}
+	if !v.OK() {
+		if len(v.Versions) > 0 {
+			t.Logf("versions differ from the baseline's: %s", strings.Join(v.Versions, "; "))
+		}
+		t.Logf("golden: %s; if the change is intended, run: %s -update", path, again)
+	}
+	for _, imp := range v.Improvements {
+		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
+	}
+}
+
+// command is the go test command that runs the named test alone at this
+// run's size and split.
+func (s *Suite) command(name string, f *Flags) string {
+	pkg := ""
+	if s.Package != "" {
+		pkg = " " + s.Package
+	}
+	return fmt.Sprintf("go test%s -run '%s'%s", pkg, RunPattern(name), f.hint())
+}
+
+// RunPattern turns a test name into a -run pattern that selects exactly it.
+func RunPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+func summaryLine(res *harness.Result, p *harness.Prepared) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s[%s] %s/%s: %d tasks", res.Dataset, res.Split, res.System, res.Config, len(res.Tasks))
+	for _, m := range res.Measures {
+		col, _ := res.Column(m.String())
+		if len(col) > 0 {
+			fmt.Fprintf(&b, " %s=%.4f", m, mean(col))
+		}
+	}
+	fmt.Fprintf(&b, "; index %d docs in %v", res.IndexedDocs, res.IndexTime.Round(1e6))
+	if n := len(p.Dataset.Dropped); n > 0 {
+		fmt.Fprintf(&b, "; %d source rows dropped", n)
+	}
+	return b.String()
+}
+
+// groupLines breaks the cell's first measures down by each task facet that
+// takes more than one value (repository, intent, library, qa_type,
+// difficulty): per group the mean with its 95% bootstrap CI, then the macro
+// mean (every group weighs the same).
+func groupLines(res *harness.Result) []string {
+	if len(res.Measures) == 0 {
+		return nil
+	}
+	facets := []struct {
+		name string
+		of   func(t *harness.TaskResult) string
+	}{
+		{"repo", func(t *harness.TaskResult) string { return t.Meta.Repo }},
+		{"intent", func(t *harness.TaskResult) string { return t.Meta.Intent }},
+		{"library", func(t *harness.TaskResult) string { return t.Meta.Library }},
+		{"qa_type", func(t *harness.TaskResult) string { return t.Meta.QAType }},
+		{"difficulty", func(t *harness.TaskResult) string { return t.Meta.Difficulty }},
+	}
+	var lines []string
+	for _, fc := range facets {
+		groups := map[string][]int{}
+		for i := range res.Tasks {
+			if k := fc.of(&res.Tasks[i]); k != "" {
+				groups[k] = append(groups[k], i)
+			}
+		}
+		if len(groups) < 2 {
+			continue
+		}
+		keys := make([]string, 0, len(groups))
+		for k := range groups {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for mi, m := range res.Measures {
+			if mi >= 2 {
+				break // the first two measures; every value is in -results
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "by %s, %s:", fc.name, m)
+			means := make([]float64, 0, len(keys))
+			for _, k := range keys {
+				col := make([]float64, 0, len(groups[k]))
+				for _, i := range groups[k] {
+					col = append(col, res.Tasks[i].Values[mi])
+				}
+				ci := metrics.Bootstrap(col, harness.BootstrapResamples, harness.BootstrapSeed)
+				means = append(means, ci.Mean)
+				fmt.Fprintf(&b, " %s=%.4f [%.4f, %.4f] (n=%d)", k, ci.Mean, ci.Low, ci.High, len(col))
+			}
+			fmt.Fprintf(&b, "; macro %.4f", mean(means))
+			lines = append(lines, b.String())
+		}
+	}
+	return lines
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// writeResults writes the cell's per-task records in the report package's
+// canonical format, so "retrievalbench report -results DIR" reads test runs
+// and campaigns alike.
+func writeResults(dir string, p *harness.Prepared, res *harness.Result) error {
+	kinds := map[string]string{}
+	for _, c := range p.Corpora {
+		for _, d := range c.Docs {
+			kinds[d.ID] = d.Kind
+		}
+	}
+	file := filepath.Join(dir, report.RecordsFileName(res.Dataset, res.Split, res.System, res.Config))
+	return report.WriteRecords(file, report.FromHarness(res, kinds, true))
+}
+
+// read records the golden files the cells of this binary read, for Orphans.
+var read = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+func markRead(path string) {
+	read.Lock()
+	read.m[filepath.Clean(path)] = true
+	read.Unlock()
+}
