@@ -2,9 +2,8 @@ package harness
 
 import (
 	"runtime"
-	"runtime/debug"
-	"strings"
 
+	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/systems"
 
@@ -13,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
@@ -96,17 +96,11 @@ func (p *Prepared) Input(sys systems.System, id string) *corpus.Corpus {
 func (p *Prepared) judgeCorpus(id string) *judge.Corpus { return p.judges[id] }
 
 // Versions names what the prepared data was made with, for golden files:
-// the Go toolchain, the chunker options and the tree-sitter and driver
-// modules linked into this binary.
+// the Go toolchain, the chunker options and the tree-sitter grammars.
 func (p *Prepared) Versions() map[string]string {
-	v := map[string]string{"go": runtime.Version(), "chunker": fmt.Sprintf("%+v", p.chunk)}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if strings.HasPrefix(d.Path, "github.com/tree-sitter/") || d.Path == "github.com/mattn/go-sqlite3" || d.Path == "github.com/yalue/onnxruntime_go" {
-				v[d.Path] = d.Version
-			}
-		}
-	}
+	v := tsgrammar.Versions()
+	v["go"] = runtime.Version()
+	v["chunker"] = fmt.Sprintf("%+v", p.chunk)
 	return v
 }
 

@@ -5,7 +5,9 @@
 package tsgrammar
 
 import (
+	"fmt"
 	"path"
+	"runtime/debug"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -38,4 +40,32 @@ func For(lang, p string) *sitter.Language {
 		return sitter.NewLanguage(tscpp.Language())
 	}
 	return nil
+}
+
+// Languages are the language names For knows, in a fixed order.
+func Languages() []string { return []string{"cpp", "go", "java", "python", "rust", "typescript"} }
+
+// Versions names the grammar linked for each language: its module version
+// when the binary records its dependencies, else its version from the
+// grammar's metadata, else its ABI version (grammars built before
+// tree-sitter 0.25 carry no metadata; test binaries record no modules).
+func Versions() map[string]string {
+	mods := map[string]string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			mods[d.Path] = d.Version
+		}
+	}
+	v := map[string]string{}
+	for _, lang := range Languages() {
+		l := For(lang, "")
+		if mv := mods["github.com/tree-sitter/tree-sitter-"+lang]; mv != "" {
+			v["tree-sitter-"+lang] = mv
+		} else if md := l.Metadata(); md != nil {
+			v["tree-sitter-"+lang] = fmt.Sprintf("%d.%d.%d", md.MajorVersion, md.MinorVersion, md.PatchVersion)
+		} else {
+			v["tree-sitter-"+lang] = fmt.Sprintf("abi %d", l.AbiVersion())
+		}
+	}
+	return v
 }
