@@ -150,6 +150,8 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	var cancel context.CancelFunc
 	rt.life, cancel = context.WithCancel(context.Background())
 	switch cfg.Transport {
+	case TransportMCP:
+		s.t = &mcpTransport{rt: rt}
 	case TransportCommand:
 		s.t = &commandTransport{rt: rt}
 	default:

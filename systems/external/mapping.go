@@ -43,8 +43,10 @@ func parseJSON(s string) (any, error) {
 }
 
 // snippet is the start of s for an error message.
-func snippet(s string) string {
-	const n = 120
+func snippet(s string) string { return snippetN(s, 120) }
+
+// snippetN is the first n bytes of s, trimmed.
+func snippetN(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) > n {
 		return s[:n] + "…"

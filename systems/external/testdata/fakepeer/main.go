@@ -16,7 +16,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -133,12 +132,16 @@ func writePid(what string, pid int) {
 	f.Close()
 }
 
-func oversize() Results {
-	var r Results
+// oversizeText is a million results as JSON text (built directly: the
+// SDK's output validation of a million structs would take seconds).
+func oversizeText() string {
+	var b strings.Builder
+	b.WriteString(`{"results":[`)
 	for i := range 1_000_000 {
-		r.Results = append(r.Results, Result{File: fmt.Sprintf("f%d.py", i), Score: 1})
+		fmt.Fprintf(&b, `{"file":"f%d.py","score":1},`, i)
 	}
-	return r
+	b.WriteString(`{"file":"last.py"}]}`)
+	return b.String()
 }
 
 // grep scores every file under dir by how often the query's words occur
@@ -239,14 +242,8 @@ func search(args []string) error {
 		return fmt.Errorf("%s", errText)
 	}
 	if big {
-		// Streamed, so the reader sees bytes at once.
-		w := bufio.NewWriter(os.Stdout)
-		w.WriteString(`{"results":[`)
-		for i := range 1_000_000 {
-			fmt.Fprintf(w, `{"file":"f%d.py","score":1},`, i)
-		}
-		w.WriteString(`{"file":"last.py"}]}`)
-		return w.Flush()
+		_, err := os.Stdout.WriteString(oversizeText())
+		return err
 	}
 	r, err := grep(fl.Arg(0), fl.Arg(1), *k, *abs)
 	if err != nil {
@@ -272,7 +269,7 @@ func serveMCP(args []string) error {
 			if errText, big := fault(in.Query); errText != "" {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errText}}}, Results{}, nil
 			} else if big {
-				return nil, oversize(), nil
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: oversizeText()}}}, Results{}, nil
 			}
 			r, err := grep(dir, in.Query, in.Limit, true)
 			return nil, r, err
