@@ -154,9 +154,8 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		s.t = &mcpTransport{rt: rt}
 	case TransportCommand:
 		s.t = &commandTransport{rt: rt}
-	default:
-		cancel()
-		return fmt.Errorf("%s: transport %q: not implemented yet", rt.name, cfg.Transport)
+	case TransportHTTP:
+		s.t = &httpTransport{rt: rt}
 	}
 	s.t = &lifetime{transport: s.t, cancel: cancel}
 	s.rt = rt

@@ -16,10 +16,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -132,16 +134,19 @@ func writePid(what string, pid int) {
 	f.Close()
 }
 
-// oversizeText is a million results as JSON text (built directly: the
-// SDK's output validation of a million structs would take seconds).
-func oversizeText() string {
-	var b strings.Builder
-	b.WriteString(`{"results":[`)
+// writeOversize writes a million results as JSON, directly (the SDK's
+// output validation of a million structs would take seconds), stopping at
+// the first write error.
+func writeOversize(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"results":[`)
 	for i := range 1_000_000 {
-		fmt.Fprintf(&b, `{"file":"f%d.py","score":1},`, i)
+		if _, err := fmt.Fprintf(bw, `{"file":"f%d.py","score":1},`, i); err != nil {
+			return err
+		}
 	}
-	b.WriteString(`{"file":"last.py"}]}`)
-	return b.String()
+	bw.WriteString(`{"file":"last.py"}]}`)
+	return bw.Flush()
 }
 
 // grep scores every file under dir by how often the query's words occur
@@ -242,8 +247,7 @@ func search(args []string) error {
 		return fmt.Errorf("%s", errText)
 	}
 	if big {
-		_, err := os.Stdout.WriteString(oversizeText())
-		return err
+		return writeOversize(os.Stdout)
 	}
 	r, err := grep(fl.Arg(0), fl.Arg(1), *k, *abs)
 	if err != nil {
@@ -269,7 +273,9 @@ func serveMCP(args []string) error {
 			if errText, big := fault(in.Query); errText != "" {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errText}}}, Results{}, nil
 			} else if big {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: oversizeText()}}}, Results{}, nil
+				var b strings.Builder
+				writeOversize(&b)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, Results{}, nil
 			}
 			r, err := grep(dir, in.Query, in.Limit, true)
 			return nil, r, err
