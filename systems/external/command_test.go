@@ -139,3 +139,36 @@ func TestCommandOutsideCorpus(t *testing.T) {
 		t.Errorf("Warnings = %q, want one counting 1 hit outside the corpus", w)
 	}
 }
+
+func TestCommandTimeoutKillsGroup(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("FAKEPEER_PIDFILE", pidfile)
+	s, _ := setup(t, commandConfig(`, "timeout": "1s"`))
+	_, err := s.Search(t.Context(), "SPAWN HANG", 10)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 1s") {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	child := pids(t, pidfile)["child"]
+	require.Len(t, child, 1)
+	waitDead(t, "the grandchild of a command killed at its timeout", child[0])
+}
+
+func TestIndexFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, index, want string
+	}{
+		{"timeout", `["${FAKEPEER}", "sleep"], "timeout": "1s"`, "index: " /* then the program */},
+		{"failure", `["${FAKEPEER}", "index", "{corpus}"]`, "usage: fakepeer index DIR OUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(commandConfig(""), `["${FAKEPEER}", "index", "{corpus}", "{work}/files.txt"], "timeout": "1m"`, tc.index, 1)
+			_, _, err := trySetup(t, cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Index err = %v, want %q", err, tc.want)
+			}
+			if tc.name == "timeout" && !strings.Contains(err.Error(), "context deadline exceeded") {
+				t.Errorf("Index err = %v, want the index timeout", err)
+			}
+		})
+	}
+}

@@ -29,10 +29,39 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fakepeerDir != "" {
+	if fakepeerBin != "" {
+		// Nothing the tests started may outlive them.
+		if left := running(fakepeerBin); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: fakepeer processes left running after the tests: %v\n", left)
+			code = 1
+		}
 		os.RemoveAll(fakepeerDir)
 	}
 	os.Exit(code)
+}
+
+// running returns the pids of live processes running the program bin,
+// waiting a little for ones that are being killed.
+func running(bin string) []int {
+	var left []int
+	for range 50 {
+		left = left[:0]
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == bin && alive(pid) {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return left
 }
 
 // fakepeer builds testdata/fakepeer and points $FAKEPEER at it.
