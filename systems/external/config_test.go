@@ -177,6 +177,45 @@ func TestHashFields(t *testing.T) {
 	}
 }
 
+func TestHashFieldsMCPAndHTTP(t *testing.T) {
+	const mcpText = `{"system": "m", "config": "c", "transport": "mcp",
+  "mcp": {"command": ["srv", "{corpus}"], "calls": [
+    {"tool": "resolve", "arguments": {"name": "{library}"}, "capture": {"id": "re:ID: (\\S+)"}},
+    {"tool": "docs", "arguments": {"id": "{captured.id}", "q": "{query}"}}]},
+  "result": {"from": "json", "items": "r", "path": "p", "strip_prefix": "{corpus}/", "library": "{captured.id}"}}`
+	const httpText = `{"system": "h", "config": "c", "transport": "http",
+  "http": {"command": ["srv", "{port}"], "method": "POST", "url": "http://127.0.0.1:{port}/s",
+           "headers": {"X-Key": "${KEY}"}, "body": {"q": "{query}"}},
+  "result": {"from": "blob"}}`
+	for _, tc := range []struct{ name, base, old, new string }{
+		{"mcp.command", mcpText, `"srv", "{corpus}"`, `"srv", "-v", "{corpus}"`},
+		{"tool", mcpText, `"tool": "docs"`, `"tool": "docs2"`},
+		{"arguments", mcpText, `"q": "{query}"`, `"query": "{query}"`},
+		{"capture", mcpText, `ID: (`, `Id: (`},
+		{"items", mcpText, `"items": "r"`, `"items": "rs"`},
+		{"strip_prefix", mcpText, `"strip_prefix": "{corpus}/"`, `"strip_prefix": "{corpus}"`},
+		{"library", mcpText, `"library": "{captured.id}"`, `"library": "lib:{captured.id}"`},
+		{"from", mcpText, `"from": "json"`, `"from": "structured"`},
+		{"http.command", httpText, `["srv", "{port}"]`, `["srv2", "{port}"]`},
+		{"method", httpText, `"POST"`, `"PUT"`},
+		{"url", httpText, `/s"`, `/t"`},
+		{"headers", httpText, `"X-Key"`, `"X-Api-Key"`},
+		{"body", httpText, `{"q": "{query}"}`, `{"q": "{query}", "n": 1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Parse("a.json", []byte(tc.base))
+			require.NoError(t, err)
+			text := strings.Replace(tc.base, tc.old, tc.new, 1)
+			require.NotEqual(t, tc.base, text, "the edit must apply")
+			b, err := Parse("b.json", []byte(text))
+			require.NoError(t, err)
+			if a.Hash() == b.Hash() {
+				t.Errorf("changing %s leaves the hash unchanged", tc.name)
+			}
+		})
+	}
+}
+
 func TestVersions(t *testing.T) {
 	c, err := Parse("demo.json", []byte(validConfig))
 	require.NoError(t, err)

@@ -65,7 +65,7 @@ func running(bin string) []int {
 }
 
 // fakepeer builds testdata/fakepeer and points $FAKEPEER at it.
-func fakepeer(t *testing.T) string {
+func fakepeer(t testing.TB) string {
 	t.Helper()
 	fakepeerOnce.Do(func() {
 		fakepeerDir, fakepeerErr = os.MkdirTemp("", "fakepeer-")
@@ -113,14 +113,14 @@ const mapAll = `"result": {"from": %q, "items": "results", "path": "file", "star
 
 // setup loads the config text (written to a file), builds the system with
 // a fresh cache and indexes testCorpus; Close runs at cleanup.
-func setup(t *testing.T, cfgText string) (*System, string) {
+func setup(t testing.TB, cfgText string) (*System, string) {
 	t.Helper()
 	s, cache, err := trySetup(t, cfgText)
 	require.NoError(t, err)
 	return s, cache
 }
 
-func trySetup(t *testing.T, cfgText string) (*System, string, error) {
+func trySetup(t testing.TB, cfgText string) (*System, string, error) {
 	t.Helper()
 	fakepeer(t)
 	file := filepath.Join(t.TempDir(), "peer.json")

@@ -86,7 +86,12 @@ type tail struct {
 	kept    []byte // redacted; at most 2*stderrTail before trimming
 }
 
-func newTail(red *redactor) *tail { return &tail{red: red} }
+func newTail(red *redactor) *tail {
+	if red == nil {
+		red = newRedactor(nil)
+	}
+	return &tail{red: red}
+}
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
