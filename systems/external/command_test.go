@@ -1,0 +1,174 @@
+package external
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+func commandConfig(extra string) string {
+	return `{
+	"system": "fakepeer", "config": "cmd",
+	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
+	"secrets": ["API_KEY"],
+	"files": {"notes/hello.txt": "zanzibar at {corpus}\n"},
+	"index": {"command": ["${FAKEPEER}", "index", "{corpus}", "{work}/files.txt"], "timeout": "1m"},
+	"transport": "command",
+	"command": {"search": ["${FAKEPEER}", "search", "-abs", "-k", "{k}", "{corpus}", "{query}"]},
+	` + fmt.Sprintf(mapAll, FromJSON) + extra + `
+}`
+}
+
+func TestCommandHits(t *testing.T) {
+	s, cache := setup(t, commandConfig(`, "timeout": "20s"`))
+	got, err := s.Search(t.Context(), "widget", 10)
+	require.NoError(t, err)
+	diffHits(t, "widget", wantWidget, got)
+	got, err = s.SearchQuery(t.Context(), systems.Query{Text: "frobnicate", Library: "ignored"}, 10)
+	require.NoError(t, err)
+	diffHits(t, "frobnicate", wantFrob, got)
+	got, err = s.Search(t.Context(), "frobnicate", 1)
+	require.NoError(t, err)
+	diffHits(t, "frobnicate k=1", wantFrob[:1], got)
+	got, err = s.Search(t.Context(), "nowhere", 10)
+	require.NoError(t, err)
+	diffHits(t, "no match", nil, got)
+
+	// The index command ran in the work directory over the handed-over
+	// corpus, and the templated file was written there first.
+	work := s.rt.work
+	if !strings.HasPrefix(work, filepath.Join(cache, "external", "work", "fakepeer")) {
+		t.Errorf("work dir %s is not under the cache's external/work/fakepeer", work)
+	}
+	b, err := os.ReadFile(filepath.Join(work, "files.txt"))
+	require.NoError(t, err)
+	if n := len(strings.Split(string(b), "\n")); n != 3 {
+		t.Errorf("index listed %d files, want the corpus's 3:\n%s", n, b)
+	}
+	b, err = os.ReadFile(filepath.Join(work, "notes", "hello.txt"))
+	require.NoError(t, err)
+	if want := "zanzibar at " + s.m.dirs[0] + "\n"; string(b) != want {
+		t.Errorf("files: got %q, want %q", b, want)
+	}
+}
+
+func TestCommandIndexReused(t *testing.T) {
+	s, cache := setup(t, commandConfig(""))
+	require.NoError(t, s.Close())
+	list := filepath.Join(s.rt.work, "files.txt")
+	require.NoError(t, os.Remove(list))
+	again := func(noCache bool) {
+		t.Helper()
+		cfg := s.cfg
+		s2, err := New(cfg, systems.Options{CacheDir: cache, NoCache: noCache})
+		require.NoError(t, err)
+		defer s2.Close()
+		require.NoError(t, s2.Index(t.Context(), testCorpus()))
+	}
+	again(false)
+	if _, err := os.Stat(list); err == nil {
+		t.Errorf("the index command ran again although the work dir holds a completed index")
+	}
+	again(true)
+	if _, err := os.Stat(list); err != nil {
+		t.Errorf("NoCache did not rerun the index command: %v", err)
+	}
+}
+
+func TestCommandFaults(t *testing.T) {
+	const canary = "canary-8f3a1c"
+	t.Setenv("FAKEPEER_TEST_KEY", canary)
+	s, _ := setup(t, commandConfig(`, "timeout": "2s", "max_output_bytes": 1048576`))
+	for _, tc := range []struct {
+		query  string
+		want   []string
+		reason string
+	}{
+		{"HANG", []string{"timed out after 2s", "fakepeer: hanging"}, "a hung command is killed at the call's timeout"},
+		{"CRASH", []string{"exit status 3", "crashing on purpose"}, "a crash names its status and shows the stderr tail"},
+		{"GARBAGE", []string{"not JSON", "this is not JSON", "writing garbage"}, "non-JSON stdout is an error with a snippet and the stderr tail"},
+		{"OVERSIZE", []string{"stdout exceeds 1048576 bytes"}, "a million items hit the output cap"},
+		{"SECRET", []string{"bad key ***", "my key is *** (leaked)"}, "the secret is redacted from the error and the stderr tail"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			_, err := s.Search(t.Context(), tc.query, 10)
+			require.Error(t, err, tc.reason)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: error lacks %q:\n%v", tc.reason, w, err)
+				}
+			}
+			if strings.Contains(err.Error(), canary) {
+				t.Errorf("the secret leaked into the error:\n%v", err)
+			}
+			// The fault failed this call only.
+			got, err := s.Search(t.Context(), "widget", 10)
+			require.NoError(t, err, "the call after a fault")
+			diffHits(t, "after "+tc.query, wantWidget, got)
+		})
+	}
+}
+
+func TestCommandKillsWhatItLeaves(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("FAKEPEER_PIDFILE", pidfile)
+	s, _ := setup(t, commandConfig(""))
+	got, err := s.Search(t.Context(), "widget SPAWN", 10)
+	require.NoError(t, err)
+	diffHits(t, "widget SPAWN", wantWidget, got)
+	child := pids(t, pidfile)["child"]
+	require.Len(t, child, 1, "fakepeer search SPAWN starts one grandchild")
+	waitDead(t, "the grandchild a search command left running", child[0])
+}
+
+func TestCommandOutsideCorpus(t *testing.T) {
+	// Searching the work dir instead of the corpus finds notes/hello.txt,
+	// a file outside the corpus.
+	s, _ := setup(t, strings.Replace(commandConfig(""), `"{k}", "{corpus}"`, `"{k}", "{work}"`, 1))
+	got, err := s.Search(t.Context(), "zanzibar", 10)
+	require.NoError(t, err)
+	// Kept at its rank, matching nothing: no path, lines or symbol.
+	diffHits(t, "outside", []systems.Hit{{Score: 1, Text: "zanzibar at " + s.m.dirs[0]}}, got)
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "1 hits named a path outside the corpus") {
+		t.Errorf("Warnings = %q, want one counting 1 hit outside the corpus", w)
+	}
+}
+
+func TestCommandTimeoutKillsGroup(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("FAKEPEER_PIDFILE", pidfile)
+	s, _ := setup(t, commandConfig(`, "timeout": "1s"`))
+	_, err := s.Search(t.Context(), "SPAWN HANG", 10)
+	if err == nil || !strings.Contains(err.Error(), "timed out after 1s") {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	child := pids(t, pidfile)["child"]
+	require.Len(t, child, 1)
+	waitDead(t, "the grandchild of a command killed at its timeout", child[0])
+}
+
+func TestIndexFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, index, want string
+	}{
+		{"timeout", `["${FAKEPEER}", "sleep"], "timeout": "1s"`, "index: " /* then the program */},
+		{"failure", `["${FAKEPEER}", "index", "{corpus}"]`, "usage: fakepeer index DIR OUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := strings.Replace(commandConfig(""), `["${FAKEPEER}", "index", "{corpus}", "{work}/files.txt"], "timeout": "1m"`, tc.index, 1)
+			_, _, err := trySetup(t, cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Index err = %v, want %q", err, tc.want)
+			}
+			if tc.name == "timeout" && !strings.Contains(err.Error(), "context deadline exceeded") {
+				t.Errorf("Index err = %v, want the index timeout", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,682 @@
+package external
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
+)
+
+// hashVersion is part of every Config hash: bump it when this package
+// changes how a config turns into hits (mapping, templating, corpus layout),
+// so golden files made by the old code are recognised as stale.
+const hashVersion = "external-v1"
+
+// Transport names.
+const (
+	TransportMCP     = "mcp"
+	TransportCommand = "command"
+	TransportHTTP    = "http"
+)
+
+// Result sources.
+const (
+	FromStructured = "structured" // MCP structuredContent
+	FromJSON       = "json"       // stdout, HTTP body or MCP text content parsed as JSON
+	FromBlob       = "blob"       // the text taken whole as one composite hit
+)
+
+// Defaults of the optional limits.
+const (
+	DefaultTimeout        = 60 * time.Second
+	DefaultIndexTimeout   = 30 * time.Minute
+	DefaultStartTimeout   = 2 * time.Minute
+	DefaultMaxOutputBytes = 8 << 20
+)
+
+// ErrInvalidConfig is wrapped by every error Load and Validate return.
+var ErrInvalidConfig = errors.New("invalid external config")
+
+// Config is one external system configuration, read from a JSON file by
+// Load. docs/external-systems.md describes every field.
+type Config struct {
+	System      string `json:"system"`
+	Config      string `json:"config"`
+	Description string `json:"description,omitempty"`
+
+	DeclaredVersions map[string]string `json:"versions,omitempty"`
+	VersionCommand   []string          `json:"version_command,omitempty"`
+	Requires         []Requirement     `json:"requires,omitempty"`
+
+	Env     map[string]string `json:"env,omitempty"`
+	Secrets []string          `json:"secrets,omitempty"`
+	Corpus  CorpusSpec        `json:"corpus"`
+	Files   map[string]string `json:"files,omitempty"`
+	Index   *IndexSpec        `json:"index,omitempty"`
+
+	Transport string       `json:"transport"`
+	MCP       *MCPSpec     `json:"mcp,omitempty"`
+	Command   *CommandSpec `json:"command,omitempty"`
+	HTTP      *HTTPSpec    `json:"http,omitempty"`
+	Result    ResultSpec   `json:"result"`
+
+	Timeout        string `json:"timeout,omitempty"`       // per search call; default 60s
+	StartTimeout   string `json:"start_timeout,omitempty"` // server start and handshake; default 2m
+	MaxOutputBytes int    `json:"max_output_bytes,omitempty"`
+	WholeFiles     *bool  `json:"whole_files,omitempty"` // accepted for clarity; must be true
+
+	file string   // the file Load read, for messages
+	pos  posIndex // field path → line of the file
+}
+
+// Requirement is something the system needs on this machine; Unmet
+// reports the ones that are missing so a test can skip (or fail) loudly.
+type Requirement struct {
+	Kind    string `json:"kind,omitempty"`    // testenv requirement kind; default "peer"
+	Path    string `json:"path,omitempty"`    // a file that must exist (templated: {cache}, ${ENV})
+	Env     string `json:"env,omitempty"`     // an environment variable that must be set
+	Program string `json:"program,omitempty"` // a program that must be on PATH
+	Hint    string `json:"hint,omitempty"`    // how to get it ("make peers")
+}
+
+// CorpusSpec says how the corpus is handed over.
+type CorpusSpec struct {
+	Git bool `json:"git,omitempty"` // git init + one commit with a fixed author and date
+}
+
+// IndexSpec is a command run once per corpus before the server starts or
+// the first search.
+type IndexSpec struct {
+	Command []string `json:"command"`
+	Timeout string   `json:"timeout,omitempty"` // default 30m
+}
+
+// MCPSpec is a server over stdio and the tool calls of one query.
+type MCPSpec struct {
+	Command []string  `json:"command"`
+	Calls   []MCPCall `json:"calls"`
+}
+
+// MCPCall is one tool call. Capture maps a name to an expression evaluated
+// on the call's result: a dotted path into its JSON ("results.0.id"), or
+// "re:REGEXP" matched against its text (the first group, else the match).
+type MCPCall struct {
+	Tool      string            `json:"tool"`
+	Arguments map[string]any    `json:"arguments,omitempty"`
+	Capture   map[string]string `json:"capture,omitempty"`
+}
+
+// CommandSpec is a command run per query; its stdout is the result.
+type CommandSpec struct {
+	Search []string `json:"search"`
+}
+
+// HTTPSpec is one request per query, optionally to a server started by
+// Command (which is given a free port as {port}).
+type HTTPSpec struct {
+	Command []string          `json:"command,omitempty"`
+	Method  string            `json:"method,omitempty"` // default GET, or POST with a body
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    any               `json:"body,omitempty"`
+}
+
+// ResultSpec maps a result to hits. Path, StartLine, EndLine, Symbol,
+// Score and Text are dotted paths into each item; Library and StripPrefix
+// are templates.
+type ResultSpec struct {
+	From        string `json:"from"`
+	Items       string `json:"items,omitempty"`
+	Path        string `json:"path,omitempty"`
+	StartLine   string `json:"start_line,omitempty"`
+	EndLine     string `json:"end_line,omitempty"`
+	Symbol      string `json:"symbol,omitempty"`
+	Score       string `json:"score,omitempty"`
+	Text        string `json:"text,omitempty"`
+	Library     string `json:"library,omitempty"`
+	StripPrefix string `json:"strip_prefix,omitempty"`
+}
+
+// Error is one problem of a config file, printed as "file:line: field: msg".
+type Error struct {
+	File  string
+	Line  int // 0 when unknown
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return ErrInvalidConfig }
+
+// Load reads and validates the config file at path. Every problem found is
+// reported, each as file:line: field: message.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse is Load of data read from file (named in messages).
+func Parse(file string, data []byte) (*Config, error) {
+	pos, err := indexPositions(data)
+	if err != nil {
+		return nil, syntaxError(file, data, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, decodeError(file, data, pos, err)
+	}
+	c.file, c.pos = file, pos
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func syntaxError(file string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &Error{File: file, Line: lineAt(data, se.Offset), Msg: "bad JSON: " + se.Error()}
+	}
+	var td trailingData
+	if errors.As(err, &td) {
+		return &Error{File: file, Line: lineAt(data, td.offset), Msg: "bad JSON: " + td.Error()}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return &Error{File: file, Line: lineAt(data, int64(len(data))), Msg: "bad JSON: unexpected end of file"}
+	}
+	return &Error{File: file, Msg: "bad JSON: " + err.Error()}
+}
+
+func decodeError(file string, data []byte, pos posIndex, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return &Error{File: file, Line: lineAt(data, te.Offset), Field: te.Field, Msg: fmt.Sprintf("got JSON %s, want %s", te.Value, te.Type)}
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		field, line := pos.findKey(name)
+		return &Error{File: file, Line: line, Field: field, Msg: "unknown field (see docs/external-systems.md)"}
+	}
+	return syntaxError(file, data, err)
+}
+
+// Validate reports every problem of c, each an *Error wrapping
+// ErrInvalidConfig, joined.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &Error{File: c.file, Line: c.pos.line(field), Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	tmpl := func(field, s string, p phase, captured map[string]bool) {
+		if err := checkTemplate(s, p, c.HTTP != nil && len(c.HTTP.Command) > 0, captured); err != nil {
+			bad(field, "%v", err)
+		}
+	}
+	argv := func(field string, a []string, p phase, required bool) {
+		if len(a) == 0 {
+			if required {
+				bad(field, "missing (a command: program and arguments)")
+			}
+			return
+		}
+		for i, s := range a {
+			tmpl(field+"."+strconv.Itoa(i), s, p, nil)
+		}
+	}
+	for _, f := range []struct{ field, name string }{{"system", c.System}, {"config", c.Config}} {
+		if f.name == "" {
+			bad(f.field, "missing")
+		} else if err := sysconfig.CheckName(ErrInvalidConfig, f.name); err != nil {
+			bad(f.field, "%s", strings.TrimPrefix(err.Error(), ErrInvalidConfig.Error()+": "))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.DeclaredVersions)) {
+		if c.DeclaredVersions[k] == "" {
+			bad("versions."+k, "empty version")
+		}
+	}
+	argv("version_command", c.VersionCommand, phaseCache, false)
+	for i, r := range c.Requires {
+		field := "requires." + strconv.Itoa(i)
+		n := 0
+		for _, s := range []string{r.Path, r.Env, r.Program} {
+			if s != "" {
+				n++
+			}
+		}
+		if n != 1 {
+			bad(field, "want exactly one of path, env, program")
+		}
+		tmpl(field+".path", r.Path, phaseCache, nil)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		if !isEnvName(k) {
+			bad("env."+k, "not an environment variable name")
+		}
+		tmpl("env."+k, c.Env[k], phaseCorpus, nil)
+	}
+	for i, s := range c.Secrets {
+		if !isEnvName(s) {
+			bad("secrets."+strconv.Itoa(i), "%q is not an environment variable name", s)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Files)) {
+		tmpl("files."+k, k, phaseCorpus, nil)
+		tmpl("files."+k, c.Files[k], phaseCorpus, nil)
+	}
+	if c.Index != nil {
+		argv("index.command", c.Index.Command, phaseCorpus, true)
+		duration(bad, "index.timeout", c.Index.Timeout)
+	}
+	sections := map[string]bool{TransportMCP: c.MCP != nil, TransportCommand: c.Command != nil, TransportHTTP: c.HTTP != nil}
+	switch c.Transport {
+	case "":
+		bad("transport", "missing (%q, %q or %q)", TransportMCP, TransportCommand, TransportHTTP)
+	case TransportMCP, TransportCommand, TransportHTTP:
+		if !sections[c.Transport] {
+			bad(c.Transport, "missing: transport %q needs its section", c.Transport)
+		}
+	default:
+		bad("transport", "%q: want %q, %q or %q", c.Transport, TransportMCP, TransportCommand, TransportHTTP)
+	}
+	for _, name := range slices.Sorted(maps.Keys(sections)) {
+		if sections[name] && name != c.Transport {
+			bad(name, "section given but transport is %q", c.Transport)
+		}
+	}
+	captured := map[string]bool{}
+	if c.MCP != nil {
+		argv("mcp.command", c.MCP.Command, phaseCorpus, true)
+		if len(c.MCP.Calls) == 0 {
+			bad("mcp.calls", "missing (at least one tool call)")
+		}
+		for i, call := range c.MCP.Calls {
+			field := "mcp.calls." + strconv.Itoa(i)
+			if call.Tool == "" {
+				bad(field+".tool", "missing")
+			}
+			eachString(field+".arguments", map[string]any(call.Arguments), func(path, s string) {
+				tmpl(path, s, phaseQuery, captured)
+			})
+			for _, name := range slices.Sorted(maps.Keys(call.Capture)) {
+				if err := checkCapture(call.Capture[name]); err != nil {
+					bad(field+".capture."+name, "%v", err)
+				}
+			}
+			for name := range call.Capture {
+				captured[name] = true
+			}
+		}
+	}
+	if c.Command != nil {
+		argv("command.search", c.Command.Search, phaseQuery, true)
+	}
+	if c.HTTP != nil {
+		h := c.HTTP
+		argv("http.command", h.Command, phaseCorpus, false)
+		switch h.Method {
+		case "", "GET", "POST", "PUT":
+		default:
+			bad("http.method", "%q: want GET, POST or PUT", h.Method)
+		}
+		if h.Method == "GET" && h.Body != nil {
+			bad("http.body", "a GET request has no body")
+		}
+		if h.URL == "" {
+			bad("http.url", "missing")
+		}
+		tmpl("http.url", h.URL, phaseQuery, nil)
+		for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
+			tmpl("http.headers."+k, h.Headers[k], phaseQuery, nil)
+		}
+		eachString("http.body", h.Body, func(path, s string) { tmpl(path, s, phaseQuery, nil) })
+	}
+	r := c.Result
+	switch r.From {
+	case "":
+		bad("result.from", "missing (%q, %q or %q)", FromStructured, FromJSON, FromBlob)
+	case FromStructured:
+		if c.Transport != TransportMCP {
+			bad("result.from", "%q needs transport %q", FromStructured, TransportMCP)
+		}
+	case FromJSON, FromBlob:
+	default:
+		bad("result.from", "%q: want %q, %q or %q", r.From, FromStructured, FromJSON, FromBlob)
+	}
+	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}, {"strip_prefix", r.StripPrefix}}
+	if r.From == FromBlob {
+		for _, f := range fields {
+			if f.v != "" {
+				bad("result."+f.name, "not used with from %q (the whole text is one hit)", FromBlob)
+			}
+		}
+	} else if r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "" {
+		bad("result", "maps nothing: set at least one of path, symbol, text")
+	}
+	tmpl("result.library", r.Library, phaseQuery, captured)
+	tmpl("result.strip_prefix", r.StripPrefix, phaseCorpus, nil)
+	duration(bad, "timeout", c.Timeout)
+	duration(bad, "start_timeout", c.StartTimeout)
+	if c.MaxOutputBytes < 0 {
+		bad("max_output_bytes", "%d: want > 0 (or absent for %d)", c.MaxOutputBytes, DefaultMaxOutputBytes)
+	}
+	if c.WholeFiles != nil && !*c.WholeFiles {
+		bad("whole_files", "false is not supported: an external system indexes the corpus's files")
+	}
+	return errors.Join(errs...)
+}
+
+func duration(bad func(field, format string, args ...any), field, s string) {
+	if s == "" {
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		bad(field, "%q: want a positive duration such as \"90s\" or \"20m\"", s)
+	}
+}
+
+// dur returns the duration s, or def when s is empty (Validate checked s).
+func dur(s string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
+func (c *Config) timeout() time.Duration      { return dur(c.Timeout, DefaultTimeout) }
+func (c *Config) startTimeout() time.Duration { return dur(c.StartTimeout, DefaultStartTimeout) }
+func (c *Config) indexTimeout() time.Duration { return dur(c.Index.Timeout, DefaultIndexTimeout) }
+func (c *Config) maxOutput() int {
+	if c.MaxOutputBytes > 0 {
+		return c.MaxOutputBytes
+	}
+	return DefaultMaxOutputBytes
+}
+
+// Name is "system/config", as in subtest names.
+func (c *Config) Name() string { return c.System + "/" + c.Config }
+
+// Hash returns a hash of every field that can change results: the names,
+// the declared versions and version command, the corpus handover, the
+// environment, files, commands, calls and result mapping. It leaves out the
+// description, requirements and the limits (timeouts, output cap), which
+// decide whether a call fails but not what a successful call returns, and
+// the value of every variable listed in secrets (only its name counts), so
+// rotating a key does not make baselines stale. Templates are hashed, not
+// their expansions: ${KEY} hashes as "${KEY}".
+func (c *Config) Hash() string {
+	return sysconfig.Hash(hashVersion, c.hashText())
+}
+
+// hashText is the canonical JSON of the fields Hash covers.
+func (c *Config) hashText() string {
+	h := *c
+	h.Description, h.Requires, h.Secrets = "", nil, nil
+	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
+	if h.Index != nil {
+		ix := *h.Index
+		ix.Timeout = ""
+		h.Index = &ix
+	}
+	if len(c.Env) > 0 {
+		h.Env = maps.Clone(c.Env)
+		for _, s := range c.Secrets {
+			if _, ok := h.Env[s]; ok {
+				h.Env[s] = "<secret>"
+			}
+		}
+	}
+	b, err := json.Marshal(&h) // map keys are sorted: the encoding is canonical
+	if err != nil {
+		panic(err) // a Config holds only JSON-decoded values
+	}
+	return string(b)
+}
+
+// Versions returns the versions to record with results: the "versions"
+// field, plus the trimmed first line of version_command's output under the
+// system's name when there is one.
+func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
+	out := maps.Clone(c.DeclaredVersions)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if len(c.VersionCommand) == 0 {
+		return out, nil
+	}
+	v := vars{ph: map[string]string{phCache: cacheDirFromEnv()}, getenv: os.LookupEnv}
+	argv, err := v.expandAll(c.VersionCommand)
+	if err != nil {
+		return nil, fmt.Errorf("%s: version_command: %w", c.Name(), err)
+	}
+	red := newRedactor(c.secretValues(os.LookupEnv))
+	ctx, cancel := context.WithTimeout(ctx, c.startTimeout())
+	defer cancel()
+	res, _, err := run(ctx, argv, os.Environ(), "", 1<<16, red)
+	if err != nil {
+		return nil, fmt.Errorf("%s: version_command: %w", c.Name(), err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(res)), "\n")
+	if line == "" {
+		return nil, fmt.Errorf("%s: version_command %s printed nothing", c.Name(), argv[0])
+	}
+	out[c.System] = red.String(strings.TrimSpace(line))
+	return out, nil
+}
+
+// Unmet returns one line per requirement that is not met on this machine,
+// with its kind and hint; nil when all are.
+func (c *Config) Unmet() []Unmet {
+	var out []Unmet
+	v := vars{ph: map[string]string{phCache: cacheDirFromEnv()}, getenv: os.LookupEnv}
+	for _, r := range c.Requires {
+		kind := r.Kind
+		if kind == "" {
+			kind = "peer"
+		}
+		var why string
+		switch {
+		case r.Path != "":
+			p, err := v.expand(r.Path)
+			if err != nil {
+				why = err.Error()
+			} else if _, err := os.Stat(p); err != nil {
+				why = fmt.Sprintf("%s: not found", p)
+			}
+		case r.Env != "":
+			if os.Getenv(r.Env) == "" {
+				why = fmt.Sprintf("environment variable %s is not set", r.Env)
+			}
+		case r.Program != "":
+			if _, err := exec.LookPath(r.Program); err != nil {
+				why = fmt.Sprintf("program %s is not on PATH", r.Program)
+			}
+		}
+		if why != "" {
+			if r.Hint != "" {
+				why += " (" + r.Hint + ")"
+			}
+			out = append(out, Unmet{Kind: kind, Reason: c.Name() + ": " + why})
+		}
+	}
+	return out
+}
+
+// Unmet is a requirement that is not met: Kind is the testenv kind that
+// decides whether a run may skip it.
+type Unmet struct {
+	Kind   string
+	Reason string
+}
+
+// secretValues returns the values of the variables listed in secrets:
+// from env when the config sets them (expanded with getenv), else from
+// getenv itself.
+func (c *Config) secretValues(getenv func(string) (string, bool)) []string {
+	var out []string
+	for _, name := range c.Secrets {
+		if t, ok := c.Env[name]; ok {
+			v := vars{ph: map[string]string{}, getenv: getenv}
+			// Placeholders other than ${ENV} are not secret; expand what can be.
+			if x, err := v.expand(t); err == nil {
+				out = append(out, x)
+			} else {
+				out = append(out, t)
+			}
+			continue
+		}
+		if x, ok := getenv(name); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// cacheDirFromEnv is {cache} where no Options are at hand (Versions,
+// Unmet): $RETRIEVALBENCH_CACHE or the user cache dir + /retrievalbench,
+// as in internal/testenv.
+func cacheDirFromEnv() string {
+	if d := os.Getenv("RETRIEVALBENCH_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return d + "/retrievalbench"
+	}
+	return os.TempDir() + "/retrievalbench-cache"
+}
+
+// posIndex maps the dotted path of every object key and array element of a
+// JSON document to its 1-based line.
+type posIndex struct {
+	lines map[string]int
+	order []string // paths in document order
+}
+
+func (p posIndex) line(field string) int {
+	for f := field; f != ""; {
+		if l, ok := p.lines[f]; ok {
+			return l
+		}
+		i := strings.LastIndexByte(f, '.')
+		if i < 0 {
+			break
+		}
+		f = f[:i]
+	}
+	return 0
+}
+
+// findKey returns the first path whose last element is name.
+func (p posIndex) findKey(name string) (string, int) {
+	for _, f := range p.order {
+		if f == name || strings.HasSuffix(f, "."+name) {
+			return f, p.lines[f]
+		}
+	}
+	return "", 0
+}
+
+func indexPositions(data []byte) (posIndex, error) {
+	p := posIndex{lines: map[string]int{}}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	add := func(path string) {
+		if _, dup := p.lines[path]; !dup {
+			p.order = append(p.order, path)
+		}
+		p.lines[path] = lineAt(data, dec.InputOffset())
+	}
+	join := func(path, k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	// walk reads one value; an array element's line is recorded after its
+	// first token (the offset before it may still be on the line before).
+	var walk func(path string, element bool) error
+	walk = func(path string, element bool) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if element {
+			add(path)
+		}
+		switch tok {
+		case json.Delim('{'):
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				add(join(path, k))
+				if err := walk(join(path, k), false); err != nil {
+					return err
+				}
+			}
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if err := walk(join(path, strconv.Itoa(i)), true); err != nil {
+					return err
+				}
+			}
+		default:
+			return nil
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err
+	}
+	if err := walk("", false); err != nil {
+		return p, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return p, trailingData{dec.InputOffset()}
+	}
+	return p, nil
+}
+
+// trailingData is text after the top-level JSON value.
+type trailingData struct{ offset int64 }
+
+func (trailingData) Error() string { return "data after the top-level object" }
+
+func lineAt(data []byte, offset int64) int {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	return 1 + bytes.Count(data[:offset], []byte("\n"))
+}

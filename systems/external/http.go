@@ -1,0 +1,188 @@
+package external
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// httpTransport sends one request per query, to a hosted service or to a
+// server that http.command starts on {port}.
+type httpTransport struct {
+	rt       *runtime
+	client   *http.Client
+	srv      *server // nil without http.command
+	restarts int
+	lastErr  error
+}
+
+func (t *httpTransport) start(ctx context.Context) error {
+	t.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	if len(t.rt.cfg.HTTP.Command) == 0 {
+		return nil
+	}
+	return t.startServer(ctx)
+}
+
+// startServer starts http.command and waits until it accepts connections
+// on {port}, failing early if it exits first.
+func (t *httpTransport) startServer(ctx context.Context) error {
+	rt := t.rt
+	argv, err := rt.base.expandAll(rt.cfg.HTTP.Command)
+	if err != nil {
+		return fmt.Errorf("http.command: %w", err)
+	}
+	srv, err := startServer(rt.life, argv, rt.env, rt.work, false, rt.red)
+	if err != nil {
+		return err
+	}
+	addr := net.JoinHostPort("127.0.0.1", rt.base.ph[phPort])
+	for {
+		if done, werr := srv.exited(); done {
+			srv.stop()
+			return withTail(fmt.Errorf("%s exited before listening on %s: %v", argv[0], addr, werr), srv.tail)
+		}
+		c, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			t.srv = srv
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			srv.stop()
+			return withTail(fmt.Errorf("%s did not listen on %s within start_timeout: %w", argv[0], addr, ctx.Err()), srv.tail)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (t *httpTransport) close() {
+	if t.srv != nil {
+		t.srv.stop()
+		t.srv = nil
+	}
+	if t.client != nil {
+		t.client.CloseIdleConnections()
+	}
+}
+
+func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error) {
+	rt, h := t.rt, t.rt.cfg.HTTP
+	if len(h.Command) > 0 && t.srv == nil {
+		if t.restarts >= maxRestarts {
+			return payload{}, v, fmt.Errorf("server not restarted after %d restarts; last error: %w", maxRestarts, t.lastErr)
+		}
+		t.restarts++
+		sctx, cancel := context.WithTimeout(ctx, rt.cfg.startTimeout())
+		err := t.startServer(sctx)
+		cancel()
+		if err != nil {
+			t.lastErr = err
+			return payload{}, v, fmt.Errorf("restarting the server: %w", err)
+		}
+		rt.logf("%s: server restarted (%d of at most %d)", rt.name, t.restarts, maxRestarts)
+	}
+	req, err := t.request(ctx, v)
+	if err != nil {
+		return payload{}, v, err
+	}
+	d := rt.cfg.timeout()
+	cctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	body, status, err := t.do(req.WithContext(cctx))
+	if err != nil {
+		err = callTimeout(ctx, cctx, req.Method+" "+req.URL.Redacted(), d, err)
+		if t.srv != nil {
+			err = withTail(fmt.Errorf("%w (%s)", err, t.srv.status()), t.srv.tail)
+			if dead, _ := t.srv.exited(); dead || errors.Is(err, context.DeadlineExceeded) {
+				t.srv.stop() // a server that hangs or died is replaced for the next query
+				t.srv, t.lastErr = nil, err
+			}
+		}
+		return payload{}, v, err
+	}
+	p := payload{text: string(body)}
+	if t.srv != nil {
+		p.stderr = t.srv.tail.String()
+	}
+	if status/100 != 2 {
+		err := fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Redacted(), status, snippetN(p.text, 1<<10))
+		if t.srv != nil {
+			err = withTail(err, t.srv.tail)
+		}
+		return payload{}, v, err
+	}
+	t.restarts = 0
+	return p, v, nil
+}
+
+// request builds the query's request from the templates.
+func (t *httpTransport) request(ctx context.Context, v vars) (*http.Request, error) {
+	h := t.rt.cfg.HTTP
+	url, err := v.expand(h.URL)
+	if err != nil {
+		return nil, fmt.Errorf("http.url: %w", err)
+	}
+	method := h.Method
+	var body io.Reader
+	if h.Body != nil {
+		x, err := v.expandJSON(h.Body)
+		if err != nil {
+			return nil, fmt.Errorf("http.body: %w", err)
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, fmt.Errorf("http.body: %w", err)
+		}
+		body = bytes.NewReader(b)
+		if method == "" {
+			method = http.MethodPost
+		}
+	}
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, fmt.Errorf("http.url: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
+		x, err := v.expand(h.Headers[k])
+		if err != nil {
+			return nil, fmt.Errorf("http.headers.%s: %w", k, err)
+		}
+		req.Header.Set(k, x)
+	}
+	return req, nil
+}
+
+// do sends req and reads at most max_output_bytes of the body.
+func (t *httpTransport) do(req *http.Request) ([]byte, int, error) {
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	limit := t.rt.cfg.maxOutput()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the body: %w", err)
+	}
+	if len(b) > limit {
+		return nil, 0, fmt.Errorf("body exceeds %d bytes (max_output_bytes)", limit)
+	}
+	return b, resp.StatusCode, nil
+}

@@ -1,0 +1,285 @@
+package external
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+// payload is what one call returned: MCP structuredContent (nil if none)
+// and the text (stdout, an HTTP body, or the MCP text content joined by
+// newlines).
+type payload struct {
+	structured any
+	text       string
+	stderr     string // the redacted tail of the process's stderr, for errors
+}
+
+// value returns the result as JSON: the structured content, else the text
+// parsed as JSON.
+func (p payload) value() (any, error) {
+	if p.structured != nil {
+		return p.structured, nil
+	}
+	return parseJSON(p.text)
+}
+
+func parseJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("result is not JSON: %v (starts %q)", err, snippet(s))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("result is not one JSON value: data after it (starts %q)", snippet(s))
+	}
+	return v, nil
+}
+
+// snippet is the start of s for an error message.
+func snippet(s string) string { return snippetN(s, 120) }
+
+// snippetN is the first n bytes of s, trimmed.
+func snippetN(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// lookup follows a dotted path ("results.0.id") through objects and
+// arrays; "" is v itself.
+func lookup(v any, dotted string) (any, bool) {
+	if dotted == "" {
+		return v, true
+	}
+	for _, key := range strings.Split(dotted, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[key]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// scalar returns a string, number or boolean as text.
+func scalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.Number:
+		return x.String(), true
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), true
+	case bool:
+		return strconv.FormatBool(x), true
+	}
+	return "", false
+}
+
+const capturePrefixRE = "re:"
+
+func checkCapture(expr string) error {
+	if re, ok := strings.CutPrefix(expr, capturePrefixRE); ok {
+		_, err := regexp.Compile(re)
+		return err
+	}
+	return nil
+}
+
+// capture evaluates a capture expression on a call's result: "re:REGEXP"
+// on its text (the first group if the regexp has one, else the match),
+// otherwise a dotted path into its JSON that must name a scalar.
+func capture(p payload, expr string) (string, error) {
+	if re, ok := strings.CutPrefix(expr, capturePrefixRE); ok {
+		m := regexp.MustCompile(re).FindStringSubmatch(p.text)
+		switch {
+		case m == nil:
+			return "", fmt.Errorf("regexp %q matches nothing in the result (starts %q)", re, snippet(p.text))
+		case len(m) > 1:
+			return m[1], nil
+		}
+		return m[0], nil
+	}
+	v, err := p.value()
+	if err != nil {
+		return "", err
+	}
+	x, ok := lookup(v, expr)
+	if !ok {
+		return "", fmt.Errorf("%q is not in the result", expr)
+	}
+	s, ok := scalar(x)
+	if !ok {
+		return "", fmt.Errorf("%q is %s, want a string or number", expr, kindOf(x))
+	}
+	return s, nil
+}
+
+// mapping turns a payload into hits according to a ResultSpec.
+type mapping struct {
+	spec   ResultSpec
+	strip  string   // strip_prefix expanded
+	dirs   []string // the corpus directory, as given and resolved
+	red    *redactor
+	maxOut int
+}
+
+// hits maps p to at most k hits. outside counts hits whose path lies
+// outside the corpus: they keep their rank (so a wrong answer still costs
+// its place) but lose path, lines and symbol, and so match no gold.
+func (m *mapping) hits(p payload, k int) (hits []systems.Hit, outside int, err error) {
+	if m.spec.From == FromBlob {
+		if strings.TrimSpace(p.text) == "" || k <= 0 {
+			return nil, 0, nil
+		}
+		return []systems.Hit{{Text: m.red.String(p.text)}}, 0, nil
+	}
+	var v any
+	if m.spec.From == FromStructured {
+		if p.structured == nil {
+			return nil, 0, fmt.Errorf("result has no structuredContent (result.from %q; use %q for JSON text)", FromStructured, FromJSON)
+		}
+		v = p.structured
+	} else if v, err = parseJSON(p.text); err != nil {
+		return nil, 0, err
+	}
+	list, ok := lookup(v, m.spec.Items)
+	if !ok {
+		return nil, 0, fmt.Errorf("result.items %q is not in the result", m.spec.Items)
+	}
+	if list == nil {
+		return nil, 0, nil // "results": null is an empty answer
+	}
+	items, ok := list.([]any)
+	if !ok {
+		return nil, 0, fmt.Errorf("result.items %q is %s, want a list", m.spec.Items, kindOf(list))
+	}
+	for i, it := range items {
+		if len(hits) >= k {
+			break
+		}
+		h, in, err := m.hit(it)
+		if err != nil {
+			return nil, 0, fmt.Errorf("item %d: %w", i, err)
+		}
+		if !in {
+			outside++
+		}
+		hits = append(hits, h)
+	}
+	return hits, outside, nil
+}
+
+func (m *mapping) hit(it any) (h systems.Hit, inside bool, err error) {
+	str := func(field, dotted string) (string, error) {
+		if dotted == "" {
+			return "", nil
+		}
+		x, ok := lookup(it, dotted)
+		if !ok || x == nil {
+			return "", nil
+		}
+		s, ok := scalar(x)
+		if !ok {
+			return "", fmt.Errorf("result.%s %q is %s, want a string", field, dotted, kindOf(x))
+		}
+		return s, nil
+	}
+	num := func(field, dotted string) (float64, error) {
+		s, err := str(field, dotted)
+		if err != nil || s == "" {
+			return 0, err
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return 0, fmt.Errorf("result.%s %q is %q, want a number", field, dotted, s)
+		}
+		return f, nil
+	}
+	var p string
+	var start, end float64
+	if p, err = str("path", m.spec.Path); err != nil {
+		return h, false, err
+	}
+	if h.Symbol, err = str("symbol", m.spec.Symbol); err != nil {
+		return h, false, err
+	}
+	if h.Text, err = str("text", m.spec.Text); err != nil {
+		return h, false, err
+	}
+	if start, err = num("start_line", m.spec.StartLine); err != nil {
+		return h, false, err
+	}
+	if end, err = num("end_line", m.spec.EndLine); err != nil {
+		return h, false, err
+	}
+	if h.Score, err = num("score", m.spec.Score); err != nil {
+		return h, false, err
+	}
+	h.Text = m.red.String(h.Text)
+	if start >= 1 && start < 1e9 {
+		h.StartLine = int(start)
+	}
+	if end >= float64(h.StartLine) && end < 1e9 {
+		h.EndLine = int(end)
+	}
+	if p == "" {
+		return h, true, nil
+	}
+	if m.strip != "" {
+		p = strings.TrimPrefix(p, m.strip)
+	}
+	rel, ok := relPath(m.dirs, p)
+	if !ok {
+		return systems.Hit{Score: h.Score, Text: h.Text}, false, nil
+	}
+	h.Path = rel
+	return h, true, nil
+}
+
+// joinText joins the text of MCP content items.
+func joinText(texts []string) string {
+	var b bytes.Buffer
+	for i, t := range texts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}

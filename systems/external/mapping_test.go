@@ -1,0 +1,121 @@
+package external
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+func TestMappingShapes(t *testing.T) {
+	m := &mapping{
+		spec:  ResultSpec{From: FromJSON, Path: "p", StartLine: "l.0", EndLine: "l.1", Symbol: "s", Score: "score", Text: "t"},
+		strip: "/srv/repo/",
+		dirs:  []string{"/cache/c"},
+		red:   newRedactor([]string{"sekrit"}),
+	}
+	got, outside, err := m.hits(payload{text: `[
+		{"p": "/srv/repo/a.py", "l": [3, 9], "s": "A.f", "score": "2.5", "t": "uses sekrit"},
+		{"p": "/cache/c/b.py", "l": ["4", null], "score": 1},
+		{"p": "/elsewhere/c.py", "l": [1, 2], "s": "C", "score": 0.5, "t": "x"},
+		{"s": "only.symbol"},
+		{"p": "d.py", "l": [5, 2]}
+	]`}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []systems.Hit{
+		{Path: "a.py", StartLine: 3, EndLine: 9, Symbol: "A.f", Score: 2.5, Text: "uses ***"}, // strip_prefix; secret redacted
+		{Path: "b.py", StartLine: 4}, // absolute under the corpus; a string line; null end
+		{Score: 0.5, Text: "x"},      // outside: kept at its rank, matching nothing
+		{Symbol: "only.symbol"},      // no path
+		{Path: "d.py", StartLine: 5}, // an end before the start is dropped
+	}
+	want[1].Score = 1
+	diffHits(t, "shapes", want, got)
+	if outside != 1 {
+		t.Errorf("outside = %d, want 1", outside)
+	}
+	got, _, err = m.hits(payload{text: `[{"p": "a"}, {"p": "b"}, {"p": "c"}]`}, 2)
+	if err != nil || len(got) != 2 {
+		t.Errorf("k=2 kept %d hits (err %v), want 2", len(got), err)
+	}
+}
+
+func TestMappingErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spec  ResultSpec
+		p     payload
+		want  string
+		empty bool
+	}{
+		{"not json", ResultSpec{From: FromJSON, Path: "p"}, payload{text: "Traceback (most recent call last)"}, "result is not JSON", false},
+		{"two values", ResultSpec{From: FromJSON, Path: "p"}, payload{text: "[] []"}, "not one JSON value", false},
+		{"items missing", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"other": []}`}, `result.items "results" is not in the result`, false},
+		{"items not a list", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"results": {"a": 1}}`}, "is an object, want a list", false},
+		{"path not a string", ResultSpec{From: FromJSON, Path: "p"}, payload{text: `[{"p": {"x": 1}}]`}, `item 0: result.path "p" is an object`, false},
+		{"line not a number", ResultSpec{From: FromJSON, Path: "p", StartLine: "l"}, payload{text: `[{"p": "a", "l": "ten"}]`}, `result.start_line "l" is "ten", want a number`, false},
+		{"no structured", ResultSpec{From: FromStructured, Path: "p"}, payload{text: "[]"}, "no structuredContent", false},
+		{"null items", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"results": null}`}, "", true},
+		{"empty blob", ResultSpec{From: FromBlob}, payload{text: "  \n"}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mapping{spec: tc.spec}
+			got, _, err := m.hits(tc.p, 10)
+			if tc.empty {
+				if err != nil || len(got) != 0 {
+					t.Errorf("got %v, %v; want no hits and no error", got, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCapture(t *testing.T) {
+	p := payload{text: "- Library ID: /org/proj\n- Other: 1", structured: map[string]any{"results": []any{map[string]any{"id": "/x/y", "n": 3.0}}}}
+	for _, tc := range []struct{ expr, want, err string }{
+		{"re:Library ID: (\\S+)", "/org/proj", ""},
+		{"re:Other: \\d", "Other: 1", ""},
+		{"results.0.id", "/x/y", ""},
+		{"results.0.n", "3", ""},
+		{"re:Missing (\\S+)", "", "matches nothing"},
+		{"results.1.id", "", "is not in the result"},
+		{"results", "", "is a list, want a string or number"},
+	} {
+		got, err := capture(p, tc.expr)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("capture(%q) err = %v, want %q", tc.expr, err, tc.err)
+			}
+		} else if err != nil || got != tc.want {
+			t.Errorf("capture(%q) = %q, %v; want %q", tc.expr, got, err, tc.want)
+		}
+	}
+}
+
+func TestTailRedacts(t *testing.T) {
+	const secret = "hunter2-long-secret"
+	tl := newTail(newRedactor([]string{secret}))
+	// The secret split across writes, on a finished and an unfinished line.
+	tl.Write([]byte("key=hunter2-lo"))
+	tl.Write([]byte("ng-secret ok\nagain hunter"))
+	tl.Write([]byte("2-long-secret"))
+	if got, want := tl.String(), "key=*** ok\nagain ***"; got != want {
+		t.Errorf("tail = %q, want %q", got, want)
+	}
+	// A line longer than maxLine with the secret across the flush point.
+	tl = newTail(newRedactor([]string{secret}))
+	tl.Write([]byte(strings.Repeat("x", maxLine-5) + "hunter2"))
+	tl.Write([]byte("-long-secret" + strings.Repeat("y", 100) + "\n"))
+	if s := tl.String(); strings.Contains(s, "hunter2") || !strings.Contains(s, "x***y") {
+		t.Errorf("long line: tail %q… holds part of the secret or lost the redaction", s[len(s)-120:])
+	}
+	if n := len(tl.String()); n > stderrTail+len("…") {
+		t.Errorf("tail holds %d bytes, want at most %d", n, stderrTail)
+	}
+}

@@ -1,0 +1,292 @@
+package external
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Bounds of what is kept from a child process.
+const (
+	stderrTail = 4 << 10 // bytes of stderr kept for error messages
+	maxLine    = 64 << 10
+	// waitDelay is how long Wait waits for the pipes to close after the
+	// process exits or is killed (a grandchild may hold them open).
+	waitDelay = 2 * time.Second
+	// closeGrace is how long a server may take to exit once its stdin is
+	// closed before its process group is killed.
+	closeGrace = time.Second
+)
+
+// redactor replaces every secret value by "***".
+type redactor struct {
+	secrets []string // longest first, so a secret containing another goes whole
+	longest int
+}
+
+func newRedactor(secrets []string) *redactor {
+	r := &redactor{}
+	for _, s := range secrets {
+		if s != "" {
+			r.secrets = append(r.secrets, s)
+			r.longest = max(r.longest, len(s))
+		}
+	}
+	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+	return r
+}
+
+func (r *redactor) String(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, x := range r.secrets {
+		s = strings.ReplaceAll(s, x, "***")
+	}
+	return s
+}
+
+// Error returns err with its message redacted; errors.Is still sees
+// through it.
+func (r *redactor) Error(err error) error {
+	if err == nil || r == nil || len(r.secrets) == 0 {
+		return err
+	}
+	msg := r.String(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return redactedError{msg, err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
+// tail keeps the last stderrTail bytes written to it, redacted. Redaction
+// happens on whole lines (or on long stretches that keep an overlap as long
+// as the longest secret), so a secret split across two writes is still
+// found and no part of one ever enters the kept bytes.
+type tail struct {
+	red     *redactor
+	mu      sync.Mutex
+	pending []byte // the unfinished line, not yet redacted
+	kept    []byte // redacted; at most 2*stderrTail before trimming
+}
+
+func newTail(red *redactor) *tail {
+	if red == nil {
+		red = newRedactor(nil)
+	}
+	return &tail{red: red}
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pending = append(t.pending, p...)
+	if i := bytes.LastIndexByte(t.pending, '\n'); i >= 0 {
+		t.keep(t.pending[:i+1])
+		t.pending = append(t.pending[:0], t.pending[i+1:]...)
+	}
+	if over := len(t.pending) - maxLine; over > 0 {
+		// A very long line: redact all but an overlap that could hold
+		// the start of a secret, which stays pending.
+		cut := len(t.pending) - max(t.red.longest-1, 0)
+		t.keep(t.pending[:cut])
+		t.pending = append(t.pending[:0], t.pending[cut:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) keep(b []byte) {
+	t.kept = append(t.kept, t.red.String(string(b))...)
+	if len(t.kept) > 2*stderrTail {
+		t.kept = append(t.kept[:0], t.kept[len(t.kept)-stderrTail:]...)
+	}
+}
+
+// String returns the last stderrTail bytes, redacted.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := string(t.kept) + t.red.String(string(t.pending))
+	if len(s) > stderrTail {
+		s = "…" + s[len(s)-stderrTail:]
+	}
+	return strings.TrimRight(s, "\n")
+}
+
+// withTail appends the stderr tail to err, if there is one.
+func withTail(err error, t *tail) error {
+	if s := t.String(); s != "" {
+		return fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, stderrTail, s)
+	}
+	return err
+}
+
+// command returns a Cmd that runs in its own process group, which is killed
+// as a whole when ctx ends.
+func command(ctx context.Context, argv, env []string, dir string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
+// killGroup kills the process group that cmd leads. A group that is
+// already gone is not an error.
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err == nil || errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// capped is an io.Writer that keeps at most limit bytes and fails after.
+type capped struct {
+	limit  int
+	buf    bytes.Buffer
+	over   bool
+	onOver func() // called once when the limit is passed
+}
+
+var errOutputTooLarge = errors.New("output too large")
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) > c.limit {
+		if !c.over && c.onOver != nil {
+			c.onOver()
+		}
+		c.over = true
+		return 0, errOutputTooLarge
+	}
+	return c.buf.Write(p)
+}
+
+// run runs argv to completion and returns its stdout, at most limit bytes
+// (limit < 0: stdout joins stderr in the tail and nothing is returned), and
+// the redacted tail of its stderr. Its process group is killed when ctx
+// ends, when the output grows past limit, and after it exits (so nothing
+// it started stays behind). An error carries the exit status and the tail.
+func run(ctx context.Context, argv, env []string, dir string, limit int, red *redactor) (stdout []byte, stderr string, err error) {
+	t := newTail(red)
+	out := &capped{limit: limit}
+	cmd := command(ctx, argv, env, dir)
+	out.onOver = func() { killGroup(cmd) }
+	cmd.Stdout, cmd.Stderr = out, t
+	if limit < 0 {
+		cmd.Stdout = t
+	}
+	err = cmd.Start()
+	if err == nil {
+		err = cmd.Wait()
+		killGroup(cmd)
+	}
+	switch {
+	case out.over:
+		err = fmt.Errorf("%s: stdout exceeds %d bytes (max_output_bytes)", argv[0], limit)
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%s: %w (%v)", argv[0], ctx.Err(), err)
+	case err != nil:
+		err = fmt.Errorf("%s: %w", argv[0], err)
+	}
+	if err != nil {
+		return nil, t.String(), red.Error(withTail(err, t))
+	}
+	return out.buf.Bytes(), t.String(), nil
+}
+
+// server is a long-running child process (an MCP or HTTP server).
+type server struct {
+	cmd   *exec.Cmd
+	tail  *tail
+	stdin io.WriteCloser
+	out   io.ReadCloser
+	done  chan struct{} // closed when the process has exited
+	err   error         // Wait's result, set before done is closed
+}
+
+// startServer starts argv with its stdin and stdout as pipes (when pipes
+// is set) and stderr kept in a tail.
+func startServer(ctx context.Context, argv, env []string, dir string, pipes bool, red *redactor) (*server, error) {
+	s := &server{tail: newTail(red), done: make(chan struct{})}
+	s.cmd = command(ctx, argv, env, dir)
+	s.cmd.Stderr = s.tail
+	if pipes {
+		var err error
+		if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		if s.out, err = s.cmd.StdoutPipe(); err != nil {
+			return nil, err
+		}
+	} else {
+		s.cmd.Stdout = s.tail
+	}
+	if err := s.cmd.Start(); err != nil {
+		return nil, red.Error(fmt.Errorf("starting %s: %w", argv[0], err))
+	}
+	go func() {
+		s.err = s.cmd.Wait()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// exited reports whether the process has exited, and how.
+func (s *server) exited() (bool, error) {
+	select {
+	case <-s.done:
+		return true, s.err
+	default:
+		return false, nil
+	}
+}
+
+// status describes the process's state for an error message, waiting a
+// moment for a process that is dying to be reaped.
+func (s *server) status() string {
+	select {
+	case <-s.done:
+	case <-time.After(100 * time.Millisecond):
+		return "server still running"
+	}
+	if s.err == nil {
+		return "server exited with status 0"
+	}
+	return "server " + s.err.Error()
+}
+
+// stop closes stdin, gives the server closeGrace to exit, then kills its
+// process group, and waits for it. It is safe to call twice.
+func (s *server) stop() {
+	if s.stdin != nil {
+		s.stdin.Close()
+	}
+	select {
+	case <-s.done:
+	case <-time.After(closeGrace):
+	}
+	killGroup(s.cmd)
+	<-s.done
+	killGroup(s.cmd) // what the leader left behind
+}

@@ -1,0 +1,282 @@
+package external
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Placeholder names. Which are available depends on where a string is used
+// (see phase); {captured.NAME} is available to a call after the one that
+// captures NAME.
+const (
+	phQuery   = "query"
+	phK       = "k"
+	phLibrary = "library"
+	phRepo    = "repo"
+	phCorpus  = "corpus"
+	phWork    = "work"
+	phCache   = "cache"
+	phPort    = "port"
+	phCapture = "captured."
+)
+
+// A phase says which placeholders a string may use.
+type phase int
+
+const (
+	phaseCache  phase = iota // version_command: {cache} only
+	phaseCorpus              // env, files, index, server commands: + {corpus} {work} ({port} with an HTTP server)
+	phaseQuery               // calls, search, http request, result.library: + {query} {k} {library} {repo} {captured.*}
+)
+
+func (p phase) allows(name string, port bool) bool {
+	switch name {
+	case phCache:
+		return true
+	case phCorpus, phWork:
+		return p >= phaseCorpus
+	case phPort:
+		return p >= phaseCorpus && port
+	case phQuery, phK, phLibrary, phRepo:
+		return p >= phaseQuery
+	}
+	return p >= phaseQuery && strings.HasPrefix(name, phCapture)
+}
+
+// segment is one piece of a parsed template: literal text, a placeholder
+// {name}, or an environment reference ${NAME} / ${NAME:-default}.
+type segment struct {
+	lit    string
+	ph     string // placeholder name, "" if none
+	env    string // environment variable name, "" if none
+	def    string
+	hasDef bool
+}
+
+// parseTemplate splits s into segments. "{{" and "}}" stand for literal
+// braces; a "{" that does not open a placeholder name ({a-z0-9_} with an
+// optional ".NAME" suffix) is literal, so YAML or JSON text in a file
+// template needs no escaping unless it contains a word in braces.
+func parseTemplate(s string) ([]segment, error) {
+	var segs []segment
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			segs = append(segs, segment{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "{{"):
+			lit.WriteByte('{')
+			i += 2
+		case strings.HasPrefix(s[i:], "}}"):
+			lit.WriteByte('}')
+			i += 2
+		case strings.HasPrefix(s[i:], "${"):
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated ${ in %q", s)
+			}
+			ref := s[i+2 : i+end]
+			name, def, hasDef := strings.Cut(ref, ":-")
+			if !isEnvName(name) {
+				return nil, fmt.Errorf("${%s}: %q is not an environment variable name", ref, name)
+			}
+			flush()
+			segs = append(segs, segment{env: name, def: def, hasDef: hasDef})
+			i += end + 1
+		case s[i] == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end > 0 && isPlaceholderName(s[i+1:i+end]) {
+				flush()
+				segs = append(segs, segment{ph: s[i+1 : i+end]})
+				i += end + 1
+				continue
+			}
+			lit.WriteByte('{')
+			i++
+		default:
+			lit.WriteByte(s[i])
+			i++
+		}
+	}
+	flush()
+	return segs, nil
+}
+
+func isPlaceholderName(s string) bool {
+	head, tail, dotted := strings.Cut(s, ".")
+	if head == "" || !allIn(head, "abcdefghijklmnopqrstuvwxyz0123456789_") {
+		return false
+	}
+	return !dotted || tail != "" && allIn(tail, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+}
+
+func isEnvName(s string) bool {
+	return s != "" && (s[0] < '0' || s[0] > '9') &&
+		allIn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+}
+
+func allIn(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkTemplate reports a malformed template or a placeholder that is
+// unknown or not available in phase p. captured lists the names captured by
+// earlier calls (nil outside calls).
+func checkTemplate(s string, p phase, port bool, captured map[string]bool) error {
+	segs, err := parseTemplate(s)
+	if err != nil {
+		return err
+	}
+	for _, sg := range segs {
+		if sg.ph == "" {
+			continue
+		}
+		if !known(sg.ph) {
+			return fmt.Errorf("unknown placeholder {%s} (known: {query} {k} {library} {repo} {corpus} {work} {cache} {port} {captured.NAME}; write {{ for a literal brace)", sg.ph)
+		}
+		if !p.allows(sg.ph, port) {
+			return fmt.Errorf("placeholder {%s} is not available here", sg.ph)
+		}
+		if name, ok := strings.CutPrefix(sg.ph, phCapture); ok && !captured[name] {
+			return fmt.Errorf("placeholder {%s}: no earlier call captures %q", sg.ph, name)
+		}
+	}
+	return nil
+}
+
+func known(name string) bool {
+	switch name {
+	case phQuery, phK, phLibrary, phRepo, phCorpus, phWork, phCache, phPort:
+		return true
+	}
+	return strings.HasPrefix(name, phCapture)
+}
+
+// vars are the values placeholders expand to, and the environment that
+// ${NAME} reads.
+type vars struct {
+	ph     map[string]string
+	getenv func(string) (string, bool)
+}
+
+func (v vars) with(kv ...string) vars {
+	m := make(map[string]string, len(v.ph)+len(kv)/2)
+	for k, x := range v.ph {
+		m[k] = x
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return vars{ph: m, getenv: v.getenv}
+}
+
+// expand returns s with its placeholders and environment references
+// replaced. A variable that is unset (or empty) without a default is an
+// error naming it.
+func (v vars) expand(s string) (string, error) {
+	segs, err := parseTemplate(s)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, sg := range segs {
+		switch {
+		case sg.ph != "":
+			x, ok := v.ph[sg.ph]
+			if !ok {
+				return "", fmt.Errorf("placeholder {%s} has no value here", sg.ph)
+			}
+			b.WriteString(x)
+		case sg.env != "":
+			x, ok := v.getenv(sg.env)
+			if !ok || x == "" {
+				if !sg.hasDef {
+					return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} for a default)", sg.env, sg.env)
+				}
+				x = sg.def
+			}
+			b.WriteString(x)
+		default:
+			b.WriteString(sg.lit)
+		}
+	}
+	return b.String(), nil
+}
+
+// expandAll expands every string of argv.
+func (v vars) expandAll(argv []string) ([]string, error) {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		x, err := v.expand(a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// expandJSON expands every string inside a decoded JSON value (tool
+// arguments, an HTTP body). A string that is exactly "{k}" becomes the
+// number k, because tools declare their limit as an integer.
+func (v vars) expandJSON(x any) (any, error) {
+	switch x := x.(type) {
+	case string:
+		if x == "{"+phK+"}" {
+			if k, err := strconv.Atoi(v.ph[phK]); err == nil {
+				return k, nil
+			}
+		}
+		return v.expand(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			y, err := v.expandJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = y
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			y, err := v.expandJSON(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = y
+		}
+		return out, nil
+	}
+	return x, nil
+}
+
+// eachString calls fn for every string inside a decoded JSON value, with
+// its dotted path below prefix.
+func eachString(prefix string, x any, fn func(path, s string)) {
+	switch x := x.(type) {
+	case string:
+		fn(prefix, x)
+	case []any:
+		for i, e := range x {
+			eachString(prefix+"."+strconv.Itoa(i), e, fn)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			eachString(prefix+"."+k, x[k], fn)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package external
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u", "EMPTY": ""}
+	v := vars{
+		ph:     map[string]string{phQuery: "a b", phK: "7", phCorpus: "/c", phCapture + "id": "/lib/x"},
+		getenv: func(k string) (string, bool) { x, ok := env[k]; return x, ok },
+	}
+	for _, tc := range []struct {
+		in, want, err, reason string
+	}{
+		{"{corpus}/src", "/c/src", "", "a placeholder"},
+		{"q={query}&k={k}", "q=a b&k=7", "", "several placeholders"},
+		{"${HOME}/.cfg", "/home/u/.cfg", "", "an environment variable"},
+		{"${NOPE:-dflt}", "dflt", "", "a default for an unset variable"},
+		{"${EMPTY:-dflt}", "dflt", "", "an empty variable takes the default"},
+		{"{captured.id}", "/lib/x", "", "a captured value"},
+		{"{{query}}", "{query}", "", "doubled braces are literal"},
+		{"{a: 1, b: [x]}", "{a: 1, b: [x]}", "", "a brace that opens no placeholder name is literal (YAML)"},
+		{"${NOPE}", "", "environment variable NOPE is not set", "unset without default"},
+		{"{library}", "", "placeholder {library} has no value here", "a known placeholder without a value"},
+		{"${HOME", "", "unterminated ${", "malformed"},
+	} {
+		got, err := v.expand(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: expand(%q) err = %v, want %q", tc.reason, tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: expand(%q) = %q, %v; want %q", tc.reason, tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestExpandJSON(t *testing.T) {
+	v := vars{ph: map[string]string{phQuery: "q", phK: "5"}, getenv: func(string) (string, bool) { return "", false }}
+	in := map[string]any{"query": "{query}", "limit": "{k}", "note": "top {k}", "n": 1.5, "list": []any{"{k}", true}}
+	got, err := v.expandJSON(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"query": "q", "limit": 5, "note": "top 5", "n": 1.5, "list": []any{5, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("expandJSON (-want +got):\n%s\n(exactly \"{k}\" becomes a number, \"top {k}\" stays a string)", diff)
+	}
+}
+
+func TestCheckTemplatePhases(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		p    phase
+		port bool
+		err  string
+	}{
+		{"{cache}/bin", phaseCache, false, ""},
+		{"{corpus}", phaseCache, false, "not available here"},
+		{"{work}/{corpus}", phaseCorpus, false, ""},
+		{"{port}", phaseCorpus, false, "not available here"},
+		{"{port}", phaseCorpus, true, ""},
+		{"{query} {k} {library} {repo}", phaseQuery, false, ""},
+		{"{query}", phaseCorpus, false, "not available here"},
+		{"{qurey}", phaseQuery, false, "unknown placeholder {qurey}"},
+		{"{captured.x}", phaseQuery, false, `no earlier call captures "x"`},
+	} {
+		err := checkTemplate(tc.s, tc.p, tc.port, nil)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("checkTemplate(%q, phase %d, port %v) = %v, want %q", tc.s, tc.p, tc.port, err, tc.err)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+// Command fakepeer is a real external retrieval system for the tests of
+// package external: a word-count search over a directory, served as
+//
+//	fakepeer search [-k N] [-abs] DIR QUERY   print JSON results and exit
+//	fakepeer index DIR OUT                    write an index file (a file list) to OUT
+//	fakepeer mcp DIR                          an MCP server over stdio (official Go SDK)
+//	fakepeer http -addr HOST:PORT DIR         an HTTP server: POST /search {"q": …, "k": …}
+//	fakepeer version                          print a version line
+//	fakepeer sleep                            sleep for a long time (a grandchild)
+//
+// A query word selects a fault, so one server can fail one call and serve
+// the next: HANG blocks, CRASH exits 3, GARBAGE writes non-JSON, OVERSIZE
+// returns a million items, SECRET echoes $API_KEY to stderr and into the
+// error, SPAWN starts a grandchild that sleeps (its pid is appended to
+// $FAKEPEER_PIDFILE, as is the server's own).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "fakepeer:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: fakepeer search|index|mcp|http|version|sleep …")
+	}
+	fmt.Fprintf(os.Stderr, "fakepeer %s starting\n", args[0])
+	switch args[0] {
+	case "version":
+		fmt.Println("fakepeer 1.2.3")
+		return nil
+	case "sleep":
+		time.Sleep(time.Hour)
+		return nil
+	case "index":
+		return index(args[1:])
+	case "search":
+		return search(args[1:])
+	case "mcp":
+		return serveMCP(args[1:])
+	case "http":
+		return serveHTTP(args[1:])
+	}
+	return fmt.Errorf("unknown subcommand %q", args[0])
+}
+
+// Result is one hit in the shape the tests' configs map.
+type Result struct {
+	File    string `json:"file"`
+	Lines   Lines  `json:"lines"`
+	Name    string `json:"name,omitempty"`
+	Score   int    `json:"score"`
+	Snippet string `json:"snippet"`
+}
+
+type Lines struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+type Results struct {
+	Results []Result `json:"results"`
+}
+
+// fault performs the fault a query asks for; it returns a non-empty
+// error text for SECRET, and reports whether the query was OVERSIZE.
+func fault(query string) (errText string, oversize bool) {
+	words := strings.Fields(query)
+	for _, w := range words {
+		switch w {
+		case "HANG":
+			fmt.Fprintln(os.Stderr, "fakepeer: hanging")
+			select {}
+		case "CRASH":
+			fmt.Fprintln(os.Stderr, "fakepeer: crashing on purpose")
+			os.Exit(3)
+		case "GARBAGE":
+			fmt.Fprintln(os.Stderr, "fakepeer: writing garbage")
+			os.Stdout.WriteString("this is not JSON <<<\n")
+		case "SECRET":
+			fmt.Fprintf(os.Stderr, "fakepeer: my key is %s (leaked)\n", os.Getenv("API_KEY"))
+			return "bad key " + os.Getenv("API_KEY"), false
+		case "SPAWN":
+			spawn()
+		case "OVERSIZE":
+			return "", true
+		}
+	}
+	return "", false
+}
+
+func spawn() {
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "sleep")
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "fakepeer: spawn:", err)
+		return
+	}
+	writePid("child", cmd.Process.Pid)
+}
+
+func writePid(what string, pid int) {
+	name := os.Getenv("FAKEPEER_PIDFILE")
+	if name == "" {
+		return
+	}
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s %d\n", what, pid)
+	f.Close()
+}
+
+// writeOversize writes a million results as JSON, directly (the SDK's
+// output validation of a million structs would take seconds), stopping at
+// the first write error.
+func writeOversize(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`{"results":[`)
+	for i := range 1_000_000 {
+		if _, err := fmt.Fprintf(bw, `{"file":"f%d.py","score":1},`, i); err != nil {
+			return err
+		}
+	}
+	bw.WriteString(`{"file":"last.py"}]}`)
+	return bw.Flush()
+}
+
+// grep scores every file under dir by how often the query's words occur
+// in it, best first (ties by path), and reports each file's first matching
+// line, the def/func/class enclosing it and that line as a snippet.
+func grep(dir, query string, k int, abs bool) (Results, error) {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(query)) {
+		words = append(words, strings.Trim(w, ".,?!()"))
+	}
+	var out []Result
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(string(b), "\n")
+		r := Result{}
+		name := ""
+		for i, line := range lines {
+			t := strings.TrimSpace(line)
+			for _, kw := range []string{"def ", "func ", "class "} {
+				if rest, ok := strings.CutPrefix(t, kw); ok {
+					name = strings.FieldsFunc(rest, func(r rune) bool { return r == '(' || r == ':' || r == ' ' })[0]
+				}
+			}
+			low := strings.ToLower(line)
+			n := 0
+			for _, w := range words {
+				if w != "" {
+					n += strings.Count(low, w)
+				}
+			}
+			if n > 0 && r.Score == 0 {
+				r.Lines = Lines{Start: i + 1, End: min(i+2, len(lines))}
+				r.Name, r.Snippet = name, t
+			}
+			r.Score += n
+		}
+		if r.Score == 0 {
+			return nil
+		}
+		r.File = p
+		if !abs {
+			r.File, _ = filepath.Rel(dir, p)
+		}
+		out = append(out, r)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].File < out[j].File
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return Results{Results: out}, err
+}
+
+func index(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("usage: fakepeer index DIR OUT")
+	}
+	var names []string
+	filepath.WalkDir(args[0], func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return err
+	})
+	fmt.Printf("indexed %d files\n", len(names))
+	return os.WriteFile(args[1], []byte(strings.Join(names, "\n")), 0o644)
+}
+
+func search(args []string) error {
+	fl := flag.NewFlagSet("search", flag.ContinueOnError)
+	k := fl.Int("k", 10, "results")
+	abs := fl.Bool("abs", false, "absolute paths")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 2 {
+		return fmt.Errorf("usage: fakepeer search [-k N] [-abs] DIR QUERY")
+	}
+	errText, big := fault(fl.Arg(1))
+	if errText != "" {
+		return fmt.Errorf("%s", errText)
+	}
+	if big {
+		return writeOversize(os.Stdout)
+	}
+	r, err := grep(fl.Arg(0), fl.Arg(1), *k, *abs)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+type searchIn struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}
+
+func serveMCP(args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("usage: fakepeer mcp DIR")
+	}
+	dir := args[0]
+	writePid("server", os.Getpid())
+	s := mcp.NewServer(&mcp.Implementation{Name: "fakepeer", Version: "1.2.3"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "search the corpus; structured results"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, Results, error) {
+			if errText, big := fault(in.Query); errText != "" {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errText}}}, Results{}, nil
+			} else if big {
+				var b strings.Builder
+				writeOversize(&b)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, Results{}, nil
+			}
+			r, err := grep(dir, in.Query, in.Limit, true)
+			return nil, r, err
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "search_text", Description: "search the corpus; JSON as text"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+			r, err := grep(dir, in.Query, in.Limit, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			b, _ := json.Marshal(r)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		})
+	type resolveIn struct {
+		Name string `json:"name"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "resolve", Description: "resolve a library name to an id (text)"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in resolveIn) (*mcp.CallToolResult, any, error) {
+			text := fmt.Sprintf("Libraries:\n- Title: %s\n- Library ID: /lib/%s-docs\n", in.Name, in.Name)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+	type docsIn struct {
+		ID    string `json:"id"`
+		Topic string `json:"topic"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "docs", Description: "documentation of a library id about a topic (one text blob)"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in docsIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "# Docs of " + in.ID},
+				&mcp.TextContent{Text: "About " + in.Topic + ": call frobnicate(x)."},
+			}}, nil, nil
+		})
+	return s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+func serveHTTP(args []string) error {
+	fl := flag.NewFlagSet("http", flag.ContinueOnError)
+	addr := fl.String("addr", "127.0.0.1:0", "listen address")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 1 {
+		return fmt.Errorf("usage: fakepeer http -addr HOST:PORT DIR")
+	}
+	dir := fl.Arg(0)
+	writePid("server", os.Getpid())
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	return http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Q string `json:"q"`
+			K int    `json:"k"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		res, err := grep(dir, in.Q, in.K, true)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		json.NewEncoder(w).Encode(res)
+	}))
+}
