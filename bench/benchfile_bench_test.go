@@ -139,10 +139,16 @@ func TestBenchmarkFile(t *testing.T) {
 	worse := plantQualityDrop(t, out, "hit@1", 0.1)
 	rep, err := gate.Compare(bytes.NewReader(out), bytes.NewReader(worse), "before", "after", gate.DefaultConfig())
 	require.NoError(t, err)
-	if !rep.Failed() || !strings.Contains(rep.Summary(), "hit@1") {
-		t.Errorf("gate on a planted hit@1 drop: failed=%v, summary:\n%s", rep.Failed(), rep.Summary())
+	var regressed []string
+	for _, r := range rep.Rows {
+		if r.Verdict == gate.Regressed {
+			regressed = append(regressed, r.Unit)
+		}
 	}
-	rep, err = gate.Compare(bytes.NewReader(out), bytes.NewReader(worse), "after", "before", gate.DefaultConfig())
+	if !rep.Failed() || !cmp.Equal([]string{"hit@1"}, regressed) {
+		t.Errorf("gate on a planted hit@1 drop: failed=%v, regressed units %v, want [hit@1]:\n%s", rep.Failed(), regressed, rep.Summary())
+	}
+	rep, err = gate.Compare(bytes.NewReader(worse), bytes.NewReader(out), "after", "before", gate.DefaultConfig())
 	require.NoError(t, err)
 	require.False(t, rep.Failed(), "a quality gain failed the gate: %s", rep.Summary())
 }

@@ -404,3 +404,23 @@ func TestCompositeJudgesOneBudgetedBlob(t *testing.T) {
 		t.Errorf("composite hit@1 (-want +got):\n%s", diff)
 	}
 }
+
+func TestWholeFilesJoinsSections(t *testing.T) {
+	file := "# Title\nintro\n\n## Install\npip install x\n\n## Use\nrun x\n"
+	c := &corpus.Corpus{ID: "r", Docs: []corpus.Doc{
+		{ID: "a.py", Path: "a.py", Kind: "file", Language: "python", Text: "x = 1\n"},
+		// Sections as datasets/cases cuts them: lines [from, to), blank
+		// sections dropped.
+		{ID: "d.md", Path: "d.md", Kind: "doc_section", StartLine: 1, EndLine: 3, Text: "# Title\nintro\n"},
+		{ID: "d.md#install", Path: "d.md", Kind: "doc_section", StartLine: 4, EndLine: 6, Text: "## Install\npip install x\n"},
+		{ID: "d.md#use", Path: "d.md", Kind: "doc_section", StartLine: 7, EndLine: 9, Text: "## Use\nrun x\n"},
+	}}
+	got := WholeFiles(c)
+	want := []corpus.Doc{c.Docs[0], {ID: "d.md", Path: "d.md", Kind: "file", Text: file}}
+	if diff := cmp.Diff(want, got.Docs); diff != "" {
+		t.Errorf("WholeFiles (-want +got):\n%s", diff)
+	}
+	if solo := (&corpus.Corpus{Docs: c.Docs[:1]}); WholeFiles(solo) != solo {
+		t.Error("a corpus of whole files is not returned as is")
+	}
+}

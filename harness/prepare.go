@@ -87,9 +87,53 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 // whole files as loaded when sys asks for them (systems.FileIndexer).
 func (p *Prepared) Input(sys systems.System, id string) *corpus.Corpus {
 	if fi, ok := sys.(systems.FileIndexer); ok && fi.WholeFiles() {
-		return p.Dataset.Corpora[id]
+		return WholeFiles(p.Dataset.Corpora[id])
 	}
 	return p.Corpora[id]
+}
+
+// WholeFiles returns c with one doc per file: docs that share a path (the
+// sections a loader cut a documentation file into) are joined back, each
+// at its own lines, so line numbers in the file are the docs' line numbers.
+// Docs without a path pass through. c itself is returned when no path is
+// shared.
+func WholeFiles(c *corpus.Corpus) *corpus.Corpus {
+	byPath := map[string][]int{}
+	shared := false
+	for i := range c.Docs {
+		if p := c.Docs[i].Path; p != "" {
+			byPath[p] = append(byPath[p], i)
+			shared = shared || len(byPath[p]) > 1
+		}
+	}
+	if !shared {
+		return c
+	}
+	out := &corpus.Corpus{ID: c.ID, Commit: c.Commit}
+	done := map[string]bool{}
+	for i := range c.Docs {
+		d := c.Docs[i]
+		if d.Path == "" || len(byPath[d.Path]) == 1 {
+			out.Docs = append(out.Docs, d)
+			continue
+		}
+		if done[d.Path] {
+			continue
+		}
+		done[d.Path] = true
+		parts := byPath[d.Path]
+		sort.SliceStable(parts, func(a, b int) bool { return c.Docs[parts[a]].StartLine < c.Docs[parts[b]].StartLine })
+		var lines []string
+		for _, j := range parts {
+			pd := &c.Docs[j]
+			for len(lines) < pd.StartLine-1 {
+				lines = append(lines, "")
+			}
+			lines = append(lines, strings.Split(pd.Text, "\n")...)
+		}
+		out.Docs = append(out.Docs, corpus.Doc{ID: d.Path, Path: d.Path, Kind: "file", Language: d.Language, Text: strings.Join(lines, "\n")})
+	}
+	return out
 }
 
 // judgeCorpus is what the judge reads of corpus id.

@@ -76,6 +76,14 @@ type Config struct {
 	MaxOutputBytes int    `json:"max_output_bytes,omitempty"`
 	WholeFiles     *bool  `json:"whole_files,omitempty"` // accepted for clarity; must be true
 
+	// How the benchmark gates it (see systems.Spec): how far below golden a
+	// measure may fall and why (0: the tool ranks identically on every
+	// run), and whether it is heavy (slow to index: fewer datasets at the CI
+	// size). Not hashed: they decide the gate, not the results.
+	Tolerance       float64 `json:"tolerance,omitempty"`
+	ToleranceReason string  `json:"tolerance_reason,omitempty"`
+	Heavy           bool    `json:"heavy,omitempty"`
+
 	file string   // the file Load read, for messages
 	pos  posIndex // field path → line of the file
 }
@@ -445,6 +453,7 @@ func (c *Config) hashText() string {
 	h := *c
 	h.Description, h.Requires, h.Secrets = "", nil, nil
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
+	h.Tolerance, h.ToleranceReason, h.Heavy = 0, "", false
 	if h.Index != nil {
 		ix := *h.Index
 		ix.Timeout = ""
