@@ -42,6 +42,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
@@ -172,6 +173,19 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	}
 	for _, r := range slices.Sorted(maps.Keys(repoInfo)) {
 		m.Repos = append(m.Repos, repoInfo[r])
+	}
+	// Where each symbol and section gold lies, so that score can judge the
+	// location hits of external systems without the repositories.
+	for i, t := range ds.Tasks {
+		p := prepared[t.CorpusID]
+		if p == nil {
+			continue
+		}
+		for gi, g := range t.Gold {
+			if g.Kind == "symbol" || g.Kind == "doc_section" {
+				run.Tasks[i].Gold[gi].Spans = judge.Spans(g, p.JudgeCorpus(t.CorpusID))
+			}
+		}
 	}
 
 	var recs []report.Record
@@ -463,6 +477,28 @@ func (p *probed) Index(ctx context.Context, c *corpus.Corpus) error {
 		if v, ok := vectorDimOf(p.System); ok {
 			p.probe.dim, p.probe.err = v.VectorDim(ctx)
 		}
+	}
+	return nil
+}
+
+// The wrapper keeps what the harness asks of the system it wraps: whole
+// files, the task's facts, versions.
+
+func (p *probed) WholeFiles() bool {
+	fi, ok := p.System.(systems.FileIndexer)
+	return ok && fi.WholeFiles()
+}
+
+func (p *probed) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
+	if qs, ok := p.System.(systems.QuerySearcher); ok {
+		return qs.SearchQuery(ctx, q, k)
+	}
+	return p.System.Search(ctx, q.Text, k)
+}
+
+func (p *probed) Versions() map[string]string {
+	if v, ok := p.System.(harness.Versioner); ok {
+		return v.Versions()
 	}
 	return nil
 }

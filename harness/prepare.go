@@ -136,8 +136,8 @@ func WholeFiles(c *corpus.Corpus) *corpus.Corpus {
 	return out
 }
 
-// judgeCorpus is what the judge reads of corpus id.
-func (p *Prepared) judgeCorpus(id string) *judge.Corpus { return p.judges[id] }
+// JudgeCorpus is what the judge reads of corpus id.
+func (p *Prepared) JudgeCorpus(id string) *judge.Corpus { return p.judges[id] }
 
 // Versions names what the prepared data was made with, for golden files:
 // the Go toolchain, the chunker options and the tree-sitter grammars.

@@ -209,7 +209,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 			res.Versions[k] = val
 		}
 	}
-	jc := p.judgeCorpus(cid)
+	jc := p.JudgeCorpus(cid)
 	for n, ti := range tasks {
 		t := &p.Dataset.Tasks[ti]
 		tr := &res.Tasks[ti]

@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -12,7 +14,11 @@ import (
 // Item is one ranked hit as the judge sees it: a doc of the corpus (DocID
 // set, the other fields copied from the doc) or a location.
 type Item struct {
+	// DocID names a doc of the corpus, judged by its own fields; or, with
+	// Located, only identifies a location hit (a campaign pools and grades
+	// hits by id).
 	DocID     string
+	Located   bool
 	Path      string
 	StartLine int
 	EndLine   int
@@ -247,7 +253,7 @@ func (l *locator) matches(gi int, it *Item) bool {
 	g := &l.gold[gi]
 	switch g.Kind {
 	case "doc":
-		return it.DocID != "" && it.DocID == g.ID
+		return it.DocID != "" && !it.Located && it.DocID == g.ID
 	case "file", "test", "config":
 		return it.Path != "" && it.Path == g.ID
 	case "symbol":
@@ -255,7 +261,7 @@ func (l *locator) matches(gi int, it *Item) bool {
 			return true
 		}
 	case "doc_section":
-		if it.DocID != "" && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID {
+		if it.DocID != "" && !it.Located && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID {
 			return true
 		}
 	case "needle":
@@ -269,7 +275,7 @@ func (l *locator) matches(gi int, it *Item) bool {
 	default:
 		return false
 	}
-	if it.DocID != "" || it.Path == "" || it.StartLine <= 0 {
+	if it.DocID != "" && !it.Located || it.Path == "" || it.StartLine <= 0 {
 		return false // a corpus doc is judged by its own fields; no lines, no location rule
 	}
 	for _, s := range l.spansOf(gi) {
@@ -278,6 +284,46 @@ func (l *locator) matches(gi int, it *Item) bool {
 		}
 	}
 	return false
+}
+
+// Span is a line range of a file.
+type Span struct {
+	Path       string `json:"path"`
+	Start, End int
+}
+
+// Spans returns where gold g lies in corpus c (the definitions, needle
+// chunks or sections a location hit must cover), so that a campaign can
+// judge location hits later without the corpus (SpanCorpus).
+func Spans(g datasets.Relevant, c *Corpus) []Span {
+	l := newLocator(c, []datasets.Relevant{g})
+	var out []Span
+	for _, s := range l.spansOf(0) {
+		out = append(out, Span{s.path, s.start, s.end})
+	}
+	return out
+}
+
+// SpanCorpus is a corpus of the given gold spans only: judging location
+// hits against it gives what judging against the whole corpus gave, for
+// symbol and section gold (a stand-in doc per span carries the gold's id).
+func SpanCorpus(spans map[int][]Span, gold []datasets.Relevant) *Corpus {
+	c := &corpus.Corpus{}
+	for gi, ss := range spans {
+		g := gold[gi]
+		for k, s := range ss {
+			d := corpus.Doc{ID: fmt.Sprintf("span:%d:%d", gi, k), Path: s.Path, StartLine: s.Start, EndLine: s.End}
+			switch g.Kind {
+			case "symbol":
+				d.Symbol = g.ID
+			case "doc_section":
+				d.ID = g.ID
+			}
+			c.Docs = append(c.Docs, d)
+		}
+	}
+	sort.Slice(c.Docs, func(i, j int) bool { return c.Docs[i].ID < c.Docs[j].ID })
+	return NewCorpus(c)
 }
 
 // spansOf returns where gold unit gi lies in the corpus.

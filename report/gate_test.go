@@ -36,7 +36,7 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 		for i := 0; i < g.n; i++ {
 			k++
 			id := fmt.Sprintf("%s-%02d", g.repo, i)
-			run.Tasks = append(run.Tasks, task(id, g.repo, "symbol_lookup", Gold{"doc", "gold-" + id, 3}))
+			run.Tasks = append(run.Tasks, task(id, g.repo, "symbol_lookup", Gold{Kind: "doc", ID: "gold-" + id, Grade: 3}))
 			b := rec("dense/base", id, g.repo, "symbol_lookup", ranked(g.baseRank, id)...)
 			c := rec("dense/cand", id, g.repo, "symbol_lookup", ranked(g.candRank, id)...)
 			c.LatencyMS = candLatency

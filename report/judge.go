@@ -77,20 +77,21 @@ func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 	}
 	q := Qrels{}
 	for _, t := range run.Tasks {
-		q[t.ID] = judge.Rank(t.gold(), nil, nil, pools[t.ID]).Qrels
+		q[t.ID] = judge.Rank(t.gold(), nil, t.spanCorpus(), pools[t.ID]).Qrels
 	}
 	for i := range recs {
 		r := &recs[i]
 		t := tasks[r.Task]
 		var gold []datasets.Relevant
+		var spans *judge.Corpus
 		if t != nil {
-			gold = t.gold()
+			gold, spans = t.gold(), t.spanCorpus()
 		}
 		items := make([]judge.Item, len(r.Hits))
 		for k, h := range r.Hits {
 			items[k] = hitItem(h)
 		}
-		jr := judge.Rank(gold, items, nil, pools[r.Task])
+		jr := judge.Rank(gold, items, spans, pools[r.Task])
 		if q[r.Task] == nil {
 			q[r.Task] = jr.Qrels
 		}
@@ -106,7 +107,18 @@ func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 
 // hitItem is what the judge reads of a record's hit.
 func hitItem(h Hit) judge.Item {
-	return judge.Item{DocID: h.DocID, Path: h.Path, Symbol: h.Symbol}
+	return judge.Item{DocID: h.DocID, Located: h.Located, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol}
+}
+
+// spanCorpus is where the task's gold lies, as far as the campaign recorded.
+func (t *Task) spanCorpus() *judge.Corpus {
+	spans := map[int][]judge.Span{}
+	for i, g := range t.Gold {
+		if len(g.Spans) > 0 {
+			spans[i] = g.Spans
+		}
+	}
+	return judge.SpanCorpus(spans, t.gold())
 }
 
 // gold is the task's gold as the judge reads it.

@@ -38,13 +38,19 @@ type Record struct {
 
 // Hit is one ranked hit of a Record.
 type Hit struct {
-	Rank   int     `json:"rank"`
-	DocID  string  `json:"doc_id"`
-	Kind   string  `json:"kind,omitempty"`
-	Path   string  `json:"path,omitempty"`
-	Symbol string  `json:"symbol,omitempty"`
-	Score  float64 `json:"score"`
-	Grade  int     `json:"grade"`
+	Rank   int    `json:"rank"`
+	DocID  string `json:"doc_id"`
+	Kind   string `json:"kind,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Symbol string `json:"symbol,omitempty"`
+	// StartLine, EndLine and Located describe a location hit (an external
+	// system's): DocID is then "path:start-end", an identity for pooling,
+	// and the judge matches the location, not a doc.
+	StartLine int     `json:"start_line,omitempty"`
+	EndLine   int     `json:"end_line,omitempty"`
+	Located   bool    `json:"located,omitempty"`
+	Score     float64 `json:"score"`
+	Grade     int     `json:"grade"`
 	// Unit is the qrels id the judge gave the hit (package judge): a gold
 	// unit, a pooled doc, or a non-relevant id of its own.
 	Unit string `json:"unit,omitempty"`
@@ -77,8 +83,13 @@ func FromHarness(res *harness.Result, kinds map[string]string, judgedAll bool) [
 			}
 		}
 		for _, h := range tr.Hits {
-			r.Hits = append(r.Hits, Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
-				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0})
+			rh := Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
+				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0}
+			if h.DocID == "" {
+				rh.DocID = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+				rh.StartLine, rh.EndLine, rh.Located = h.StartLine, h.EndLine, true
+			}
+			r.Hits = append(r.Hits, rh)
 		}
 		recs = append(recs, r)
 	}

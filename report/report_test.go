@@ -32,7 +32,7 @@ func task(id, repo, intent string, gold ...Gold) Task {
 
 func TestPoolDedupAndOrder(t *testing.T) {
 	run := &Run{Tasks: []Task{
-		task("t2", "r", "symbol_lookup", Gold{"symbol", "A.f", 3}),
+		task("t2", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}),
 		task("t1", "r", "symbol_lookup"),
 	}}
 	recs := []Record{
@@ -80,7 +80,7 @@ func TestPoolDedupAndOrder(t *testing.T) {
 
 func TestSheetRoundTripAndScore(t *testing.T) {
 	run := &Run{Meta: Meta{Dataset: "d"}, Tasks: []Task{
-		task("t1", "r", "symbol_lookup", Gold{"symbol", "A.f", 3}, Gold{"file", "never.py", 1}),
+		task("t1", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}, Gold{Kind: "file", ID: "never.py", Grade: 1}),
 	}}
 	recs := []Record{rec("bm25/x", "t1", "r", "symbol_lookup", "x.py#B.g", "a.py#A.f", "y.py#C.h")}
 	_, err := Judge(run, recs, nil)
@@ -167,10 +167,10 @@ func TestMacroVsMicro(t *testing.T) {
 	// Repo "big" has three cases, all hits at rank 1; repo "small" one
 	// case that misses. Micro hit@1 = 3/4, macro (per repo) = (1 + 0)/2.
 	run := &Run{Meta: Meta{Dataset: "d"}, Tasks: []Task{
-		task("b1", "big", "symbol_lookup", Gold{"doc", "g", 1}),
-		task("b2", "big", "symbol_lookup", Gold{"doc", "g", 1}),
-		task("b3", "big", "docs_lookup", Gold{"doc", "g", 1}),
-		task("s1", "small", "docs_lookup", Gold{"doc", "g", 1}),
+		task("b1", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
+		task("b2", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
+		task("b3", "big", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
+		task("s1", "small", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 	}}
 	var recs []Record
 	for _, tk := range run.Tasks[:3] {
@@ -215,7 +215,7 @@ func TestReportsByteIdentical(t *testing.T) {
 		var recs []Record
 		for i, id := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {
 			repo := []string{"r1", "r2"}[i%2]
-			run.Tasks = append(run.Tasks, task(id, repo, "symbol_lookup", Gold{"doc", "g" + id, 2}))
+			run.Tasks = append(run.Tasks, task(id, repo, "symbol_lookup", Gold{Kind: "doc", ID: "g" + id, Grade: 2}))
 			recs = append(recs, rec("dense/a", id, repo, "symbol_lookup", "x", "g"+id))
 			recs = append(recs, rec("bm25/x", id, repo, "symbol_lookup", "g"+id, "y"))
 		}

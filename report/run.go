@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/judge"
 )
 
 // Failure kinds a campaign collects. None of them stops the other systems.
@@ -133,6 +134,9 @@ type Gold struct {
 	Kind  string `json:"kind"`
 	ID    string `json:"id"`
 	Grade int    `json:"grade"`
+	// Spans are where a symbol or section lies in its repository, for
+	// judging location hits (external systems) without the repository.
+	Spans []judge.Span `json:"spans,omitempty"`
 }
 
 // Failure is one thing that went wrong, kept for the report.

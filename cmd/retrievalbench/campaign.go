@@ -18,6 +18,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
+	"github.com/retrievalbench/retrievalbench/systems/external"
 )
 
 // runCampaign runs every chosen model (and a BM25 baseline) over the
@@ -31,6 +32,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	casesFile := fs.String("cases", "", "case `file` (JSONL)")
 	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest, or all ("+strings.Join(models.IDs(), ", ")+")")
 	bm25 := fs.String("bm25", "code-weighted", "BM25 `config` to run as a baseline, or none")
+	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models")
 	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
 	fs.StringVar(&cfg.CacheDir, "cache", testenv.CacheDir(), "cache `dir` (models, ONNX Runtime, vector stores)")
@@ -61,6 +63,11 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("campaign: %v", err)
 	}
+	ext, err := loadExternal(*externals)
+	if err != nil {
+		return err
+	}
+	specs = append(specs, ext...)
 	if rf.baseline == "" {
 		rf.baseline = firstDense
 	}
@@ -149,4 +156,20 @@ func pickSpecs(modelList, bm25 string) ([]systems.Spec, string, error) {
 		first = specs[0].Name()
 	}
 	return specs, first, nil
+}
+
+// loadExternal reads a comma-separated list of external-system config files.
+func loadExternal(list string) ([]systems.Spec, error) {
+	var specs []systems.Spec
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		cfg, err := external.Load(f)
+		if err != nil {
+			return nil, fmt.Errorf("campaign: -systems: %w", err)
+		}
+		specs = append(specs, external.Spec(cfg))
+	}
+	return specs, nil
 }
