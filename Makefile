@@ -2,7 +2,8 @@
 # sqlite_fts5 build tag (FTS5 in mattn/go-sqlite3) is never forgotten.
 #
 #   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked)
-#   make test        the whole test suite, golden quality gate included (JUnit XML in out/)
+#   make test        the whole test suite, golden quality gate included (JUnit XML in out/), the examples/
+#                    module's tests, and the race detector over the harness and every system
 #   make lint        go vet + gofmt check
 #   make bench       latency + quality benchmarks → results/bench-<commit>.txt
 #   make compare OLD=a.txt NEW=b.txt   benchstat table
@@ -36,6 +37,8 @@ setup:
 test: setup
 	@mkdir -p out
 	$(GO) tool gotestsum --junitfile out/junit.xml --format testname -- -timeout 60m ./...
+	cd examples && $(GO) test -count=1 ./... -size=fixture
+	$(GO) test -race -timeout 30m ./harness/... ./systems/... ./judge/... ./benchtest/...
 
 test-short:
 	$(GO) test -short ./...

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -422,5 +423,36 @@ func TestWholeFilesJoinsSections(t *testing.T) {
 	}
 	if solo := (&corpus.Corpus{Docs: c.Docs[:1]}); WholeFiles(solo) != solo {
 		t.Error("a corpus of whole files is not returned as is")
+	}
+}
+
+// TestDataHashNamesEveryMetaField guards the data hash: it names the fields
+// of datasets.Meta one by one (a new field must not make every baseline
+// stale), so a field added to Meta must be added there deliberately — or
+// left out, with a reason — and this list with it.
+func TestDataHashNamesEveryMetaField(t *testing.T) {
+	hashed := []string{"Repo", "Intent", "Library", "QAType", "Difficulty", "Language"}
+	var fields []string
+	rt := reflect.TypeOf(datasets.Meta{})
+	for i := 0; i < rt.NumField(); i++ {
+		fields = append(fields, rt.Field(i).Name)
+	}
+	if diff := cmp.Diff(hashed, fields); diff != "" {
+		t.Errorf("datasets.Meta changed; decide what Prepare hashes of it (-hashed +fields):\n%s", diff)
+	}
+	// A filled field changes the hash; the spelling is the one baselines
+	// were made with (fmt.Sprint of the six fields).
+	mk := func(m datasets.Meta) string {
+		ds := &datasets.Dataset{Name: "u", Split: "all", Corpora: map[string]*corpus.Corpus{"r": {ID: "r", Docs: docs("a")}},
+			Tasks: []datasets.Task{{ID: "t", Query: "q", CorpusID: "r", Meta: m, Gold: []datasets.Relevant{{Kind: "doc", ID: "a", Grade: 1}}}}}
+		p, err := Prepare(ds, chunk.DefaultOptions())
+		require.NoError(t, err)
+		return p.Hash
+	}
+	base := mk(datasets.Meta{})
+	for _, m := range []datasets.Meta{{Repo: "x"}, {QAType: "x"}, {Language: "x"}} {
+		if mk(m) == base {
+			t.Errorf("meta %+v does not change the data hash", m)
+		}
 	}
 }

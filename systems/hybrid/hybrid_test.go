@@ -323,3 +323,35 @@ func ExampleRRF() {
 	// parse.go#Parse  0.01639
 	// ast.go#Walk     0.01613
 }
+
+// TestFusesAnySpec fuses two systems that are not built-in configs (a
+// user's or an external one is just a Spec): New builds them through their
+// Specs, and the hash follows each member's own config hash.
+func TestFusesAnySpec(t *testing.T) {
+	a := &script{hits: hits("x", 2.0, "y", 1.0)}
+	b := &script{hits: hits("y", 2.0, "z", 1.0)}
+	spec := func(name string, s *script) systems.Spec {
+		return systems.Spec{System: "mine", Config: name, Hash: "mine-" + name,
+			New: func(systems.Options) (systems.System, error) { return s, nil }}
+	}
+	cfg := Config{Name: "mine", Method: MethodRRF, K: 60, Depth: 10,
+		Members: []Member{{Spec: spec("a", a), Weight: 1}, {Spec: spec("b", b), Weight: 1}}}
+	x, err := New(cfg, systems.Options{})
+	require.NoError(t, err)
+	require.NoError(t, x.Index(t.Context(), &corpus.Corpus{ID: "c"}))
+	got, err := x.Search(t.Context(), "q", 1)
+	require.NoError(t, err)
+	if len(got) != 1 || got[0].DocID != "y" {
+		t.Errorf("Search = %v, want y (in both lists) first", got)
+	}
+	other := cfg
+	other.Members = []Member{{Spec: spec("a", a), Weight: 1}, {Spec: spec("b", b), Weight: 1}}
+	other.Members[1].Spec.Hash = "mine-b-v2"
+	if other.Hash() == cfg.Hash() {
+		t.Error("a member's config hash does not reach the fusion's hash")
+	}
+	s := Spec(cfg)
+	if s.Tolerance != 0 || s.Heavy {
+		t.Errorf("Spec of deterministic light members: tolerance %v heavy %v", s.Tolerance, s.Heavy)
+	}
+}
