@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -147,6 +148,9 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		dirs = append(dirs, real)
 	}
 	s.m = &mapping{spec: cfg.Result, strip: strip, dirs: dirs, red: red}
+	if cfg.Result.From == FromText {
+		s.m.re = regexp.MustCompile(cfg.Result.ItemRegex) // Validate compiled it
+	}
 	var cancel context.CancelFunc
 	rt.life, cancel = context.WithCancel(context.Background())
 	switch cfg.Transport {
