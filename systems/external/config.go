@@ -10,7 +10,9 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -193,6 +195,36 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return Parse(path, data)
+}
+
+// LoadDir loads every *.json file of dir in name order. Every bad file is
+// reported, and two files naming the same system/config are an error.
+func LoadDir(dir string) ([]*Config, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []*Config
+	var errs []error
+	seen := map[string]string{}
+	for _, f := range files {
+		c, err := Load(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, dup := seen[c.Name()]; dup {
+			errs = append(errs, &Error{File: f, Msg: fmt.Sprintf("%s is also defined by %s", c.Name(), other)})
+			continue
+		}
+		seen[c.Name()] = f
+		out = append(out, c)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Parse is Load of data read from file (named in messages).
