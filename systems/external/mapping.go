@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -286,8 +287,8 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 			return 0, err
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return 0, fmt.Errorf("result.%s %q is %q, want a number", field, dotted, s)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("result.%s %q is %q, want a finite number", field, dotted, s)
 		}
 		return f, nil
 	}
