@@ -90,12 +90,13 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	dir, err := corpusDir(ctx, cache, c, cfg.Corpus.Git)
+	chash := c.Hash()
+	dir, err := corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.Name(), err)
 	}
 	hash := cfg.Hash()
-	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], c.Hash()[:16])
+	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
 	if s.opt.NoCache {
 		if err := os.RemoveAll(work); err != nil {
 			return err
