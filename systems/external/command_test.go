@@ -172,3 +172,27 @@ func TestIndexFailures(t *testing.T) {
 		})
 	}
 }
+
+func TestMisuse(t *testing.T) {
+	fakepeer(t)
+	cfg, err := Parse("peer.json", []byte(commandConfig("")))
+	require.NoError(t, err)
+	_, err = New(cfg, systems.Options{})
+	if err == nil || !strings.Contains(err.Error(), "CacheDir is empty") {
+		t.Errorf("New without a cache: err = %v", err)
+	}
+	s, err := New(cfg, systems.Options{CacheDir: t.TempDir()})
+	require.NoError(t, err)
+	if _, err := s.Search(t.Context(), "widget", 5); err == nil || !strings.Contains(err.Error(), "Search before Index") {
+		t.Errorf("Search before Index: err = %v", err)
+	}
+	require.NoError(t, s.Close(), "Close before Index")
+
+	cfg.Files = map[string]string{"../escape.txt": "x"}
+	s, err = New(cfg, systems.Options{CacheDir: t.TempDir()})
+	require.NoError(t, err)
+	defer s.Close()
+	if err := s.Index(t.Context(), testCorpus()); err == nil || !strings.Contains(err.Error(), "outside the work directory") {
+		t.Errorf("a file outside {work}: err = %v", err)
+	}
+}

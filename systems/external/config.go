@@ -10,10 +10,14 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
@@ -35,7 +39,11 @@ const (
 	FromStructured = "structured" // MCP structuredContent
 	FromJSON       = "json"       // stdout, HTTP body or MCP text content parsed as JSON
 	FromBlob       = "blob"       // the text taken whole as one composite hit
+	FromText       = "text"       // the text split into items where result.item_regex matches
 )
+
+// itemGroups are the named groups result.item_regex may have.
+var itemGroups = []string{"path", "start_line", "end_line", "symbol", "score"}
 
 // Defaults of the optional limits.
 const (
@@ -114,6 +122,10 @@ type IndexSpec struct {
 type MCPSpec struct {
 	Command []string  `json:"command"`
 	Calls   []MCPCall `json:"calls"`
+	// ProtocolVersion is offered in the handshake; "" lets the SDK offer
+	// its latest and fall back (servers that predate it log a rejected
+	// server/discover request on stderr first).
+	ProtocolVersion string `json:"protocol_version,omitempty"`
 }
 
 // MCPCall is one tool call. Capture maps a name to an expression evaluated
@@ -154,6 +166,7 @@ type ResultSpec struct {
 	Text        string `json:"text,omitempty"`
 	Library     string `json:"library,omitempty"`
 	StripPrefix string `json:"strip_prefix,omitempty"`
+	ItemRegex   string `json:"item_regex,omitempty"` // from "text": where each item starts; named groups are fields
 }
 
 // Error is one problem of a config file, printed as "file:line: field: msg".
@@ -190,6 +203,36 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return Parse(path, data)
+}
+
+// LoadDir loads every *.json file of dir in name order. Every bad file is
+// reported, and two files naming the same system/config are an error.
+func LoadDir(dir string) ([]*Config, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []*Config
+	var errs []error
+	seen := map[string]string{}
+	for _, f := range files {
+		c, err := Load(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if other, dup := seen[c.Name()]; dup {
+			errs = append(errs, &Error{File: f, Msg: fmt.Sprintf("%s is also defined by %s", c.Name(), other)})
+			continue
+		}
+		seen[c.Name()] = f
+		out = append(out, c)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Parse is Load of data read from file (named in messages).
@@ -326,6 +369,9 @@ func (c *Config) Validate() error {
 	captured := map[string]bool{}
 	if c.MCP != nil {
 		argv("mcp.command", c.MCP.Command, phaseCorpus, true)
+		if v := c.MCP.ProtocolVersion; v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+			bad("mcp.protocol_version", "%q: want one of %s", v, strings.Join(mcp.SupportedProtocolVersions(), ", "))
+		}
 		if len(c.MCP.Calls) == 0 {
 			bad("mcp.calls", "missing (at least one tool call)")
 		}
@@ -373,24 +419,39 @@ func (c *Config) Validate() error {
 	r := c.Result
 	switch r.From {
 	case "":
-		bad("result.from", "missing (%q, %q or %q)", FromStructured, FromJSON, FromBlob)
+		bad("result.from", "missing (%q, %q, %q or %q)", FromStructured, FromJSON, FromText, FromBlob)
 	case FromStructured:
 		if c.Transport != TransportMCP {
 			bad("result.from", "%q needs transport %q", FromStructured, TransportMCP)
 		}
-	case FromJSON, FromBlob:
+	case FromJSON, FromText, FromBlob:
 	default:
-		bad("result.from", "%q: want %q, %q or %q", r.From, FromStructured, FromJSON, FromBlob)
+		bad("result.from", "%q: want %q, %q, %q or %q", r.From, FromStructured, FromJSON, FromText, FromBlob)
 	}
-	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}, {"strip_prefix", r.StripPrefix}}
-	if r.From == FromBlob {
+	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}}
+	switch {
+	case r.From == FromBlob || r.From == FromText:
+		why := "the whole text is one hit"
+		if r.From == FromText {
+			why = "result.item_regex's named groups give the fields"
+		}
 		for _, f := range fields {
 			if f.v != "" {
-				bad("result."+f.name, "not used with from %q (the whole text is one hit)", FromBlob)
+				bad("result."+f.name, "not used with from %q (%s)", r.From, why)
 			}
 		}
-	} else if r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "" {
+		if r.From == FromBlob && r.StripPrefix != "" {
+			bad("result.strip_prefix", "not used with from %q (%s)", r.From, why)
+		}
+	case r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "":
 		bad("result", "maps nothing: set at least one of path, symbol, text")
+	}
+	if r.From == FromText {
+		if err := checkItemRegex(r.ItemRegex); err != nil {
+			bad("result.item_regex", "%v", err)
+		}
+	} else if r.ItemRegex != "" {
+		bad("result.item_regex", "only used with from %q", FromText)
 	}
 	tmpl("result.library", r.Library, phaseQuery, captured)
 	tmpl("result.strip_prefix", r.StripPrefix, phaseCorpus, nil)

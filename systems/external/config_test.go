@@ -253,3 +253,30 @@ func TestUnmet(t *testing.T) {
 		t.Errorf("Unmet (-want +got):\n%s", diff)
 	}
 }
+
+func TestLoadDir(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("b.json", strings.Replace(validConfig, `"config": "default"`, `"config": "two"`, 1))
+	write("a.json", validConfig)
+	write("notes.txt", "not a config")
+	cs, err := LoadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name())
+	}
+	if diff := cmp.Diff([]string{"demo/default", "demo/two"}, names); diff != "" {
+		t.Errorf("LoadDir names in file order (-want +got):\n%s", diff)
+	}
+	write("c.json", validConfig)
+	write("d.json", "{")
+	_, err = LoadDir(dir)
+	for _, want := range []string{"c.json: demo/default is also defined by " + filepath.Join(dir, "a.json"), "d.json:1: bad JSON"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadDir err = %v, want %q", err, want)
+		}
+	}
+}

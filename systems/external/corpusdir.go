@@ -25,7 +25,7 @@ var gitEnv = []string{
 }
 
 // corpusDir returns the directory holding c's files as a tree, writing it
-// when absent:
+// when absent (hash is c.Hash()):
 //
 //	<cache>/external/corpora/<corpus hash>[-git]/
 //
@@ -33,11 +33,11 @@ var gitEnv = []string{
 // the directory exists only once complete and is shared by every run and
 // every external system with the same corpus. With git, the tree is a
 // repository with one commit whose hash depends only on the files.
-func corpusDir(ctx context.Context, cache string, c *corpus.Corpus, git bool) (string, error) {
+func corpusDir(ctx context.Context, cache string, c *corpus.Corpus, hash string, git bool) (string, error) {
 	if err := checkPaths(c, git); err != nil {
 		return "", err
 	}
-	name := c.Hash()
+	name := hash
 	if git {
 		name += "-git"
 	}

@@ -42,7 +42,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 func TestCorpusDir(t *testing.T) {
 	c := testCorpus()
 	cache := t.TempDir()
-	dir, err := corpusDir(t.Context(), cache, c, false)
+	dir, err := corpusDir(t.Context(), cache, c, c.Hash(), false)
 	require.NoError(t, err)
 	if want := filepath.Join(cache, "external", "corpora", c.Hash()); dir != want {
 		t.Errorf("dir = %s, want %s (content-addressed)", dir, want)
@@ -62,7 +62,7 @@ func TestCorpusDir(t *testing.T) {
 	// A second handover reuses the tree instead of rewriting it.
 	marker := filepath.Join(dir, "pkg", "a.py")
 	require.NoError(t, os.WriteFile(marker, []byte("changed"), 0o644))
-	again, err := corpusDir(t.Context(), cache, c, false)
+	again, err := corpusDir(t.Context(), cache, c, c.Hash(), false)
 	require.NoError(t, err)
 	if b, _ := os.ReadFile(marker); again != dir || string(b) != "changed" {
 		t.Errorf("second handover: dir %s (want %s), a.py %q (want it untouched)", again, dir, b)
@@ -74,7 +74,7 @@ func TestCorpusDirGit(t *testing.T) {
 		t.Skip("SKIP (git missing): the git handover needs git on PATH")
 	}
 	head := func(cache string) string {
-		dir, err := corpusDir(t.Context(), cache, testCorpus(), true)
+		dir, err := corpusDir(t.Context(), cache, testCorpus(), testCorpus().Hash(), true)
 		require.NoError(t, err)
 		if !strings.HasSuffix(dir, "-git") {
 			t.Errorf("git tree %s does not end in -git (it differs from the plain one)", dir)
@@ -119,7 +119,7 @@ func TestCorpusDirRejects(t *testing.T) {
 			c := testCorpus()
 			c.Docs = append(c.Docs, corpus.Doc{ID: "bad", Path: tc.path, Text: "x"})
 			cache := t.TempDir()
-			_, err := corpusDir(t.Context(), cache, c, tc.git)
+			_, err := corpusDir(t.Context(), cache, c, c.Hash(), tc.git)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}

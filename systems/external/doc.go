@@ -33,8 +33,10 @@
 // # Results
 //
 // result.from says what is mapped: "structured" (MCP structuredContent),
-// "json" (stdout, the HTTP body or the MCP text content parsed as JSON) or
-// "blob" (the text taken whole as one composite hit with Text only). Each
+// "json" (stdout, the HTTP body or the MCP text content parsed as JSON),
+// "text" (the text split into items where result.item_regex matches, its
+// named groups giving the fields: markdown answers) or "blob" (the text
+// taken whole as one composite hit with Text only). Each
 // item of result.items becomes a systems.Hit with a corpus-relative Path
 // (absolute paths under the corpus directory and file:// URLs are made
 // relative). A hit whose path is outside the corpus keeps its rank but

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -89,12 +90,13 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	dir, err := corpusDir(ctx, cache, c, cfg.Corpus.Git)
+	chash := c.Hash()
+	dir, err := corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.Name(), err)
 	}
 	hash := cfg.Hash()
-	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], c.Hash()[:16])
+	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
 	if s.opt.NoCache {
 		if err := os.RemoveAll(work); err != nil {
 			return err
@@ -147,6 +149,9 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		dirs = append(dirs, real)
 	}
 	s.m = &mapping{spec: cfg.Result, strip: strip, dirs: dirs, red: red}
+	if cfg.Result.From == FromText {
+		s.m.re = regexp.MustCompile(cfg.Result.ItemRegex) // Validate compiled it
+	}
 	var cancel context.CancelFunc
 	rt.life, cancel = context.WithCancel(context.Background())
 	switch cfg.Transport {

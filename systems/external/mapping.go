@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,13 +152,64 @@ func capture(p payload, expr string) (string, error) {
 	return s, nil
 }
 
+// checkItemRegex reports a result.item_regex that does not compile, has a
+// named group that is not a field, or names neither a path nor a symbol.
+func checkItemRegex(s string) error {
+	if s == "" {
+		return fmt.Errorf("missing (from %q splits the text where this regexp matches)", FromText)
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return err
+	}
+	located := false
+	for _, g := range re.SubexpNames()[1:] {
+		switch {
+		case g == "":
+		case !slices.Contains(itemGroups, g):
+			return fmt.Errorf("named group %q: want one of %s", g, strings.Join(itemGroups, ", "))
+		case g == "path" || g == "symbol":
+			located = true
+		}
+	}
+	if !located {
+		return fmt.Errorf("no (?P<path>…) or (?P<symbol>…) group: the items would name nothing")
+	}
+	return nil
+}
+
+// textItems splits text into items, one per match of re, each running from
+// its match to the next: the named groups of the match are its fields and
+// the whole stretch, trimmed, its text.
+func textItems(re *regexp.Regexp, text string) []any {
+	ms := re.FindAllStringSubmatchIndex(text, -1)
+	items := make([]any, 0, len(ms))
+	for i, m := range ms {
+		end := len(text)
+		if i+1 < len(ms) {
+			end = ms[i+1][0]
+		}
+		it := map[string]any{"text": strings.TrimSpace(text[m[0]:end])}
+		for g, name := range re.SubexpNames() {
+			if name != "" && m[2*g] >= 0 {
+				it[name] = text[m[2*g]:m[2*g+1]]
+			}
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// textSpec maps the items of textItems.
+var textSpec = ResultSpec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text"}
+
 // mapping turns a payload into hits according to a ResultSpec.
 type mapping struct {
-	spec   ResultSpec
-	strip  string   // strip_prefix expanded
-	dirs   []string // the corpus directory, as given and resolved
-	red    *redactor
-	maxOut int
+	spec  ResultSpec
+	re    *regexp.Regexp // result.item_regex, compiled
+	strip string         // strip_prefix expanded
+	dirs  []string       // the corpus directory, as given and resolved
+	red   *redactor
 }
 
 // hits maps p to at most k hits. outside counts hits whose path lies
@@ -168,6 +221,9 @@ func (m *mapping) hits(p payload, k int) (hits []systems.Hit, outside int, err e
 			return nil, 0, nil
 		}
 		return []systems.Hit{{Text: m.red.String(p.text)}}, 0, nil
+	}
+	if m.spec.From == FromText {
+		return m.list(textItems(m.re, p.text), textSpec, k)
 	}
 	var v any
 	if m.spec.From == FromStructured {
@@ -189,11 +245,16 @@ func (m *mapping) hits(p payload, k int) (hits []systems.Hit, outside int, err e
 	if !ok {
 		return nil, 0, fmt.Errorf("result.items %q is %s, want a list", m.spec.Items, kindOf(list))
 	}
+	return m.list(items, m.spec, k)
+}
+
+// list maps at most k items with the field paths of spec.
+func (m *mapping) list(items []any, spec ResultSpec, k int) (hits []systems.Hit, outside int, err error) {
 	for i, it := range items {
 		if len(hits) >= k {
 			break
 		}
-		h, in, err := m.hit(it)
+		h, in, err := m.hit(it, spec)
 		if err != nil {
 			return nil, 0, fmt.Errorf("item %d: %w", i, err)
 		}
@@ -205,7 +266,7 @@ func (m *mapping) hits(p payload, k int) (hits []systems.Hit, outside int, err e
 	return hits, outside, nil
 }
 
-func (m *mapping) hit(it any) (h systems.Hit, inside bool, err error) {
+func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err error) {
 	str := func(field, dotted string) (string, error) {
 		if dotted == "" {
 			return "", nil
@@ -226,29 +287,29 @@ func (m *mapping) hit(it any) (h systems.Hit, inside bool, err error) {
 			return 0, err
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return 0, fmt.Errorf("result.%s %q is %q, want a number", field, dotted, s)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, fmt.Errorf("result.%s %q is %q, want a finite number", field, dotted, s)
 		}
 		return f, nil
 	}
 	var p string
 	var start, end float64
-	if p, err = str("path", m.spec.Path); err != nil {
+	if p, err = str("path", spec.Path); err != nil {
 		return h, false, err
 	}
-	if h.Symbol, err = str("symbol", m.spec.Symbol); err != nil {
+	if h.Symbol, err = str("symbol", spec.Symbol); err != nil {
 		return h, false, err
 	}
-	if h.Text, err = str("text", m.spec.Text); err != nil {
+	if h.Text, err = str("text", spec.Text); err != nil {
 		return h, false, err
 	}
-	if start, err = num("start_line", m.spec.StartLine); err != nil {
+	if start, err = num("start_line", spec.StartLine); err != nil {
 		return h, false, err
 	}
-	if end, err = num("end_line", m.spec.EndLine); err != nil {
+	if end, err = num("end_line", spec.EndLine); err != nil {
 		return h, false, err
 	}
-	if h.Score, err = num("score", m.spec.Score); err != nil {
+	if h.Score, err = num("score", spec.Score); err != nil {
 		return h, false, err
 	}
 	h.Text = m.red.String(h.Text)

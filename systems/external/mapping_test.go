@@ -1,8 +1,11 @@
 package external
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -55,7 +58,8 @@ func TestMappingErrors(t *testing.T) {
 		{"items missing", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"other": []}`}, `result.items "results" is not in the result`, false},
 		{"items not a list", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"results": {"a": 1}}`}, "is an object, want a list", false},
 		{"path not a string", ResultSpec{From: FromJSON, Path: "p"}, payload{text: `[{"p": {"x": 1}}]`}, `item 0: result.path "p" is an object`, false},
-		{"line not a number", ResultSpec{From: FromJSON, Path: "p", StartLine: "l"}, payload{text: `[{"p": "a", "l": "ten"}]`}, `result.start_line "l" is "ten", want a number`, false},
+		{"line not a number", ResultSpec{From: FromJSON, Path: "p", StartLine: "l"}, payload{text: `[{"p": "a", "l": "ten"}]`}, `result.start_line "l" is "ten", want a finite number`, false},
+		{"score NaN", ResultSpec{From: FromJSON, Path: "p", Score: "s"}, payload{text: `[{"p": "a", "s": "NaN"}]`}, "want a finite number", false},
 		{"no structured", ResultSpec{From: FromStructured, Path: "p"}, payload{text: "[]"}, "no structuredContent", false},
 		{"null items", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"results": null}`}, "", true},
 		{"empty blob", ResultSpec{From: FromBlob}, payload{text: "  \n"}, "", true},
@@ -117,5 +121,28 @@ func TestTailRedacts(t *testing.T) {
 	}
 	if n := len(tl.String()); n > stderrTail+len("…") {
 		t.Errorf("tail holds %d bytes, want at most %d", n, stderrTail)
+	}
+}
+
+func TestTextItems(t *testing.T) {
+	const text = "header line\n## a.f — a.py:3-9\nbody of f\n\n## b.g — b.py:12-12\nbody of g\n"
+	re := `(?m)^## (?P<symbol>\S+) — (?P<path>[^:\n]+):(?P<start_line>\d+)-(?P<end_line>\d+)$`
+	require.NoError(t, checkItemRegex(re))
+	m := &mapping{spec: ResultSpec{From: FromText}, re: regexp.MustCompile(re)}
+	got, _, err := m.hits(payload{text: text}, 10)
+	require.NoError(t, err)
+	diffHits(t, "sections", []systems.Hit{
+		{Path: "a.py", StartLine: 3, EndLine: 9, Symbol: "a.f", Text: "## a.f — a.py:3-9\nbody of f"},
+		{Path: "b.py", StartLine: 12, EndLine: 12, Symbol: "b.g", Text: "## b.g — b.py:12-12\nbody of g"},
+	}, got)
+	for _, tc := range []struct{ re, want string }{
+		{"", "missing"},
+		{"(?P<path>x", "missing closing )"},
+		{"(?P<file>\\S+)", `named group "file"`},
+		{"(?P<score>\\d+)", "no (?P<path>…) or (?P<symbol>…) group"},
+	} {
+		if err := checkItemRegex(tc.re); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("checkItemRegex(%q) = %v, want %q", tc.re, err, tc.want)
+		}
 	}
 }

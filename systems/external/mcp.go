@@ -40,7 +40,7 @@ func (t *mcpTransport) connect(ctx context.Context) error {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "retrievalbench", Version: hashVersion}, nil)
 	tr := &mcp.IOTransport{Reader: srv.out, Writer: srv.stdin, MaxLineLength: rt.cfg.maxOutput()}
-	sess, err := client.Connect(ctx, tr, nil)
+	sess, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rt.cfg.MCP.ProtocolVersion})
 	if err != nil {
 		err = withTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.status()), srv.tail)
 		srv.stop()

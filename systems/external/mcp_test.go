@@ -50,6 +50,25 @@ func TestMCPTextJSON(t *testing.T) {
 	}
 }
 
+func TestMCPTextSections(t *testing.T) {
+	// search_md answers in markdown sections, as pydocs-mcp does:
+	// "## Symbol — /abs/path:3-4 (score 1)" then the snippet.
+	s, _ := setup(t, `{
+	"system": "fakepeer", "config": "md", "transport": "mcp",
+	"mcp": {"command": ["${FAKEPEER}", "mcp", "{corpus}"], "protocol_version": "2025-06-18",
+	        "calls": [{"tool": "search_md", "arguments": {"query": "{query}", "limit": "{k}"}}]},
+	"result": {"from": "text",
+	           "item_regex": "(?m)^## (?P<symbol>\\S+) — (?P<path>[^:\\n]+):(?P<start_line>\\d+)-(?P<end_line>\\d+) \\(score (?P<score>\\d+)\\)$"}
+}`)
+	got, err := s.Search(t.Context(), "widget", 10)
+	require.NoError(t, err)
+	want := []systems.Hit{
+		{Path: "pkg/b.py", StartLine: 1, EndLine: 2, Symbol: "Widget", Score: 3, Text: "## Widget — " + s.m.dirs[0] + "/pkg/b.py:1-2 (score 3)\nclass Widget:"},
+		{Path: "README.md", StartLine: 1, EndLine: 2, Symbol: "-", Score: 1, Text: "## - — " + s.m.dirs[0] + "/README.md:1-2 (score 1)\nWidget docs"},
+	}
+	diffHits(t, "markdown sections", want, got)
+}
+
 func trySearch(t *testing.T, cfg, query string) ([]systems.Hit, error) {
 	t.Helper()
 	s, _ := setup(t, cfg)

@@ -289,6 +289,23 @@ func serveMCP(args []string) error {
 			b, _ := json.Marshal(r)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "search_md", Description: "search the corpus; markdown sections"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+			r, err := grep(dir, in.Query, in.Limit, true)
+			if err != nil {
+				return nil, nil, err
+			}
+			var b strings.Builder
+			b.WriteString("[index: 3 files]\n\n")
+			for _, x := range r.Results {
+				name := x.Name
+				if name == "" {
+					name = "-"
+				}
+				fmt.Fprintf(&b, "## %s — %s:%d-%d (score %d)\n%s\n\n", name, x.File, x.Lines.Start, x.Lines.End, x.Score, x.Snippet)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, nil, nil
+		})
 	type resolveIn struct {
 		Name string `json:"name"`
 	}
