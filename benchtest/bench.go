@@ -99,7 +99,7 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 		}
 	})
 	fl := s.flags()
-	order, by := bySystem(s.Systems)
+	order, by := bySystem(onFamily(s.Systems, f))
 	for _, sys := range order {
 		b.Run("system="+sys, func(b *testing.B) {
 			for _, spec := range by[sys] {
@@ -108,6 +108,9 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 						testenv.Missing(b, r.Kind, r.Reason)
 					}
 					for _, d := range sets {
+						if !spec.RunsOn(family, d.Name) {
+							continue
+						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {
 							p := Prepare(b, fl, family, d)
 							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })

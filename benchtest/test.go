@@ -60,14 +60,25 @@ func Test(t *testing.T, s Suite, f Family) {
 			t.Fatalf("suite: %v", err)
 		}
 	}
-	order, by := bySystem(s.Systems)
-	total := len(s.Systems) * len(f.Datasets)
+	specs := onFamily(s.Systems, f)
+	order, by := bySystem(specs)
+	total := 0
+	for _, sp := range specs {
+		for _, d := range f.Datasets {
+			if sp.RunsOn(f.Name, d.Name) {
+				total++
+			}
+		}
+	}
 	n := 0
 	for _, sys := range order {
 		t.Run(sys, func(t *testing.T) {
 			for _, spec := range by[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
 					for _, d := range f.Datasets {
+						if !spec.RunsOn(f.Name, d.Name) {
+							continue // not a cell of this system (Spec.Only)
+						}
 						n++
 						i := n
 						t.Run(d.Name, func(t *testing.T) {
@@ -79,6 +90,20 @@ func Test(t *testing.T, s Suite, f Family) {
 			}
 		})
 	}
+}
+
+// onFamily keeps the specs that have a cell on some dataset of f.
+func onFamily(specs []systems.Spec, f Family) []systems.Spec {
+	var out []systems.Spec
+	for _, s := range specs {
+		for _, d := range f.Datasets {
+			if s.RunsOn(f.Name, d.Name) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // bySystem groups specs by system name, keeping their order.

@@ -1,6 +1,9 @@
 package systems
 
-import "fmt"
+import (
+	"fmt"
+	"path"
+)
 
 // Spec names one configuration of a system and builds it. It is the value a
 // benchmark is handed: the runner gates it by its golden file, a hybrid fuses
@@ -26,6 +29,11 @@ type Spec struct {
 	// hosted documentation system): the blob is judged by content as the
 	// single rank-1 item, and only rank-1 measures are defined.
 	Composite bool
+	// Only limits the cells the system runs in to datasets matching one of
+	// these "family/dataset" patterns (path.Match: "repoqa/*",
+	// "coderag/ds1000-composite"); empty means every dataset. A system built
+	// for repositories has no cell on a collection of abstracts.
+	Only []string
 	// Requires reports what the config needs under cacheDir and does not
 	// have (nil: nothing missing). Nil means it needs nothing beyond the build.
 	Requires func(cacheDir string) *Requirement
@@ -35,6 +43,19 @@ type Spec struct {
 
 // Name is "system/config".
 func (s Spec) Name() string { return s.System + "/" + s.Config }
+
+// RunsOn reports whether s has a cell on dataset of family (see Only).
+func (s Spec) RunsOn(family, dataset string) bool {
+	if len(s.Only) == 0 {
+		return true
+	}
+	for _, p := range s.Only {
+		if ok, _ := path.Match(p, family+"/"+dataset); ok {
+			return true
+		}
+	}
+	return false
+}
 
 // Missing reports what s needs under cacheDir and does not have, nil if
 // nothing (or if s declares no requirement).
@@ -56,6 +77,11 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("spec %s: no config hash", s.Name())
 	case s.Tolerance < 0:
 		return fmt.Errorf("spec %s: negative tolerance %v", s.Name(), s.Tolerance)
+	}
+	for _, p := range s.Only {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("spec %s: only %q: %v", s.Name(), p, err)
+		}
 	}
 	return nil
 }

@@ -91,6 +91,9 @@ type Config struct {
 	Tolerance       float64 `json:"tolerance,omitempty"`
 	ToleranceReason string  `json:"tolerance_reason,omitempty"`
 	Heavy           bool    `json:"heavy,omitempty"`
+	// Only names the "family/dataset" cells the system runs in (patterns;
+	// empty: all), e.g. ["repoqa/*", "sweqa/sweqa"].
+	Only []string `json:"only,omitempty"`
 
 	file string   // the file Load read, for messages
 	pos  posIndex // field path → line of the file
@@ -514,7 +517,7 @@ func (c *Config) hashText() string {
 	h := *c
 	h.Description, h.Requires, h.Secrets = "", nil, nil
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
-	h.Tolerance, h.ToleranceReason, h.Heavy = 0, "", false
+	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only = 0, "", false, nil
 	if h.Index != nil {
 		ix := *h.Index
 		ix.Timeout = ""
