@@ -19,14 +19,14 @@ import (
 // peak RSS, the config and data hashes and the versions a golden file
 // records. Readers treat a missing cell file as "not recorded".
 type Cell struct {
-	Dataset      string            `json:"dataset"`
-	Split        string            `json:"split,omitempty"`
-	System       string            `json:"system"`
-	Config       string            `json:"config"`
-	ConfigHash   string            `json:"config_hash,omitempty"`
-	DataHash     string            `json:"data_hash,omitempty"`
-	IndexSeconds float64           `json:"index_seconds"`
-	IndexedDocs  int               `json:"indexed_docs"`
+	Dataset      string  `json:"dataset"`
+	Split        string  `json:"split,omitempty"`
+	System       string  `json:"system"`
+	Config       string  `json:"config"`
+	ConfigHash   string  `json:"config_hash,omitempty"`
+	DataHash     string  `json:"data_hash,omitempty"`
+	IndexSeconds float64 `json:"index_seconds"`
+	IndexedDocs  int     `json:"indexed_docs"`
 	// PeakRSSMB is the peak resident set size while the cell indexed and
 	// searched, in MiB; 0 = not measured.
 	PeakRSSMB float64           `json:"peak_rss_mb"`
