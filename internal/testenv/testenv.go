@@ -4,10 +4,13 @@
 //
 // Environment:
 //
-//	RETRIEVALBENCH_DATA     data pack directory (layout of ../shared/datasets)
+//	RETRIEVALBENCH_DATA     data pack directory (layout of ../shared/datasets;
+//	                        default: DefaultDataDir, where `retrievalbench
+//	                        data fetch` puts the data, when it exists)
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
-//	                        "data", "onnx", "models", or "all"
+//	                        "data", "onnx", "models", "chromium", "mlflow",
+//	                        or "all"
 package testenv
 
 import (
@@ -29,17 +32,29 @@ const (
 	Data   = "data"
 	ONNX   = "onnx"
 	Models = "models"
+	// Chromium is a headless chromium for the leaderboard's HTML check
+	// (make chromium).
+	Chromium = "chromium"
+	// MLflow is an MLflow tracking server install (make mlflow).
+	MLflow = "mlflow"
 )
 
-// DataDir returns the data pack directory and whether it is set and exists.
+// DataDir returns the data directory and whether it exists:
+// $RETRIEVALBENCH_DATA when set, else DefaultDataDir — so the data that
+// `retrievalbench data fetch` put there is the data the tests use.
 func DataDir() (string, bool) {
 	dir := os.Getenv(EnvData)
 	if dir == "" {
-		return "", false
+		dir = DefaultDataDir()
 	}
 	st, err := os.Stat(dir)
 	return dir, err == nil && st.IsDir()
 }
+
+// DefaultDataDir is the cache's data directory, CacheDir()/data: where
+// `retrievalbench data fetch` writes by default and where DataDir looks
+// when RETRIEVALBENCH_DATA is unset.
+func DefaultDataDir() string { return filepath.Join(CacheDir(), "data") }
 
 // CacheDir returns the cache root: $RETRIEVALBENCH_CACHE, else the user
 // cache directory + "/retrievalbench", else a directory under the temp dir.
@@ -80,7 +95,7 @@ func MustHaveData(t testing.TB, rel string) string {
 	t.Helper()
 	dir, ok := DataDir()
 	if !ok {
-		Missing(t, Data, "set "+EnvData+" to the data pack directory (e.g. ../shared/datasets)")
+		Missing(t, Data, "set "+EnvData+" to the data pack directory (e.g. ../shared/datasets), or run `retrievalbench data fetch` to fill "+dir)
 		return ""
 	}
 	p := filepath.Join(dir, filepath.FromSlash(rel))

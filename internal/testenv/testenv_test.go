@@ -1,6 +1,10 @@
 package testenv
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestRequired(t *testing.T) {
 	tests := []struct {
@@ -41,5 +45,29 @@ func TestDataDirMustExist(t *testing.T) {
 	t.Setenv(EnvData, dir)
 	if got, ok := DataDir(); !ok || got != dir {
 		t.Errorf("DataDir = %q, %v; want %q, true", got, ok, dir)
+	}
+}
+
+func TestDataDirDefault(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv(EnvCache, cache)
+	t.Setenv(EnvData, "")
+	want := filepath.Join(cache, "data")
+	if got := DefaultDataDir(); got != want {
+		t.Errorf("DefaultDataDir = %q, want %q", got, want)
+	}
+	if got, ok := DataDir(); ok || got != want {
+		t.Errorf("DataDir without data = %q, %v; want %q, false", got, ok, want)
+	}
+	if err := os.Mkdir(want, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := DataDir(); !ok || got != want {
+		t.Errorf("DataDir with the cache's data dir = %q, %v; want %q, true", got, ok, want)
+	}
+	other := t.TempDir()
+	t.Setenv(EnvData, other)
+	if got, ok := DataDir(); !ok || got != other {
+		t.Errorf("DataDir with %s set = %q, %v; want %q, true (the variable wins)", EnvData, got, ok, other)
 	}
 }
