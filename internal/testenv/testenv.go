@@ -15,6 +15,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,6 +102,59 @@ func MustHaveData(t testing.TB, rel string) string {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
 		Missing(t, Data, p+" not found in the data pack")
+		return ""
+	}
+	return p
+}
+
+// EnvChromium names a chromium binary to use instead of the first of
+// chromium, chromium-browser, google-chrome on PATH.
+const EnvChromium = "RETRIEVALBENCH_CHROMIUM"
+
+// ChromiumPath returns a headless-capable chromium and whether there is
+// one.
+func ChromiumPath() (string, bool) {
+	if p := os.Getenv(EnvChromium); p != "" {
+		st, err := os.Stat(p)
+		return p, err == nil && !st.IsDir()
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// MustHaveChromium returns ChromiumPath or stops t (see Missing).
+func MustHaveChromium(t testing.TB) string {
+	t.Helper()
+	p, ok := ChromiumPath()
+	if !ok {
+		Missing(t, Chromium, "no chromium on PATH (nor "+EnvChromium+"); install it with `make chromium` (Debian's chromium package)")
+		return ""
+	}
+	return p
+}
+
+// MLflowVersion is the MLflow release `make mlflow` installs (the
+// Makefile's MLFLOW_VERSION; a test keeps the two equal).
+const MLflowVersion = "3.17.2"
+
+// MLflowPath returns the mlflow command of the venv `make mlflow` creates,
+// CacheDir()/mlflow/MLflowVersion/venv/bin/mlflow, and whether it exists.
+func MLflowPath() (string, bool) {
+	p := filepath.Join(CacheDir(), "mlflow", MLflowVersion, "venv", "bin", "mlflow")
+	_, err := os.Stat(p)
+	return p, err == nil
+}
+
+// MustHaveMLflow returns MLflowPath or stops t (see Missing).
+func MustHaveMLflow(t testing.TB) string {
+	t.Helper()
+	p, ok := MLflowPath()
+	if !ok {
+		Missing(t, MLflow, p+" not found; install MLflow "+MLflowVersion+" with `make mlflow`")
 		return ""
 	}
 	return p
