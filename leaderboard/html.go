@@ -19,7 +19,8 @@ th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowr
 td:nth-child(2),td:nth-child(3),th:nth-child(2){text-align:left}
 th{background:#f2f2f2;cursor:pointer;user-select:none}th.asc:after{content:" ▲"}th.desc:after{content:" ▼"}
 tr.best td{background:#eef7ee}tr.failed td{color:#999}
-figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}figure img{max-width:100%;border:1px solid #eee}
+div.scroll{max-width:100%;overflow-x:auto}span.ci{display:block;font-size:.8em;color:#555}
+figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top;max-width:100%;overflow-x:auto}figure img{height:384px;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}p.about{max-width:70em;color:#333}`
 
 // script sorts a table by the clicked column (numbers by value, the rest
@@ -63,7 +64,7 @@ func (b *Board) HTML(figs Figures) []byte {
 	for _, d := range b.Datasets {
 		fmt.Fprintf(&w, "<section id=\"%s\" class=\"dataset\" data-rows=\"%d\" data-figures=\"%d\">\n", e(d.Key), len(d.Rows), len(d.PlotFiles()))
 		fmt.Fprintf(&w, "<h2>%s (split %s)</h2>\n<p class=\"about\">%s</p>\n", e(d.Dataset), e(d.Split), e(d.about(b)))
-		w.WriteString("<table class=\"board\">\n<thead><tr>")
+		w.WriteString("<div class=\"scroll\"><table class=\"board\">\n<thead><tr>")
 		for _, h := range d.Header() {
 			fmt.Fprintf(&w, "<th onclick=\"rbSort(this)\">%s</th>", e(h))
 		}
@@ -79,15 +80,20 @@ func (b *Board) HTML(figs Figures) []byte {
 			fmt.Fprintf(&w, "<tr%s>", class)
 			vals := sortValues(d, r)
 			for j, c := range d.Cells(i) {
+				// A score "mean [low, high]" shows its CI on a line of its own.
+				text := e(c)
+				if mean, ci, ok := strings.Cut(c, " ["); ok {
+					text = e(mean) + "<span class=\"ci\">[" + e(ci) + "</span>"
+				}
 				if vals[j] != "" {
-					fmt.Fprintf(&w, "<td data-v=\"%s\">%s</td>", vals[j], e(c))
+					fmt.Fprintf(&w, "<td data-v=\"%s\">%s</td>", vals[j], text)
 				} else {
-					fmt.Fprintf(&w, "<td>%s</td>", e(c))
+					fmt.Fprintf(&w, "<td>%s</td>", text)
 				}
 			}
 			w.WriteString("</tr>\n")
 		}
-		w.WriteString("</tbody>\n</table>\n")
+		w.WriteString("</tbody>\n</table></div>\n")
 		for _, f := range d.PlotFiles() {
 			svg := figs[d.Key][f]
 			fmt.Fprintf(&w, "<figure><img alt=\"%s %s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s — <a href=\"%s/plots/%s.svg\">SVG</a> · <a href=\"%s/plots/%s.png\">PNG</a></figcaption></figure>\n",
