@@ -142,11 +142,12 @@ func MustHaveChromium(t testing.TB) string {
 const MLflowVersion = "3.17.2"
 
 // MLflowPath returns the mlflow command of the venv `make mlflow` creates,
-// CacheDir()/mlflow/MLflowVersion/venv/bin/mlflow, and whether it exists.
+// CacheDir()/mlflow/MLflowVersion/venv/bin/mlflow, and whether it is
+// installed (the install's marker file, written last, exists).
 func MLflowPath() (string, bool) {
-	p := filepath.Join(CacheDir(), "mlflow", MLflowVersion, "venv", "bin", "mlflow")
-	_, err := os.Stat(p)
-	return p, err == nil
+	home := filepath.Join(CacheDir(), "mlflow", MLflowVersion)
+	_, err := os.Stat(filepath.Join(home, "installed"))
+	return filepath.Join(home, "venv", "bin", "mlflow"), err == nil
 }
 
 // MustHaveMLflow returns MLflowPath or stops t (see Missing).

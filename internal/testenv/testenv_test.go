@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -69,5 +70,21 @@ func TestDataDirDefault(t *testing.T) {
 	t.Setenv(EnvData, other)
 	if got, ok := DataDir(); !ok || got != other {
 		t.Errorf("DataDir with %s set = %q, %v; want %q, true (the variable wins)", EnvData, got, ok, other)
+	}
+}
+
+// TestMLflowVersionMatchesMakefile: make mlflow installs the release the
+// tests look for.
+func TestMLflowVersionMatchesMakefile(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^MLFLOW_VERSION \?= (\S+)$`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("Makefile has no MLFLOW_VERSION ?= line")
+	}
+	if string(m[1]) != MLflowVersion {
+		t.Errorf("Makefile installs MLflow %s, testenv.MLflowVersion is %s", m[1], MLflowVersion)
 	}
 }
