@@ -194,7 +194,7 @@ type RunInfo struct {
 
 // CreateRun starts a run in experiment.
 func (c *Client) CreateRun(ctx context.Context, experiment, name string, start time.Time, tags []Tag) (RunInfo, error) {
-	in := map[string]any{"experiment_id": experiment, "run_name": name, "start_time": start.UnixMilli(), "tags": tags}
+	in := map[string]any{"experiment_id": experiment, "run_name": name, "start_time": start.UnixMilli(), "tags": append([]Tag{}, tags...)}
 	var out struct {
 		Run struct {
 			Info RunInfo `json:"info"`
@@ -218,7 +218,9 @@ const (
 func (c *Client) LogBatch(ctx context.Context, runID string, params []Param, metrics []Metric, tags []Tag) error {
 	for len(params) > 0 || len(metrics) > 0 || len(tags) > 0 {
 		np, nm, nt := min(len(params), maxBatchParams), min(len(metrics), maxBatchMetrics), min(len(tags), maxBatchTags)
-		in := map[string]any{"run_id": runID, "params": params[:np], "metrics": metrics[:nm], "tags": tags[:nt]}
+		// The server refuses null lists (HTTP 500), so empty ones are [].
+		in := map[string]any{"run_id": runID, "params": append([]Param{}, params[:np]...),
+			"metrics": append([]Metric{}, metrics[:nm]...), "tags": append([]Tag{}, tags[:nt]...)}
 		if err := c.post(ctx, "/api/2.0/mlflow/runs/log-batch", in, nil); err != nil {
 			return err
 		}
