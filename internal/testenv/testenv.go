@@ -10,7 +10,7 @@
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
 //	                        "data", "onnx", "models", "chromium", "mlflow",
-//	                        or "all"
+//	                        or "all"; "-kind" takes one out ("all,-mlflow")
 package testenv
 
 import (
@@ -69,15 +69,20 @@ func CacheDir() string {
 	return filepath.Join(os.TempDir(), "retrievalbench-cache")
 }
 
-// Required reports whether the run requires kind (see the package doc).
+// Required reports whether the run requires kind (see the package doc):
+// kind or "all" is listed, and "-kind" is not ("all,-mlflow" requires
+// everything but MLflow).
 func Required(kind string) bool {
+	req := false
 	for _, r := range strings.Split(os.Getenv(EnvRequire), ",") {
-		r = strings.TrimSpace(r)
-		if r == kind || r == "all" {
-			return true
+		switch r = strings.TrimSpace(r); r {
+		case "-" + kind:
+			return false
+		case kind, "all":
+			req = true
 		}
 	}
-	return false
+	return req
 }
 
 // Missing stops t because a requirement of kind is not met: it skips with

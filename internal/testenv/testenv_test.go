@@ -19,6 +19,10 @@ func TestRequired(t *testing.T) {
 		{"data, onnx", ONNX, true, "comma list with spaces"},
 		{"data", Models, false, "other kinds stay optional"},
 		{"all", Models, true, "all means every kind"},
+		{"all", Chromium, true, "all includes the browser"},
+		{"all,-mlflow", MLflow, false, "a minus takes one kind out of all"},
+		{"all,-mlflow", Chromium, true, "the minus takes out only its kind"},
+		{"-data,data", Data, false, "a minus wins wherever it stands"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env+"/"+tt.kind, func(t *testing.T) {
