@@ -69,13 +69,13 @@ bench: setup
 
 bench-full: setup
 	@mkdir -p $(RESULTS)
-	$(GO) test ./bench -size=full -timeout 300m -v -results $(RESULTS)/full-$(COMMIT) 2>&1 | tee $(RESULTS)/full-$(COMMIT).log
+	$(GO) test ./bench -size=full -timeout 300m -v -results $(abspath $(RESULTS))/full-$(COMMIT) 2>&1 | tee $(RESULTS)/full-$(COMMIT).log
 
 # The leaderboard is built even when a cell fails; the target then fails
 # with the bench's status.
 results: setup
 	@mkdir -p $(RESULTS_DIR)
-	status=0; lb=0; $(GO) test ./bench -size=$(SIZE) -timeout $(RESULTS_TIMEOUT) -v -results $(RESULTS_DIR)/records 2>&1 \
+	status=0; lb=0; $(GO) test ./bench -size=$(SIZE) -timeout $(RESULTS_TIMEOUT) -v -results $(abspath $(RESULTS_DIR))/records 2>&1 \
 	  | tee $(RESULTS_DIR)/bench.log || status=$$?; \
 	$(RB) leaderboard -results $(RESULTS_DIR)/records -out $(RESULTS_DIR) -commit $(COMMIT) || lb=$$?; \
 	echo "leaderboard: $(RESULTS_DIR)/index.html (bench exit status $$status, leaderboard $$lb)"; exit $$(( status ? status : lb ))
