@@ -169,7 +169,7 @@ func buildDataset(k string, rs []report.Record, cellOf map[string]*report.Cell, 
 	rc.Only = measures
 	rc.Gates.Primary = primary
 	rc.Gates.Resamples, rc.Gates.Seed = cfg.Resamples, cfg.Seed
-	// The gains name the measures report.Plot draws score bars for.
+	// The gains name the measures plots.Write draws score bars for.
 	rc.Gates.Gains = nil
 	for _, m := range plotMeasures(measures, primary) {
 		rc.Gates.Gains = append(rc.Gates.Gains, report.Gain{Measure: m, Threshold: 0.05})

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/report/plots"
 )
 
 // Write writes the leaderboard into dir: index.md, index.html,
@@ -26,7 +26,7 @@ func Write(dir string, b *Board) error {
 		}
 		if pf := d.PlotFiles(); len(pf) > 0 {
 			pdir := filepath.Join(ddir, "plots")
-			if err := report.Plot(pdir, d.summary); err != nil {
+			if err := plots.Write(pdir, d.summary); err != nil {
 				return fmt.Errorf("leaderboard %s: %w", d.Key, err)
 			}
 			figs[d.Key] = map[string][]byte{}
