@@ -26,7 +26,6 @@
 //  6. Write: quality-summary.md/.json, per-query-results.jsonl,
 //     per-model-ranking.csv, per-repo-summary.csv, per-intent-summary.csv,
 //     regressions.md; package report/plots draws the figures. Everything
-//     is sorted and rounded, so the
-//     same inputs give byte-identical files; the only clock reading is
-//     Meta.Generated.
+//     is sorted and rounded, so the same inputs give byte-identical files;
+//     the only clock reading is Meta.Generated.
 package report
