@@ -10,6 +10,11 @@
 #   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
 #   make bench-full  every dataset at full size (slow; not in CI)
 #   make campaign    embedding-model campaign on fixtures/campaign (pooled grading, decision)
+#   make results     the main job: every dataset × system × config at SIZE (small; SIZE=full for
+#                    everything), per-task records and the leaderboard → results/<size>-<commit>/
+#                    (MLFLOW_TRACKING_URI set: every cell is logged to that MLflow server too)
+#   make chromium    Debian's chromium, for the leaderboard's headless-browser test
+#   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 # A failing go test piped into tee must fail the target.
@@ -25,8 +30,15 @@ RESULTS ?= results
 RB      := $(GO) run ./cmd/retrievalbench
 
 MODELS  ?= minilm-l6-q,bge-small-q,e5-small-q
+SIZE    ?= small
+RESULTS_DIR = $(RESULTS)/$(SIZE)-$(COMMIT)
+RESULTS_TIMEOUT ?= $(if $(filter full,$(SIZE)),600m,120m)
+RB_CACHE ?= $(or $(RETRIEVALBENCH_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/retrievalbench)
+# internal/testenv.MLflowVersion names the same release (a test keeps them equal).
+MLFLOW_VERSION ?= 3.17.2
+MLFLOW_HOME := $(RB_CACHE)/mlflow/$(MLFLOW_VERSION)
 
-.PHONY: build setup test test-short lint bench bench-full compare gate data campaign report-results clean
+.PHONY: build setup test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean
 
 build:
 	$(GO) build ./...
@@ -60,7 +72,26 @@ bench: setup
 
 bench-full: setup
 	@mkdir -p $(RESULTS)
-	$(GO) test ./bench -size=full -timeout 300m -v -results $(RESULTS)/full-$(COMMIT) 2>&1 | tee $(RESULTS)/full-$(COMMIT).log
+	$(GO) test ./bench -size=full -timeout 300m -v -results $(abspath $(RESULTS))/full-$(COMMIT) 2>&1 | tee $(RESULTS)/full-$(COMMIT).log
+
+# The leaderboard is built even when a cell fails; the target then fails
+# with the bench's status.
+results: setup
+	@mkdir -p $(RESULTS_DIR)
+	status=0; lb=0; $(GO) test ./bench -size=$(SIZE) -timeout $(RESULTS_TIMEOUT) -v -results $(abspath $(RESULTS_DIR))/records 2>&1 \
+	  | tee $(RESULTS_DIR)/bench.log || status=$$?; \
+	$(RB) leaderboard -results $(RESULTS_DIR)/records -out $(RESULTS_DIR) -commit $(COMMIT) || lb=$$?; \
+	echo "leaderboard: $(RESULTS_DIR)/index.html (bench exit status $$status, leaderboard $$lb)"; exit $$(( status ? status : lb ))
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+	@chromium --version 2>/dev/null
+
+# The marker file is written last, so an interrupted install is redone.
+mlflow:
+	@test -f $(MLFLOW_HOME)/installed || { rm -rf $(MLFLOW_HOME) && python3 -m venv $(MLFLOW_HOME)/venv && \
+	  $(MLFLOW_HOME)/venv/bin/pip install -q mlflow==$(MLFLOW_VERSION) && touch $(MLFLOW_HOME)/installed; }
+	@$(MLFLOW_HOME)/venv/bin/mlflow --version
 
 compare:
 	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make compare OLD=old.txt NEW=new.txt"; exit 2)

@@ -44,6 +44,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
 )
@@ -243,7 +244,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err := report.Write(outDir, s); err != nil {
 		return nil, err
 	}
-	if err := report.Plot(filepath.Join(outDir, "plots"), s); err != nil {
+	if err := plots.Write(filepath.Join(outDir, "plots"), s); err != nil {
 		cfg.logf("plots: %v", err)
 	}
 	return &Result{Run: run, Records: recs, Summary: s, Pool: pool}, nil

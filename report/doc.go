@@ -25,7 +25,7 @@
 //     the same cases (Gates); the report names the rule that decided.
 //  6. Write: quality-summary.md/.json, per-query-results.jsonl,
 //     per-model-ranking.csv, per-repo-summary.csv, per-intent-summary.csv,
-//     regressions.md and plots. Everything is sorted and rounded, so the
-//     same inputs give byte-identical files; the only clock reading is
-//     Meta.Generated.
+//     regressions.md; package report/plots draws the figures. Everything
+//     is sorted and rounded, so the same inputs give byte-identical files;
+//     the only clock reading is Meta.Generated.
 package report

@@ -198,12 +198,6 @@ func TestSummarizeRefusesMixedDatasets(t *testing.T) {
 	if _, err := Summarize(Input{Records: []Record{a, b}}, DefaultConfig()); err == nil || !strings.Contains(err.Error(), "report each dataset on its own") {
 		t.Errorf("error = %v", err)
 	}
-	s, err := Summarize(Input{Records: []Record{a}}, DefaultConfig())
-	require.NoError(t, err)
-	s.Systems[0].Dataset = "other"
-	if err := Plot(t.TempDir(), s); err == nil || !strings.Contains(err.Error(), "never drawn together") {
-		t.Errorf("plot error = %v", err)
-	}
 }
 
 // writeTwice summarises and writes the same inputs into two directories.
@@ -227,13 +221,8 @@ func TestReportsByteIdentical(t *testing.T) {
 		s, err := Score(run, recs, []Judgment{{Task: "c1", DocID: "x", Grade: 1, Source: "s:2"}}, DefaultConfig())
 		require.NoError(t, err)
 		require.NoError(t, Write(dir, s))
-		require.NoError(t, Plot(filepath.Join(dir, "plots"), s))
 	}
-	files := append([]string(nil), Files...)
-	for _, p := range []string{"timing.svg", "pareto.svg", "score-ndcg-10.svg", "timing.png"} {
-		files = append(files, filepath.Join("plots", p))
-	}
-	for _, f := range files {
+	for _, f := range Files {
 		a, err := os.ReadFile(filepath.Join(dirs[0], f))
 		require.NoError(t, err)
 		b, err := os.ReadFile(filepath.Join(dirs[1], f))

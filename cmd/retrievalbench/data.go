@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/retrievalbench/retrievalbench/datasets/fetch"
@@ -13,16 +12,26 @@ import (
 )
 
 // dataDefaultDir is where "data fetch" writes and "data ls" looks: the
-// cache's data directory, which the loaders accept like the data pack.
-func dataDefaultDir() string { return filepath.Join(testenv.CacheDir(), "data") }
+// cache's data directory, which the loaders accept like the data pack and
+// the tests use when RETRIEVALBENCH_DATA is unset.
+func dataDefaultDir() string { return testenv.DefaultDataDir() }
 
 // runData implements "retrievalbench data fetch|ls".
 func runData(args []string, stdout, stderr io.Writer) error {
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: retrievalbench data fetch [-dir DIR] [-mirror DIR] [name…]\n       retrievalbench data ls [-dir DIR]\n\n"+
+			"fetch fills DIR (default %s) with the datasets, checked against pinned sha256;\n"+
+			"ls lists what DIR holds. go test uses the same directory when %s is unset.\n"+
+			"Run \"retrievalbench data fetch -h\" for the flags of fetch.\n", dataDefaultDir(), testenv.EnvData)
+	}
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: retrievalbench data fetch [-dir DIR] [-mirror DIR] [name…]\n       retrievalbench data ls [-dir DIR]")
+		usage(stderr)
 		return usagef("data: no subcommand (fetch, ls)")
 	}
 	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return nil
 	case "fetch":
 		return runDataFetch(args[1:], stdout, stderr)
 	case "ls":

@@ -118,3 +118,42 @@ func TestDataFetchDownload(t *testing.T) {
 		t.Errorf("ls: want 4 ok files:\n%s", out.String())
 	}
 }
+
+func TestDataHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help", "help"} {
+		var out, errb bytes.Buffer
+		if err := run([]string{"data", arg}, &out, &errb); err != nil {
+			t.Errorf("data %s: %v (exit %d), want exit 0", arg, err, exitCode(err))
+		}
+		for _, want := range []string{"usage: retrievalbench data fetch", "retrievalbench data ls", testenv.EnvData} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("data %s: stdout lacks %q:\n%s", arg, want, out.String())
+			}
+		}
+	}
+}
+
+// TestDataFetchDefaultIsTestData: what `data fetch` writes without -dir is
+// what the tests find without RETRIEVALBENCH_DATA.
+func TestDataFetchDefaultIsTestData(t *testing.T) {
+	testenv.MustHaveData(t, "SHA256SUMS")
+	pack, _ := testenv.DataDir()
+	cache := t.TempDir()
+	t.Setenv(testenv.EnvCache, cache)
+	t.Setenv(testenv.EnvData, "")
+	if dir, ok := testenv.DataDir(); ok {
+		t.Fatalf("DataDir = %s before any fetch into an empty cache", dir)
+	}
+	var out, errb bytes.Buffer
+	require.NoError(t, run([]string{"data", "fetch", "-mirror", pack, "vaswani"}, &out, &errb), errb.String())
+	dir, ok := testenv.DataDir()
+	if !ok {
+		t.Fatalf("DataDir after data fetch: %s does not exist", dir)
+	}
+	if want := filepath.Join(cache, "data"); dir != want || !strings.Contains(out.String(), "data directory: "+want) {
+		t.Errorf("DataDir = %s; want %s, the directory fetch reported:\n%s", dir, want, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "vaswani")); err != nil {
+		t.Errorf("the fetched dataset is not where the tests look: %v", err)
+	}
+}

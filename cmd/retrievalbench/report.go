@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/report/plots"
 )
 
 // reportFlags are the flags campaign, score and report share.
@@ -186,7 +187,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if err := report.Write(dir, s); err != nil {
 			return err
 		}
-		if err := report.Plot(filepath.Join(dir, "plots"), s); err != nil {
+		if err := plots.Write(filepath.Join(dir, "plots"), s); err != nil {
 			fmt.Fprintf(stderr, "report %s: %v\n", k, err)
 		}
 		fmt.Fprintf(stdout, "%s: %d systems, %d cases → %s\n", k, len(s.Systems), s.Cases, dir)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/report/plots"
 )
 
 // runScore merges a filled grading sheet (or labels.jsonl) with the case
@@ -84,7 +85,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err := report.Write(*out, s); err != nil {
 		return err
 	}
-	if err := report.Plot(filepath.Join(*out, "plots"), s); err != nil {
+	if err := plots.Write(filepath.Join(*out, "plots"), s); err != nil {
 		fmt.Fprintf(stderr, "score: plots: %v\n", err)
 	}
 	fmt.Fprintf(stdout, "%d cases, %d judgments → %s\n", s.Cases, len(human), filepath.Join(*out, "quality-summary.md"))

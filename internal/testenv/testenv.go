@@ -4,14 +4,18 @@
 //
 // Environment:
 //
-//	RETRIEVALBENCH_DATA     data pack directory (layout of ../shared/datasets)
+//	RETRIEVALBENCH_DATA     data pack directory (layout of ../shared/datasets;
+//	                        default: DefaultDataDir, where `retrievalbench
+//	                        data fetch` puts the data, when it exists)
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
-//	                        "data", "onnx", "models", or "all"
+//	                        "data", "onnx", "models", "chromium", "mlflow",
+//	                        or "all"; "-kind" takes one out ("all,-mlflow")
 package testenv
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,17 +33,29 @@ const (
 	Data   = "data"
 	ONNX   = "onnx"
 	Models = "models"
+	// Chromium is a headless chromium for the leaderboard's HTML check
+	// (make chromium).
+	Chromium = "chromium"
+	// MLflow is an MLflow tracking server install (make mlflow).
+	MLflow = "mlflow"
 )
 
-// DataDir returns the data pack directory and whether it is set and exists.
+// DataDir returns the data directory and whether it exists:
+// $RETRIEVALBENCH_DATA when set, else DefaultDataDir — so the data that
+// `retrievalbench data fetch` put there is the data the tests use.
 func DataDir() (string, bool) {
 	dir := os.Getenv(EnvData)
 	if dir == "" {
-		return "", false
+		dir = DefaultDataDir()
 	}
 	st, err := os.Stat(dir)
 	return dir, err == nil && st.IsDir()
 }
+
+// DefaultDataDir is the cache's data directory, CacheDir()/data: where
+// `retrievalbench data fetch` writes by default and where DataDir looks
+// when RETRIEVALBENCH_DATA is unset.
+func DefaultDataDir() string { return filepath.Join(CacheDir(), "data") }
 
 // CacheDir returns the cache root: $RETRIEVALBENCH_CACHE, else the user
 // cache directory + "/retrievalbench", else a directory under the temp dir.
@@ -53,15 +69,20 @@ func CacheDir() string {
 	return filepath.Join(os.TempDir(), "retrievalbench-cache")
 }
 
-// Required reports whether the run requires kind (see the package doc).
+// Required reports whether the run requires kind (see the package doc):
+// kind or "all" is listed, and "-kind" is not ("all,-mlflow" requires
+// everything but MLflow).
 func Required(kind string) bool {
+	req := false
 	for _, r := range strings.Split(os.Getenv(EnvRequire), ",") {
-		r = strings.TrimSpace(r)
-		if r == kind || r == "all" {
-			return true
+		switch r = strings.TrimSpace(r); r {
+		case "-" + kind:
+			return false
+		case kind, "all":
+			req = true
 		}
 	}
-	return false
+	return req
 }
 
 // Missing stops t because a requirement of kind is not met: it skips with
@@ -80,12 +101,66 @@ func MustHaveData(t testing.TB, rel string) string {
 	t.Helper()
 	dir, ok := DataDir()
 	if !ok {
-		Missing(t, Data, "set "+EnvData+" to the data pack directory (e.g. ../shared/datasets)")
+		Missing(t, Data, "set "+EnvData+" to the data pack directory (e.g. ../shared/datasets), or run `retrievalbench data fetch` to fill "+dir)
 		return ""
 	}
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
 		Missing(t, Data, p+" not found in the data pack")
+		return ""
+	}
+	return p
+}
+
+// EnvChromium names a chromium binary to use instead of the first of
+// chromium, chromium-browser, google-chrome on PATH.
+const EnvChromium = "RETRIEVALBENCH_CHROMIUM"
+
+// ChromiumPath returns a headless-capable chromium and whether there is
+// one.
+func ChromiumPath() (string, bool) {
+	if p := os.Getenv(EnvChromium); p != "" {
+		st, err := os.Stat(p)
+		return p, err == nil && !st.IsDir()
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// MustHaveChromium returns ChromiumPath or stops t (see Missing).
+func MustHaveChromium(t testing.TB) string {
+	t.Helper()
+	p, ok := ChromiumPath()
+	if !ok {
+		Missing(t, Chromium, "no chromium on PATH (nor "+EnvChromium+"); install it with `make chromium` (Debian's chromium package)")
+		return ""
+	}
+	return p
+}
+
+// MLflowVersion is the MLflow release `make mlflow` installs (the
+// Makefile's MLFLOW_VERSION; a test keeps the two equal).
+const MLflowVersion = "3.17.2"
+
+// MLflowPath returns the mlflow command of the venv `make mlflow` creates,
+// CacheDir()/mlflow/MLflowVersion/venv/bin/mlflow, and whether it is
+// installed (the install's marker file, written last, exists).
+func MLflowPath() (string, bool) {
+	home := filepath.Join(CacheDir(), "mlflow", MLflowVersion)
+	_, err := os.Stat(filepath.Join(home, "installed"))
+	return filepath.Join(home, "venv", "bin", "mlflow"), err == nil
+}
+
+// MustHaveMLflow returns MLflowPath or stops t (see Missing).
+func MustHaveMLflow(t testing.TB) string {
+	t.Helper()
+	p, ok := MLflowPath()
+	if !ok {
+		Missing(t, MLflow, p+" not found; install MLflow "+MLflowVersion+" with `make mlflow`")
 		return ""
 	}
 	return p

@@ -1,4 +1,8 @@
-package report
+// Package plots draws the figures of a report.Summary with gonum/plot:
+// score bars with 95% CIs, query-latency bars and the quality-vs-latency
+// Pareto front, each as SVG and PNG. It is a package of its own so that
+// what imports report (the bench test binary) does not link plotting.
+package plots
 
 import (
 	"fmt"
@@ -7,12 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/retrievalbench/retrievalbench/report"
 )
 
 // OkabeIto is the colour-blind-safe palette of Okabe and Ito (2008),
@@ -28,41 +33,17 @@ var OkabeIto = []color.Color{
 	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
 }
 
-// PlotFiles are the base names Plot writes, each as .svg and .png.
-func (s *Summary) PlotFiles() []string {
-	var fs []string
-	for _, g := range s.plotMeasures() {
-		fs = append(fs, "score-"+fileSafe(g))
-	}
-	return append(fs, "timing", "pareto")
-}
-
-// plotMeasures are the gate measures, or the first three measures when
-// there are no gates.
-func (s *Summary) plotMeasures() []string {
-	var ms []string
-	for _, r := range s.cfg.Gates.Gains {
-		ms = append(ms, r.Measure)
-	}
-	if len(ms) == 0 {
-		ms = s.Measures[:min(3, len(s.Measures))]
-	}
-	return ms
-}
-
-func fileSafe(s string) string { return strings.NewReplacer("@", "-", "/", "-").Replace(s) }
-
-// Plot draws, into dir, score bars with 95% CIs per system for each gate
+// Write draws, into dir, score bars with 95% CIs per system for each gate
 // measure, timing bars (p50 with a whisker to p95) and a quality-vs-latency
 // scatter with the Pareto front, each as SVG and PNG. Systems of
 // different datasets in one summary are refused.
-func Plot(dir string, s *Summary) error {
-	var live []SystemSummary
+func Write(dir string, s *report.Summary) error {
+	var live []report.SystemSummary
 	for _, ss := range s.Systems {
 		if ss.Dataset != s.Meta.Dataset {
 			return fmt.Errorf("plot: system %s is of dataset %q, the figure of %q: results of different datasets are never drawn together", ss.Name, ss.Dataset, s.Meta.Dataset)
 		}
-		if ss.Status != StatusFailed {
+		if ss.Status != report.StatusFailed {
 			live = append(live, ss)
 		}
 	}
@@ -73,14 +54,14 @@ func Plot(dir string, s *Summary) error {
 		return err
 	}
 	colour := map[string]color.Color{}
-	for i, name := range s.order {
+	for i, name := range s.Order() {
 		colour[name] = OkabeIto[i%len(OkabeIto)]
 	}
 	names := make([]string, len(live))
 	for i, ss := range live {
 		names[i] = ss.Name
 	}
-	for _, m := range s.plotMeasures() {
+	for _, m := range s.PlotMeasures() {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("%s — %s (micro mean, 95%% CI, %d cases)", s.Meta.Dataset, m, s.Cases)
 		p.Y.Label.Text = m
@@ -92,7 +73,7 @@ func Plot(dir string, s *Summary) error {
 			}
 		}
 		p.NominalX(names...)
-		if err := save(p, dir, "score-"+fileSafe(m), len(live)); err != nil {
+		if err := save(p, dir, report.ScoreFigure(m), len(live)); err != nil {
 			return err
 		}
 	}
@@ -153,11 +134,8 @@ func save(p *plot.Plot, dir, base string, n int) error {
 
 // pareto draws primary quality against p50 latency; the line joins the
 // systems no other system beats on both.
-func pareto(dir string, s *Summary, live []SystemSummary, colour map[string]color.Color) error {
-	prim := s.cfg.Gates.Primary
-	if prim == "" {
-		prim = s.plotMeasures()[0]
-	}
+func pareto(dir string, s *report.Summary, live []report.SystemSummary, colour map[string]color.Color) error {
+	prim := s.Primary()
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s — %s vs query latency (Pareto front)", s.Meta.Dataset, prim)
 	p.X.Label.Text = "query latency p50 (ms)"

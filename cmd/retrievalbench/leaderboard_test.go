@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/internal/mlflowtest"
+	"github.com/retrievalbench/retrievalbench/mlflow"
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// writeResultsDir writes what `go test ./bench -results DIR` leaves for two
+// systems on one dataset: bm25/code hits tasks 0–7 of 10 at rank 1,
+// dense/m tasks 0–3; only bm25/code has a cell file.
+func writeResultsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, s := range []struct {
+		system, config string
+		hits           int
+	}{{"bm25", "code", 8}, {"dense", "m", 4}} {
+		var recs []report.Record
+		for i := range 10 {
+			v := 0.0
+			if i < s.hits {
+				v = 1
+			}
+			recs = append(recs, report.Record{Dataset: "toy", Split: "small", System: s.system, Config: s.config,
+				Task: fmt.Sprintf("t%02d", i), Query: "q", Values: map[string]float64{"ndcg@10": v, "hit@1": v}, LatencyMS: float64(1 + i)})
+		}
+		require.NoError(t, report.WriteRecords(filepath.Join(dir, report.RecordsFileName("toy", "small", s.system, s.config)), recs))
+	}
+	require.NoError(t, report.WriteCell(filepath.Join(dir, report.CellFileName("toy", "small", "bm25", "code")),
+		report.Cell{Dataset: "toy", Split: "small", System: "bm25", Config: "code", ConfigHash: "cfg123", DataHash: "data456",
+			IndexSeconds: 2.5, IndexedDocs: 42, PeakRSSMB: 99, Versions: map[string]string{"sqlite": "3.50"}, Commit: "c0ffee"}))
+	return dir
+}
+
+func TestLeaderboardCommand(t *testing.T) {
+	results := writeResultsDir(t)
+	var outs []map[string][]byte
+	for range 2 {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		require.NoError(t, run([]string{"leaderboard", "-results", results, "-out", out, "-mlflow", ""}, &stdout, &stderr), stderr.String())
+		if want := "toy.small: 2 systems, 10 cases, best bm25/code\n"; !strings.HasPrefix(stdout.String(), want) {
+			t.Errorf("stdout = %q, want it to start with %q", stdout.String(), want)
+		}
+		files := map[string][]byte{}
+		for _, f := range []string{"index.md", "index.html", "leaderboard.json", "toy.small/index.md", "toy.small/plots/pareto.svg", "toy.small/plots/timing.png", "toy.small/plots/score-ndcg-10.svg"} {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil || len(b) == 0 {
+				t.Errorf("%s: %v (%d bytes)", f, err, len(b))
+			}
+			files[f] = b
+		}
+		outs = append(outs, files)
+	}
+	for f, b := range outs[0] {
+		if !bytes.Equal(b, outs[1][f]) {
+			t.Errorf("%s differs between two runs on the same results", f)
+		}
+	}
+	page := string(outs[0]["toy.small/index.md"])
+	// bm25/code: 8 of 10 → 0.8000; dense/m 0.4000; Δ −0.4; cell: 2.50 s, 99.0 MiB.
+	for _, want := range []string{"| 1 | bm25/code | ok | 0.8000 [", "| 2 | dense/m | ok | 0.4000 [", "-0.4000 [", "| 2.50 | 99.0 |", "commit c0ffee"} {
+		if !strings.Contains(page+string(outs[0]["index.md"]), want) {
+			t.Errorf("pages lack %q:\n%s", want, page)
+		}
+	}
+}
+
+func TestLeaderboardUsage(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"leaderboard", "-h"}, &stdout, &stderr); err != nil {
+		t.Errorf("leaderboard -h: %v, want exit 0", err)
+	}
+	if err := run([]string{"leaderboard"}, &stdout, &stderr); err == nil || exitCode(err) != 2 {
+		t.Errorf("leaderboard without -results: %v, want exit 2", err)
+	}
+	empty := t.TempDir()
+	if err := run([]string{"leaderboard", "-results", empty}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "no *.jsonl") {
+		t.Errorf("leaderboard of an empty dir: %v, want an error saying it has no results", err)
+	}
+}
+
+// TestLeaderboardMLflow logs a results dir to a real MLflow server and
+// reads every run back.
+func TestLeaderboardMLflow(t *testing.T) {
+	uri := mlflowtest.Start(t)
+	results := writeResultsDir(t)
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"leaderboard", "-results", results, "-out", t.TempDir(), "-mlflow", uri, "-mlflow-experiment", "e2e"}, &stdout, &stderr), stderr.String())
+	if !strings.Contains(stdout.String(), "mlflow: 2 runs logged") {
+		t.Errorf("stdout lacks the MLflow line:\n%s", stdout.String())
+	}
+	c, err := mlflow.New(mlflow.Config{TrackingURI: uri})
+	require.NoError(t, err)
+	ctx := t.Context()
+	exp, err := c.ExperimentID(ctx, "e2e")
+	require.NoError(t, err)
+	runs, err := c.SearchRuns(ctx, exp)
+	require.NoError(t, err)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs in the experiment, want one per cell (2)", len(runs))
+	}
+	byModel := map[string]mlflow.Run{}
+	for _, r := range runs {
+		p := kv(r.Data.Params)
+		byModel[p["system"]+"/"+p["config"]] = r
+	}
+	bm := byModel["bm25/code"]
+	params, tags := kv(bm.Data.Params), kv(bm.Data.Tags)
+	metrics := map[string]float64{}
+	for _, m := range bm.Data.Metrics {
+		metrics[m.Key] = m.Value
+	}
+	for k, want := range map[string]string{"dataset": "toy", "split": "small", "config_hash": "cfg123", "data_hash": "data456", "version.sqlite": "3.50", "tasks": "10"} {
+		if params[k] != want {
+			t.Errorf("bm25/code param %s = %q, want %q", k, params[k], want)
+		}
+	}
+	if tags["commit"] != "c0ffee" || bm.Info.Status != "FINISHED" {
+		t.Errorf("bm25/code: tag commit %q, status %s; want c0ffee, FINISHED", tags["commit"], bm.Info.Status)
+	}
+	// Latencies 1..10 ms: nearest-rank p50 = 5, p95 = 10.
+	for k, want := range map[string]float64{"ndcg_at_10": 0.8, "hit_at_1": 0.8, "index_seconds": 2.5, "peak_rss_mb": 99, "latency_p50_ms": 5, "latency_p95_ms": 10, "rank": 1} {
+		if v, ok := metrics[k]; !ok || v != want {
+			t.Errorf("bm25/code metric %s = %v (present %v), want %v", k, v, ok, want)
+		}
+	}
+	dense := byModel["dense/m"]
+	dm := map[string]float64{}
+	for _, m := range dense.Data.Metrics {
+		dm[m.Key] = m.Value
+	}
+	if dm["ndcg_at_10"] != 0.4 || dm["vs_best.diff"] != -0.4 {
+		t.Errorf("dense/m ndcg_at_10 %v, vs_best.diff %v; want 0.4, -0.4", dm["ndcg_at_10"], dm["vs_best.diff"])
+	}
+	for model, files := range map[string][]string{
+		"bm25/code": {report.RecordsFileName("toy", "small", "bm25", "code"), report.CellFileName("toy", "small", "bm25", "code")},
+		"dense/m":   {report.RecordsFileName("toy", "small", "dense", "m")},
+	} {
+		for _, f := range files {
+			got, err := c.DownloadArtifact(ctx, byModel[model].Info, "results/"+f)
+			if err != nil {
+				t.Errorf("%s artefact %s: %v", model, f, err)
+				continue
+			}
+			want, _ := os.ReadFile(filepath.Join(results, f))
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s artefact %s: %d bytes differ from the %d of the results file", model, f, len(got), len(want))
+			}
+		}
+	}
+}
+
+func kv(items []mlflow.Tag) map[string]string {
+	m := map[string]string{}
+	for _, it := range items {
+		m[it.Key] = it.Value
+	}
+	return m
+}

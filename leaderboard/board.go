@@ -1,0 +1,291 @@
+// Package leaderboard turns a results directory of per-task records (what
+// `go test ./bench -results DIR` writes, report's record format) into the
+// leaderboard a person reads: per dataset and split, a table of every
+// system/config with each measure's mean and 95% bootstrap CI, the paired
+// test of each system against the best one, query latency percentiles,
+// index time and peak RSS where the cell files record them; plots; one
+// index.md and one self-contained index.html linking every dataset.
+//
+// Numbers come from report.Summarize (the same seeded bootstrap as every
+// other report), so the leaderboard, the per-dataset reports and the plots
+// agree. Everything is sorted and rounded: the same records give
+// byte-identical files.
+package leaderboard
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// Fixed is a number written with four decimals.
+type Fixed = harness.Fixed
+
+// Config holds the tunables of a leaderboard.
+type Config struct {
+	// Primary ranks the systems and is the measure of the paired test
+	// against the best; when a dataset's records lack it, their first
+	// measure (in Measures order) is used.
+	Primary   string
+	Alpha     float64 // significance level of the paired test
+	Resamples int     // bootstrap resamples and permutation rounds
+	Seed      uint64  // bootstrap and permutation seed
+	// Title, Commit and Generated head the pages; Generated is the only
+	// clock reading, so fixed inputs with a fixed Generated give
+	// byte-identical files.
+	Title     string
+	Commit    string
+	Generated string
+}
+
+// DefaultConfig ranks by nDCG@10 at α = 0.05 with report's default
+// resamples and seed.
+func DefaultConfig() Config {
+	rc := report.DefaultConfig()
+	return Config{Primary: "ndcg@10", Alpha: 0.05, Resamples: rc.Resamples, Seed: rc.Seed, Title: "retrievalbench leaderboard"}
+}
+
+// Board is a whole leaderboard.
+type Board struct {
+	Title     string     `json:"title"`
+	Commit    string     `json:"commit,omitempty"`
+	Generated string     `json:"generated,omitempty"`
+	Alpha     float64    `json:"alpha"`
+	Resamples int        `json:"resamples"`
+	Seed      uint64     `json:"seed"`
+	Datasets  []*Dataset `json:"datasets"`
+}
+
+// Dataset is the leaderboard of one dataset and split.
+type Dataset struct {
+	// Key is "dataset.split", the name of the dataset's folder.
+	Key      string   `json:"key"`
+	Dataset  string   `json:"dataset"`
+	Split    string   `json:"split"`
+	Cases    int      `json:"cases"`
+	Measures []string `json:"measures"`
+	Primary  string   `json:"primary"`
+	Best     string   `json:"best,omitempty"` // "" when every system failed
+	Rows     []Row    `json:"rows"`           // ranked, best first
+	// Costs says whether any row has index time and peak RSS (cell files).
+	Costs bool `json:"costs"`
+
+	summary *report.Summary
+}
+
+// Row is one system/config of a dataset.
+type Row struct {
+	Rank   int                    `json:"rank"`
+	Model  string                 `json:"model"`
+	Status string                 `json:"status"`
+	Cases  int                    `json:"cases"`
+	Failed int                    `json:"failed"`
+	Scores map[string]report.Stat `json:"scores"`
+	// VsBest is the paired test of this row against the best row on the
+	// primary measure; nil for the best row itself and failed rows.
+	VsBest       *Paired `json:"vs_best,omitempty"`
+	LatencyP50MS Fixed   `json:"latency_p50_ms"`
+	LatencyP95MS Fixed   `json:"latency_p95_ms"`
+	// Cell is the row's cell file, nil when the results have none.
+	Cell *report.Cell `json:"cell,omitempty"`
+}
+
+// Paired is a paired comparison with the best system, on the tasks of
+// the dataset (a failed or missing task scores 0, as in the means).
+type Paired struct {
+	Measure string `json:"measure"`
+	// Diff is this system's mean minus the best's, with the paired
+	// bootstrap 95% CI.
+	Diff Fixed `json:"diff"`
+	Low  Fixed `json:"ci_low"`
+	High Fixed `json:"ci_high"`
+	// PBootstrap is the paired bootstrap p-value, PPermutation the paired
+	// randomization (sign-flip) test's; Significant is PPermutation < α.
+	PBootstrap   Fixed `json:"p_bootstrap"`
+	PPermutation Fixed `json:"p_permutation"`
+	N            int   `json:"n"`
+	Significant  bool  `json:"significant"`
+}
+
+// Build computes the leaderboard of recs, one Dataset per dataset and
+// split in key order. cells (may be nil) add index time, peak RSS and
+// hashes to the rows they match.
+func Build(recs []report.Record, cells []report.Cell, cfg Config) (*Board, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("leaderboard: no records")
+	}
+	if cfg.Alpha <= 0 || cfg.Alpha >= 1 {
+		return nil, fmt.Errorf("leaderboard: alpha %v outside (0, 1)", cfg.Alpha)
+	}
+	b := &Board{Title: cfg.Title, Commit: cfg.Commit, Generated: cfg.Generated, Alpha: cfg.Alpha, Resamples: cfg.Resamples, Seed: cfg.Seed}
+	groups := map[string][]report.Record{}
+	for _, r := range recs {
+		k := key(r.Dataset, r.Split)
+		groups[k] = append(groups[k], r)
+	}
+	cellOf := map[string]*report.Cell{}
+	for i := range cells {
+		c := &cells[i]
+		cellOf[key(c.Dataset, c.Split)+"\x00"+c.Model()] = c
+	}
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
+		d, err := buildDataset(k, groups[k], cellOf, cfg)
+		if err != nil {
+			return nil, err
+		}
+		b.Datasets = append(b.Datasets, d)
+	}
+	return b, nil
+}
+
+func key(dataset, split string) string { return dataset + "." + split }
+
+func buildDataset(k string, rs []report.Record, cellOf map[string]*report.Cell, cfg Config) (*Dataset, error) {
+	set := map[string]bool{}
+	for _, r := range rs {
+		for m := range r.Values {
+			set[m] = true
+		}
+	}
+	measures, err := orderMeasures(slices.Collect(maps.Keys(set)))
+	if err != nil {
+		return nil, fmt.Errorf("leaderboard %s: %w", k, err)
+	}
+	if len(measures) == 0 {
+		return nil, fmt.Errorf("leaderboard %s: records carry no measure values", k)
+	}
+	primary := cfg.Primary
+	if !set[primary] {
+		primary = measures[0]
+	}
+	rc := report.DefaultConfig()
+	rc.Ks = []int{10}
+	rc.Resamples, rc.Seed = cfg.Resamples, cfg.Seed
+	rc.Only = measures
+	rc.Gates.Primary = primary
+	rc.Gates.Resamples, rc.Gates.Seed = cfg.Resamples, cfg.Seed
+	// The gains name the measures plots.Write draws score bars for.
+	rc.Gates.Gains = nil
+	for _, m := range plotMeasures(measures, primary) {
+		rc.Gates.Gains = append(rc.Gates.Gains, report.Gain{Measure: m, Threshold: 0.05})
+	}
+	s, err := report.Summarize(report.Input{Records: rs}, rc)
+	if err != nil {
+		return nil, fmt.Errorf("leaderboard %s: %w", k, err)
+	}
+	d := &Dataset{Key: k, Dataset: rs[0].Dataset, Split: rs[0].Split, Cases: s.Cases, Measures: measures, Primary: primary, summary: s}
+	cols := taskColumns(rs, primary)
+	for i, ss := range s.Systems {
+		row := Row{Rank: i + 1, Model: ss.Name, Status: ss.Status, Cases: ss.Cases, Failed: ss.Failed,
+			Scores: map[string]report.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS}
+		for _, m := range measures {
+			row.Scores[m] = ss.Micro[m]
+		}
+		if c, ok := cellOf[k+"\x00"+ss.Name]; ok {
+			cc := *c
+			row.Cell = &cc
+			d.Costs = true
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	if len(d.Rows) > 0 && d.Rows[0].Status != report.StatusFailed {
+		d.Best = d.Rows[0].Model
+		best := cols[d.Best]
+		for i := 1; i < len(d.Rows); i++ {
+			r := &d.Rows[i]
+			if r.Status == report.StatusFailed {
+				continue
+			}
+			p := metrics.PairedBootstrap(best, cols[r.Model], cfg.Resamples, cfg.Seed)
+			perm := metrics.Permutation(best, cols[r.Model], cfg.Resamples, cfg.Seed)
+			r.VsBest = &Paired{Measure: primary, Diff: Fixed(p.MeanDiff), Low: Fixed(p.Low), High: Fixed(p.High),
+				PBootstrap: Fixed(p.P), PPermutation: Fixed(perm), N: p.N, Significant: perm < cfg.Alpha}
+		}
+	}
+	return d, nil
+}
+
+// taskColumns returns each model's values of measure m over every task of
+// rs in task-id order; a task a model failed or lacks scores 0, as in
+// report.Summarize's means.
+func taskColumns(rs []report.Record, m string) map[string][]float64 {
+	ids := map[string]bool{}
+	for _, r := range rs {
+		ids[r.Task] = true
+	}
+	tasks := slices.Sorted(maps.Keys(ids))
+	pos := map[string]int{}
+	for i, t := range tasks {
+		pos[t] = i
+	}
+	cols := map[string][]float64{}
+	for _, r := range rs {
+		c, ok := cols[r.Model()]
+		if !ok {
+			c = make([]float64, len(tasks))
+			cols[r.Model()] = c
+		}
+		if r.Error == "" {
+			c[pos[r.Task]] = r.Values[m]
+		}
+	}
+	return cols
+}
+
+// orderMeasures sorts measure names by family in the order a reader
+// expects (hit, recall, P, mrr, map, ndcg, rprec, then the rest by name)
+// and by cutoff within a family.
+func orderMeasures(names []string) ([]string, error) {
+	type pm struct {
+		name string
+		m    metrics.Measure
+	}
+	var ps []pm
+	for _, n := range names {
+		m, err := metrics.ParseMeasure(n)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, pm{n, m})
+	}
+	rank := func(m metrics.Measure) string {
+		for i, f := range []string{metrics.Hit, metrics.Recall, metrics.Precision, metrics.MRR, metrics.MAP, metrics.NDCG, metrics.RPrec} {
+			if m.Name == f {
+				return fmt.Sprintf("%02d", i)
+			}
+		}
+		return "99" + m.Name
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if ra, rb := rank(a.m), rank(b.m); ra != rb {
+			return ra < rb
+		}
+		if a.m.K != b.m.K {
+			return a.m.K < b.m.K
+		}
+		return a.name < b.name
+	})
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.name
+	}
+	return out, nil
+}
+
+// plotMeasures are the measures drawn as score bars: the primary, then
+// hit@1, recall@10 and mrr@10 where present (at most three).
+func plotMeasures(measures []string, primary string) []string {
+	out := []string{primary}
+	for _, m := range []string{"hit@1", "recall@10", "mrr@10"} {
+		if m != primary && slices.Contains(measures, m) && len(out) < 3 {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package leaderboard
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// system is a constructed system: its hit@1 per task is 1 when task i
+// satisfies hit(i), and its latency is lat ms for every query.
+type system struct {
+	model string
+	hit   func(i int) bool
+	lat   float64
+}
+
+// records constructs n tasks of dataset ds for each system; ndcg@10 is
+// hit@1 halved on odd tasks so the two measures differ.
+func records(ds, split string, n int, systems []system) []report.Record {
+	var recs []report.Record
+	for _, s := range systems {
+		sys, cfg, _ := strings.Cut(s.model, "/")
+		for i := range n {
+			h := 0.0
+			if s.hit(i) {
+				h = 1
+			}
+			nd := h
+			if i%2 == 1 {
+				nd = h / 2
+			}
+			recs = append(recs, report.Record{Dataset: ds, Split: split, System: sys, Config: cfg,
+				Task: fmt.Sprintf("t%03d", i), Repo: fmt.Sprintf("repo%d", i%3), Query: fmt.Sprintf("query %d", i),
+				Values: map[string]float64{"hit@1": h, "ndcg@10": nd}, LatencyMS: s.lat + float64(i%5),
+				Hits: []report.Hit{{Rank: 1, DocID: "d", Grade: int(h), Judged: true}}})
+		}
+	}
+	return recs
+}
+
+// fixtureBoard is two datasets: on "alpha" bm25/code wins clearly over
+// dense/small and barely over bm25/porter; "beta" has one system.
+func fixtureBoard() ([]report.Record, []report.Cell) {
+	alpha := []system{
+		{"bm25/code", func(i int) bool { return i%10 < 8 }, 2},
+		{"bm25/porter", func(i int) bool { return i%10 < 8 && i != 3 }, 3},
+		{"dense/small", func(i int) bool { return i%10 < 3 }, 40},
+	}
+	recs := records("alpha", "small", 60, alpha)
+	recs = append(recs, records("beta", "all", 12, []system{{"bm25/code", func(i int) bool { return i%3 == 0 }, 1}})...)
+	cells := []report.Cell{
+		{Dataset: "alpha", Split: "small", System: "bm25", Config: "code", ConfigHash: "c1", DataHash: "d1", IndexSeconds: 1.25, IndexedDocs: 100, PeakRSSMB: 80},
+		{Dataset: "alpha", Split: "small", System: "dense", Config: "small", ConfigHash: "c2", DataHash: "d1", IndexSeconds: 30.5, IndexedDocs: 100, PeakRSSMB: 310.5},
+	}
+	return recs, cells
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func TestBuild(t *testing.T) {
+	recs, cells := fixtureBoard()
+	b, err := Build(recs, cells, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(b.Datasets), 2; got != want {
+		t.Fatalf("%d datasets, want %d", got, want)
+	}
+	a := b.Datasets[0]
+	if a.Key != "alpha.small" || a.Primary != "ndcg@10" || a.Cases != 60 {
+		t.Errorf("dataset = %s primary %s cases %d; want alpha.small, ndcg@10, 60", a.Key, a.Primary, a.Cases)
+	}
+	if diff := cmp.Diff([]string{"hit@1", "ndcg@10"}, a.Measures); diff != "" {
+		t.Errorf("measures (-want +got):\n%s", diff)
+	}
+	var order []string
+	for _, r := range a.Rows {
+		order = append(order, r.Model)
+	}
+	if diff := cmp.Diff([]string{"bm25/code", "bm25/porter", "dense/small"}, order); diff != "" {
+		t.Errorf("ranking (-want +got):\n%s", diff)
+	}
+	// Independent reference: the plain means of the constructed values.
+	cols := map[string][]float64{}
+	for _, r := range recs {
+		if r.Dataset == "alpha" {
+			cols[r.Model()] = append(cols[r.Model()], r.Values["ndcg@10"])
+		}
+	}
+	for _, r := range a.Rows {
+		want := mean(cols[r.Model])
+		s := r.Scores["ndcg@10"]
+		if math.Abs(float64(s.Mean)-want) > 5e-5 {
+			t.Errorf("%s ndcg@10 mean %v, want %.4f", r.Model, s.Mean, want)
+		}
+		if !(s.Low <= s.Mean && s.Mean <= s.High) || s.Low == s.High {
+			t.Errorf("%s CI [%v, %v] does not bracket mean %v", r.Model, s.Low, s.High, s.Mean)
+		}
+	}
+	if a.Rows[0].VsBest != nil {
+		t.Errorf("the best row has a paired test against itself: %+v", a.Rows[0].VsBest)
+	}
+	porter, dense := a.Rows[1].VsBest, a.Rows[2].VsBest
+	if porter == nil || dense == nil {
+		t.Fatalf("paired tests missing: porter %v dense %v", porter, dense)
+	}
+	for _, c := range []struct {
+		name string
+		p    *Paired
+		sig  bool
+	}{{"bm25/porter", porter, false}, {"dense/small", dense, true}} {
+		want := mean(cols[c.name]) - mean(cols["bm25/code"])
+		if math.Abs(float64(c.p.Diff)-want) > 5e-5 {
+			t.Errorf("%s Δ = %v, want %.4f", c.name, c.p.Diff, want)
+		}
+		if c.p.N != 60 || c.p.Significant != c.sig {
+			t.Errorf("%s: n %d significant %v (p %v); want n 60, significant %v", c.name, c.p.N, c.p.Significant, c.p.PPermutation, c.sig)
+		}
+	}
+	if a.Rows[0].Cell == nil || a.Rows[0].Cell.IndexSeconds != 1.25 || a.Rows[1].Cell != nil || !a.Costs {
+		t.Errorf("cells attached wrongly: %+v %+v", a.Rows[0].Cell, a.Rows[1].Cell)
+	}
+	if b.Datasets[1].Costs {
+		t.Error("beta has no cell file but claims costs")
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	if _, err := Build(nil, nil, DefaultConfig()); err == nil {
+		t.Error("Build accepted no records")
+	}
+	recs, _ := fixtureBoard()
+	recs[0].Values["nonsense@x"] = 1
+	if _, err := Build(recs, nil, DefaultConfig()); err == nil || !strings.Contains(err.Error(), "alpha.small") {
+		t.Errorf("unknown measure: err = %v, want one naming the dataset", err)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	recs, cells := fixtureBoard()
+	cfg := DefaultConfig()
+	cfg.Commit = "abc123"
+	b, err := Build(recs, cells, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := b.Markdown()
+	for _, want := range []string{"[alpha.small](alpha.small/index.md)", "[beta.all](beta.all/index.md)", "commit abc123", "| alpha | small | 60 | 3 | ndcg@10 | bm25/code |"} {
+		if !strings.Contains(idx, want) {
+			t.Errorf("index.md lacks %q:\n%s", want, idx)
+		}
+	}
+	page := b.DatasetMarkdown(b.Datasets[0])
+	if n := strings.Count(page, "\n| "); n != 2+3 {
+		t.Errorf("alpha page has %d table lines, want header, separator and 3 rows:\n%s", n, page)
+	}
+	for _, want := range []string{"| 1 | bm25/code | ok |", "| best |", "| 4.00 | 6.00 | 1.25 | 80.0 |", "| 1.25 | 80.0 |", "| — | — |", " * |", "plots/pareto.svg", "plots/timing.png"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("alpha page lacks %q:\n%s", want, page)
+		}
+	}
+	if beta := b.DatasetMarkdown(b.Datasets[1]); !strings.Contains(beta, "not recorded") {
+		t.Errorf("beta page does not say index time and RSS are not recorded:\n%s", beta)
+	}
+}
+
+// tree reads every file under dir, keyed by slash path.
+func tree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func TestWriteIsByteIdentical(t *testing.T) {
+	recs, cells := fixtureBoard()
+	var trees []map[string][]byte
+	for range 2 {
+		b, err := Build(recs, cells, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := Write(dir, b); err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, tree(t, dir))
+	}
+	a, b := trees[0], trees[1]
+	for _, want := range []string{"index.md", "index.html", "leaderboard.json", "alpha.small/index.md", "beta.all/index.md",
+		"alpha.small/plots/pareto.svg", "alpha.small/plots/pareto.png", "alpha.small/plots/timing.svg", "alpha.small/plots/score-ndcg-10.png",
+		"alpha.small/plots/score-hit-1.svg", "beta.all/plots/timing.png"} {
+		if len(a[want]) == 0 {
+			t.Errorf("%s missing or empty", want)
+		}
+	}
+	if len(a) != len(b) {
+		t.Errorf("runs wrote %d and %d files", len(a), len(b))
+	}
+	for name, data := range a {
+		if !bytes.Equal(data, b[name]) {
+			t.Errorf("%s differs between two runs on the same records", name)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	html := string(a["index.html"])
+	for _, bad := range []string{"<link", "src=\"http", "src=\"//", "@import", "url(", "@font-face"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("index.html is not self-contained: it has %q", bad)
+		}
+	}
+	if got, want := strings.Count(html, "<img "), 2*4; got != want {
+		t.Errorf("index.html has %d figures, want %d (per dataset: score bars of ndcg@10 and hit@1, timing, pareto)", got, want)
+	}
+}

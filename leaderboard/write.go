@@ -1,0 +1,74 @@
+package leaderboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/report/plots"
+)
+
+// Write writes the leaderboard into dir: index.md, index.html,
+// leaderboard.json, and per dataset KEY/index.md with its figures under
+// KEY/plots (each .svg and .png). Every file is written atomically.
+func Write(dir string, b *Board) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	figs := Figures{}
+	for _, d := range b.Datasets {
+		ddir := filepath.Join(dir, d.Key)
+		if err := os.MkdirAll(ddir, 0o755); err != nil {
+			return err
+		}
+		if pf := d.PlotFiles(); len(pf) > 0 {
+			pdir := filepath.Join(ddir, "plots")
+			if err := plots.Write(pdir, d.summary); err != nil {
+				return fmt.Errorf("leaderboard %s: %w", d.Key, err)
+			}
+			figs[d.Key] = map[string][]byte{}
+			for _, f := range pf {
+				svg, err := os.ReadFile(filepath.Join(pdir, f+".svg"))
+				if err != nil {
+					return err
+				}
+				figs[d.Key][f] = svg
+			}
+		}
+		if err := atomicfile.WriteFile(filepath.Join(ddir, "index.md"), []byte(b.DatasetMarkdown(d))); err != nil {
+			return err
+		}
+	}
+	js, err := marshalJSON(b)
+	if err != nil {
+		return err
+	}
+	outs := []struct {
+		name string
+		data []byte
+	}{
+		{"leaderboard.json", js},
+		{"index.md", []byte(b.Markdown())},
+		{"index.html", b.HTML(figs)},
+	}
+	for _, o := range outs {
+		if err := atomicfile.WriteFile(filepath.Join(dir, o.name), o.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

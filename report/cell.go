@@ -1,0 +1,103 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+)
+
+// Cell is what one (dataset, split, system, config) run costs and rests
+// on, written next to its records as CellFileName: the per-task JSONL
+// carries quality and query latency, a cell file the rest — index time,
+// peak RSS, the config and data hashes and the versions a golden file
+// records. Readers treat a missing cell file as "not recorded".
+type Cell struct {
+	Dataset      string  `json:"dataset"`
+	Split        string  `json:"split,omitempty"`
+	System       string  `json:"system"`
+	Config       string  `json:"config"`
+	ConfigHash   string  `json:"config_hash,omitempty"`
+	DataHash     string  `json:"data_hash,omitempty"`
+	IndexSeconds float64 `json:"index_seconds"`
+	IndexedDocs  int     `json:"indexed_docs"`
+	// PeakRSSMB is the peak resident set size while the cell indexed and
+	// searched, in MiB; 0 = not measured.
+	PeakRSSMB float64           `json:"peak_rss_mb"`
+	Versions  map[string]string `json:"versions,omitempty"`
+	Commit    string            `json:"commit,omitempty"`
+}
+
+// Model names the cell's system configuration: "system/config".
+func (c *Cell) Model() string { return c.System + "/" + c.Config }
+
+// CellFromHarness is the cell of a harness result; peakRSSMB is what the
+// caller measured around harness.Run (0 = not measured).
+func CellFromHarness(res *harness.Result, peakRSSMB float64, commit string) Cell {
+	c := Cell{Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
+		ConfigHash: res.ConfigHash, DataHash: res.DataHash, IndexSeconds: res.IndexTime.Seconds(),
+		IndexedDocs: res.IndexedDocs, PeakRSSMB: peakRSSMB, Commit: commit}
+	if len(res.Versions) > 0 {
+		c.Versions = map[string]string{}
+		for k, v := range res.Versions {
+			c.Versions[k] = v
+		}
+	}
+	return c
+}
+
+// CellFileName is the file name of a cell in a results directory, next to
+// RecordsFileName: "<dataset>.<split>.<system>.<config>.cell.json".
+func CellFileName(dataset, split, system, config string) string {
+	return fmt.Sprintf("%s.%s.%s.%s.cell.json", dataset, split, system, config)
+}
+
+// WriteCell writes c as indented JSON to file atomically.
+func WriteCell(file string, c Cell) error {
+	b, err := marshalJSON(c)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(file, b)
+}
+
+// ReadCells reads every *.cell.json file of dir, sorted by dataset, split,
+// system and config. A directory without cell files gives none.
+func ReadCells(dir string) ([]Cell, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.cell.json"))
+	if err != nil {
+		return nil, err
+	}
+	var cells []Cell
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var c Cell
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if c.Dataset == "" || c.System == "" || c.Config == "" {
+			return nil, fmt.Errorf("%s: cell needs dataset, system and config", f)
+		}
+		cells = append(cells, c)
+	}
+	sort.Slice(cells, func(i, j int) bool { return cellKey(cells[i]) < cellKey(cells[j]) })
+	return cells, nil
+}
+
+func cellKey(c Cell) string {
+	return strings.Join([]string{c.Dataset, c.Split, c.System, c.Config}, "\x00")
+}

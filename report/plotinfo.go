@@ -1,0 +1,49 @@
+package report
+
+import "strings"
+
+// PlotFiles are the base names the plots package draws for s, each as
+// .svg and .png: a score bar chart per PlotMeasures, then timing and
+// pareto.
+func (s *Summary) PlotFiles() []string {
+	var fs []string
+	for _, g := range s.PlotMeasures() {
+		fs = append(fs, ScoreFigure(g))
+	}
+	return append(fs, "timing", "pareto")
+}
+
+// PlotMeasures are the gate measures, or the first three measures when
+// there are no gates.
+func (s *Summary) PlotMeasures() []string {
+	var ms []string
+	for _, r := range s.cfg.Gates.Gains {
+		ms = append(ms, r.Measure)
+	}
+	if len(ms) == 0 {
+		ms = s.Measures[:min(3, len(s.Measures))]
+	}
+	return ms
+}
+
+// Primary is the measure that ranks the systems (the gates' primary), or
+// the first plotted measure.
+func (s *Summary) Primary() string {
+	if p := s.cfg.Gates.Primary; p != "" {
+		return p
+	}
+	if ms := s.PlotMeasures(); len(ms) > 0 {
+		return ms[0]
+	}
+	return ""
+}
+
+// Order lists the systems in the order they ran (figures colour them by
+// it, so a system keeps its colour across figures).
+func (s *Summary) Order() []string { return s.order }
+
+// ScoreFigure is the base name of the score bar chart of measure m:
+// "score-ndcg-10" for ndcg@10.
+func ScoreFigure(m string) string {
+	return "score-" + strings.NewReplacer("@", "-", "/", "-").Replace(m)
+}
