@@ -78,7 +78,7 @@ bench-full: setup
 # with the bench's status.
 results: setup
 	@mkdir -p $(RESULTS_DIR)
-	status=0; lb=0; $(GO) test ./bench -size=$(SIZE) -timeout $(RESULTS_TIMEOUT) -v -results $(abspath $(RESULTS_DIR))/records 2>&1 \
+	status=0; lb=0; RETRIEVALBENCH_COMMIT=$(COMMIT) $(GO) test ./bench -size=$(SIZE) -timeout $(RESULTS_TIMEOUT) -v -results $(abspath $(RESULTS_DIR))/records 2>&1 \
 	  | tee $(RESULTS_DIR)/bench.log || status=$$?; \
 	$(RB) leaderboard -results $(RESULTS_DIR)/records -out $(RESULTS_DIR) -commit $(COMMIT) || lb=$$?; \
 	echo "leaderboard: $(RESULTS_DIR)/index.html (bench exit status $$status, leaderboard $$lb)"; exit $$(( status ? status : lb ))

@@ -2,6 +2,7 @@ package benchtest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/report"
@@ -129,16 +131,23 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		testenv.Missing(t, r.Kind, r.Reason)
 	}
 	p := Prepare(t, fl, f.Name, d)
+	// Peak RSS over the cell's index and search (the process high-water
+	// mark where the kernel refuses a reset), for the results' cell file.
+	peakOK := rss.ResetPeak() == nil
 	res, err := harness.Run(t.Context(), p, spec, cfg)
 	if err != nil {
 		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, err)
+	}
+	peakMB := 0.0
+	if peak, err := rss.Peak(); err == nil && peakOK {
+		peakMB = float64(peak) / (1 << 20)
 	}
 	t.Log(summaryLine(res, p))
 	for _, line := range groupLines(res) {
 		t.Log(line)
 	}
 	if fl.Results != "" {
-		if err := writeResults(fl.Results, p, res); err != nil {
+		if err := writeResults(fl.Results, p, res, peakMB); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
@@ -280,7 +289,11 @@ func mean(xs []float64) float64 {
 // writeResults writes the cell's per-task records in the report package's
 // canonical format, so "retrievalbench report -results DIR" reads test runs
 // and campaigns alike.
-func writeResults(dir string, p *harness.Prepared, res *harness.Result) error {
+//
+// Next to them goes the cell's cost file (index time, docs, peak RSS in MiB,
+// 0 when unknown; hashes and versions) that the leaderboard reads; its
+// commit is $RETRIEVALBENCH_COMMIT (make results sets it).
+func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64) error {
 	kinds := map[string]string{}
 	for _, c := range p.Corpora {
 		for _, d := range c.Docs {
@@ -288,7 +301,11 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result) error {
 		}
 	}
 	file := filepath.Join(dir, report.RecordsFileName(res.Dataset, res.Split, res.System, res.Config))
-	return report.WriteRecords(file, report.FromHarness(res, kinds, true))
+	if err := report.WriteRecords(file, report.FromHarness(res, kinds, true)); err != nil {
+		return err
+	}
+	cell := filepath.Join(dir, report.CellFileName(res.Dataset, res.Split, res.System, res.Config))
+	return report.WriteCell(cell, report.CellFromHarness(res, peakMB, os.Getenv("RETRIEVALBENCH_COMMIT")))
 }
 
 // read records the golden files the cells of this binary read, for Orphans.
