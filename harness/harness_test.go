@@ -456,3 +456,23 @@ func TestDataHashNamesEveryMetaField(t *testing.T) {
 		}
 	}
 }
+
+func TestLibraryResolution(t *testing.T) {
+	tk := task("t", "q1", "a")
+	tk.Meta.Library = "Numpy"
+	tk2 := task("u", "q2", "a")
+	tk2.Meta.Library = "Pandas"
+	p := prepared(t, tk, tk2)
+	s := spec(&scripted{answers: map[string][]systems.Hit{
+		"q1": {{Text: "a", Library: "/numpy/numpy"}},
+		"q2": {{Text: "a", Library: "/numpy/numpy"}},
+	}})
+	s.Composite = true
+	res, err := Run(t.Context(), p, s, DefaultRunConfig())
+	require.NoError(t, err)
+	col, ok := res.Column("library_resolution@1")
+	require.True(t, ok, "measures %v lack library_resolution@1", res.Measures)
+	if diff := cmp.Diff([]float64{1, 0}, col); diff != "" {
+		t.Errorf("library_resolution@1 per task (-want +got):\n%s", diff)
+	}
+}

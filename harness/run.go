@@ -132,6 +132,11 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 	if err != nil {
 		return nil, err
 	}
+	if spec.Composite && hasLibraries(p.Dataset.Tasks) {
+		// A hosted documentation system resolves each query to a library
+		// first: was it the task's? (judge.LibraryMatches)
+		ms = append(ms, metrics.Measure{Name: judge.LibraryResolution, K: 1})
+	}
 	res := &Result{
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
 		System: spec.System, Config: spec.Config, ConfigHash: spec.Hash,
@@ -359,9 +364,20 @@ func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.
 	} else {
 		r = judge.Rank(t.Gold, its, jc, nil)
 	}
+	lib := -1
+	if n := len(ms); n > 0 && ms[n-1].Name == judge.LibraryResolution {
+		lib, ms = n-1, ms[:n-1]
+	}
 	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{})
 	if err != nil {
 		return err
+	}
+	if lib >= 0 {
+		v := 0.0
+		if len(hits) > 0 && judge.LibraryMatches(hits[0].Library, t.Meta.Library) {
+			v = 1
+		}
+		vals = append(vals, v)
 	}
 	tr.Values = vals
 	tr.FirstRelevant = r.FirstRelevant()
@@ -376,6 +392,15 @@ func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.
 		tr.Hits[0].Grade = r.Grades[0]
 	}
 	return nil
+}
+
+func hasLibraries(tasks []datasets.Task) bool {
+	for _, t := range tasks {
+		if t.Meta.Library != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // pack keeps the leading items whose texts fit in budget characters; the

@@ -192,3 +192,21 @@ func TestPartialRatio(t *testing.T) {
 		}
 	}
 }
+
+func TestLibraryMatches(t *testing.T) {
+	for _, tt := range []struct {
+		id, lib string
+		want    bool
+	}{
+		{"/numpy/numpy", "Numpy", true},
+		{"/scikit-learn/scikit-learn", "Sklearn", true},
+		{"/pytorch/pytorch", "Pytorch", true},
+		{"/pandas-dev/pandas", "Numpy", false},
+		{"", "Numpy", false},
+		{"/numpy/numpy", "", false},
+	} {
+		if got := LibraryMatches(tt.id, tt.lib); got != tt.want {
+			t.Errorf("LibraryMatches(%q, %q) = %v, want %v", tt.id, tt.lib, got, tt.want)
+		}
+	}
+}

@@ -373,3 +373,36 @@ func covers(it *Item, s span) bool {
 	}
 	return 2*(hi-lo+1) >= s.end-s.start+1
 }
+
+// LibraryResolution is the name of the measure that says whether a hosted
+// documentation system resolved a query to the task's library
+// (datasets.Meta.Library), as the seed harness's library_resolution@1.
+const LibraryResolution = "library_resolution"
+
+// libraryAliases are the short names tasks use for libraries whose ids
+// spell them out (DS-1000's "Sklearn" is scikit-learn).
+var libraryAliases = map[string]string{"sklearn": "scikitlearn", "torch": "pytorch", "tf": "tensorflow"}
+
+// LibraryMatches reports whether a resolved library id ("/numpy/numpy")
+// names library ("Numpy"): compared lower-cased with everything but letters
+// and digits removed, the id must contain the library's name (or the name
+// its alias spells out).
+func LibraryMatches(resolved, library string) bool {
+	norm := func(s string) string {
+		var b strings.Builder
+		for _, r := range strings.ToLower(s) {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	id, lib := norm(resolved), norm(library)
+	if id == "" || lib == "" {
+		return false
+	}
+	if a, ok := libraryAliases[lib]; ok && strings.Contains(id, a) {
+		return true
+	}
+	return strings.Contains(id, lib)
+}

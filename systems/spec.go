@@ -92,7 +92,7 @@ func (s Spec) Validate() error {
 const (
 	NeedsONNX   = "onnx"   // the ONNX Runtime shared library
 	NeedsModels = "models" // embedding model files
-	NeedsPeer   = "peer"   // an external system's installation
+	NeedsPeer   = "peers"  // an external system's installation
 )
 
 // Requirement is one thing a config needs and does not have.
