@@ -136,12 +136,22 @@ func BEIR() Family {
 }
 
 // Cases is hand-written case files (intent taxonomy, graded relevance): the
-// hermetic fixture over two tiny repositories.
+// hermetic fixture over two tiny repositories, and the model campaign's
+// case file over requests and flask (fixtures/campaign; the repositories
+// come from the data pack).
 func Cases() Family {
 	fx := filepath.Join(FixturesDir(), "cases")
-	return Family{Name: "cases", Datasets: []Dataset{{Name: "fixture", Hermetic: true, Load: func(_, split string) (*datasets.Dataset, error) {
-		cfg := cases.DefaultConfig()
-		cfg.Split = split
-		return cases.Load(filepath.Join(fx, "cases.jsonl"), filepath.Join(fx, "manifest.json"), cfg)
-	}}}}
+	camp := filepath.Join(FixturesDir(), "campaign")
+	return Family{Name: "cases", Datasets: []Dataset{
+		{Name: "fixture", Hermetic: true, Load: func(_, split string) (*datasets.Dataset, error) {
+			cfg := cases.DefaultConfig()
+			cfg.Split = split
+			return cases.Load(filepath.Join(fx, "cases.jsonl"), filepath.Join(fx, "manifest.json"), cfg)
+		}},
+		{Name: "campaign", Load: func(dir, split string) (*datasets.Dataset, error) {
+			cfg := cases.DefaultConfig()
+			cfg.Split, cfg.Name = split, "cases-campaign"
+			return cases.Load(filepath.Join(camp, "cases.jsonl"), filepath.Join(camp, "repos.json"), cfg)
+		}},
+	}}
 }

@@ -58,6 +58,7 @@ func Kinds() []string { return []string{"file", "symbol", "doc_section", "test",
 
 // Config selects the split.
 type Config struct {
+	Name        string // dataset name; "" = "cases-" + the case file's name
 	Split       string // datasets split name; "" = all
 	SplitConfig datasets.SplitConfig
 }
@@ -98,8 +99,11 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(filepath.Base(casesFile), filepath.Ext(casesFile))
-	ds := &datasets.Dataset{Name: "cases-" + name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{}}
+	name := "cases-" + strings.TrimSuffix(filepath.Base(casesFile), filepath.Ext(casesFile))
+	if cfg.Name != "" {
+		name = cfg.Name
+	}
+	ds := &datasets.Dataset{Name: name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{}}
 	repos := map[string]*repoIndex{}
 	var errs []error
 	bad := func(line int, format string, args ...any) {
