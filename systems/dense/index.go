@@ -228,7 +228,11 @@ func (x *Index) progress(done, total int) {
 	x.lastLog = now
 	embedded := x.offset - x.stats0 + done
 	rate := float64(embedded) / now.Sub(x.started).Seconds()
-	x.logf("dense[%s]: %s: %d/%d docs (%.1f docs/s)", x.cfg.Name, x.corpusID, x.offset+done, x.totalDocs, rate)
+	eta := "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(x.totalDocs-x.offset-done)/rate) * time.Second).Round(time.Second).String()
+	}
+	x.logf("dense[%s]: %s: %d/%d docs (%.1f docs/s, ETA %s)", x.cfg.Name, x.corpusID, x.offset+done, x.totalDocs, rate, eta)
 }
 
 func (x *Index) logf(format string, args ...any) {
