@@ -16,7 +16,8 @@
 //
 // Sizes are apparent sizes (the sum of regular file lengths; symbolic links
 // are not followed). Last use is the newest modification or access time of
-// any file in the entry; access times are what the filesystem keeps (Linux
+// any regular file in the entry (directories do not count: listing one,
+// as a scan does, can bump its access time); access times are what the filesystem keeps (Linux
 // "relatime" updates them at most once a day, "noatime" never), so last use
 // is exact to about a day, and on noatime mounts it is the last write.
 //
@@ -85,8 +86,8 @@ type Entry struct {
 	Path     string // slash-separated, relative to the cache root
 	Bytes    int64
 	Files    int
-	Modified time.Time // newest modification time of any file (or the entry itself)
-	Accessed time.Time // newest access time, as the filesystem keeps it
+	Modified time.Time // newest modification time of its files (of the entry itself when it has none)
+	Accessed time.Time // newest access time of its files, as the filesystem keeps it
 }
 
 // LastUse is the later of Modified and Accessed.
@@ -151,7 +152,9 @@ func Scan(root string) ([]Entry, error) {
 // measure walks one entry without following symbolic links.
 func measure(root, rel, kind string) (Entry, error) {
 	e := Entry{Kind: kind, Path: rel}
-	err := filepath.WalkDir(filepath.Join(root, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
+	top := filepath.Join(root, filepath.FromSlash(rel))
+	var own time.Time
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) { // removed while we walk
 				return nil
@@ -165,10 +168,16 @@ func measure(root, rel, kind string) (Entry, error) {
 			}
 			return err
 		}
-		if info.Mode().IsRegular() {
-			e.Bytes += info.Size()
-			e.Files++
+		if p == top {
+			own = info.ModTime()
 		}
+		// Only regular files date an entry: listing a directory (this scan
+		// included) can bump its access time.
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		e.Bytes += info.Size()
+		e.Files++
 		if t := info.ModTime(); t.After(e.Modified) {
 			e.Modified = t
 		}
@@ -179,6 +188,9 @@ func measure(root, rel, kind string) (Entry, error) {
 	})
 	if err != nil {
 		return Entry{}, fmt.Errorf("scanning %s: %w", rel, err)
+	}
+	if e.Files == 0 { // an empty directory or a symbolic link: its own time
+		e.Modified, e.Accessed = own, own
 	}
 	return e, nil
 }

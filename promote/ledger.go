@@ -115,9 +115,9 @@ type RefusalError struct {
 }
 
 func (e *RefusalError) Error() string {
-	line, _ := json.Marshal(e.Entry)
+	line, _ := marshal(e.Entry)
 	return fmt.Sprintf("%s:%d: test split refused: %s\n\t%s\n(to override, pass a reason to -force-test; the override is recorded in the ledger)",
-		e.Path, e.Line, e.Why, line)
+		e.Path, e.Line, e.Why, bytes.TrimSpace(line))
 }
 
 // Check returns a *RefusalError when the ledger forbids a test evaluation
@@ -210,7 +210,7 @@ func short(h string) string {
 // of what it wrote, and renames it over the ledger. Earlier lines are never
 // rewritten.
 func (l *Ledger) Append(e Entry) error {
-	line, err := json.Marshal(e)
+	line, err := marshal(e)
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (l *Ledger) Append(e Entry) error {
 		return fmt.Errorf("%s changed since it was read (a concurrent evaluation?): read it again and re-check", l.Path)
 	}
 	next := make([]byte, 0, len(cur)+len(line)+1)
-	next = append(append(append(next, cur...), line...), '\n')
+	next = append(append(next, cur...), line...)
 	if err := VerifyAppendOnly(cur, next); err != nil {
 		return fmt.Errorf("%s: %w", l.Path, err)
 	}
@@ -287,3 +287,24 @@ func NewEntry(v *Verdict, c Candidate, time, commit string, overrode *RefusalErr
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// Line is e as the ledger writes it, without the newline.
+func (e Entry) Line() string {
+	b, err := marshal(e)
+	if err != nil {
+		return fmt.Sprintf("%+v", e)
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// marshal encodes e as one ledger line, newline included, without HTML
+// escaping (a reason reads "p < α", not "p \u003c α").
+func marshal(e Entry) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

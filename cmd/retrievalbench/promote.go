@@ -153,24 +153,25 @@ type promotion struct {
 
 // walk runs the stages up to last and returns their verdicts.
 func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([]*promote.Verdict, error) {
-	var out []*promote.Verdict
-	for _, stage := range promote.Stages() {
-		var (
-			ledger   *promote.Ledger
-			overrode *promote.RefusalError
-		)
-		if stage == promote.StageTest {
-			var err error
-			if ledger, err = promote.ReadLedger(ledgerPath); err != nil {
-				return out, err
-			}
-			if overrode, err = ledger.Admit(p.candidate, force); err != nil {
-				return out, fmt.Errorf("promote: %w", err)
-			}
-			if overrode != nil {
-				fmt.Fprintf(p.stderr, "promote: FORCED past %s:%d (%s): %s\n", ledgerPath, overrode.Line, overrode.Why, force)
-			}
+	var (
+		out      []*promote.Verdict
+		ledger   *promote.Ledger
+		overrode *promote.RefusalError
+	)
+	if last == promote.StageTest {
+		// Before any run: a refused test evaluation wastes no compute.
+		var err error
+		if ledger, err = promote.ReadLedger(ledgerPath); err != nil {
+			return nil, err
 		}
+		if overrode, err = ledger.Admit(p.candidate, force); err != nil {
+			return nil, fmt.Errorf("promote: %w", err)
+		}
+		if overrode != nil {
+			fmt.Fprintf(p.stderr, "promote: FORCED past %s:%d (%s): %s\n", ledgerPath, overrode.Line, overrode.Why, force)
+		}
+	}
+	for _, stage := range promote.Stages() {
 		recs, err := p.results(ctx, stage)
 		if err != nil {
 			return out, err
@@ -186,8 +187,7 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 			if err := ledger.Append(e); err != nil {
 				return out, fmt.Errorf("promote: recording the test evaluation: %w", err)
 			}
-			line, _ := json.Marshal(e)
-			fmt.Fprintf(p.stdout, "ledger %s:%d: %s\n", ledgerPath, len(ledger.Entries), line)
+			fmt.Fprintf(p.stdout, "ledger %s:%d: %s\n", ledgerPath, len(ledger.Entries), e.Line())
 		}
 		switch v.Decision {
 		case promote.DecisionHold, promote.DecisionRejected:
