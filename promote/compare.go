@@ -29,6 +29,13 @@ func ParseArm(s string) (Arm, error) {
 	return Arm{System: sys, Config: cfg}, nil
 }
 
+// Estimate is a mean with its 95% confidence interval.
+type Estimate struct {
+	Mean float64 `json:"mean"`
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
 // Comparison is a paired per-task comparison of a candidate with a baseline
 // on one dataset, split and measure. Diff is candidate − baseline.
 type Comparison struct {
@@ -37,11 +44,12 @@ type Comparison struct {
 	Measure string `json:"measure"`
 	N       int    `json:"n"`
 	// Baseline and Candidate are the means with 95% bootstrap CIs.
-	Baseline  metrics.CI `json:"baseline"`
-	Candidate metrics.CI `json:"candidate"`
-	// Diff is the paired bootstrap of the per-task differences: mean, 95%
-	// CI and shift-method p-value.
-	Diff metrics.Paired `json:"diff"`
+	Baseline  Estimate `json:"baseline"`
+	Candidate Estimate `json:"candidate"`
+	// Diff is the mean per-task difference with its 95% paired bootstrap
+	// CI; PBootstrap its shift-method p-value.
+	Diff       Estimate `json:"diff"`
+	PBootstrap float64  `json:"p_bootstrap"`
 	// PPermutation is the sign-flip randomization p-value.
 	PPermutation float64 `json:"p_permutation"`
 	// McNemar is set for 0/1 measures (hit@k, success).
@@ -98,14 +106,15 @@ func Compare(recs []report.Record, base, cand Arm, dataset, split, measure strin
 		}
 	}
 	c.N = len(ids)
-	c.Baseline = metrics.Bootstrap(a, cfg.Resamples, cfg.Seed)
-	c.Candidate = metrics.Bootstrap(b, cfg.Resamples, cfg.Seed)
-	c.Diff = metrics.PairedBootstrap(a, b, cfg.Resamples, cfg.Seed)
+	ba, ca := metrics.Bootstrap(a, cfg.Resamples, cfg.Seed), metrics.Bootstrap(b, cfg.Resamples, cfg.Seed)
+	d := metrics.PairedBootstrap(a, b, cfg.Resamples, cfg.Seed)
+	c.Baseline, c.Candidate = Estimate{ba.Mean, ba.Low, ba.High}, Estimate{ca.Mean, ca.Low, ca.High}
+	c.Diff, c.PBootstrap = Estimate{d.MeanDiff, d.Low, d.High}, d.P
 	c.PPermutation = metrics.Permutation(a, b, cfg.Resamples, cfg.Seed)
 	if mc, err := metrics.McNemar(a, b); err == nil {
 		c.McNemar = &mc
 	}
-	c.P = c.Diff.P
+	c.P = c.PBootstrap
 	if cfg.Test == TestPermutation {
 		c.P = c.PPermutation
 	}

@@ -277,7 +277,7 @@ func NewEntry(v *Verdict, c Candidate, time, commit string, overrode *RefusalErr
 	}
 	e := Entry{
 		Time: time, Commit: commit, Candidate: c, Baseline: v.Baseline, Datasets: v.Datasets(),
-		Measure: v.Primary.Measure, MeanDiff: round4(v.Primary.Diff.MeanDiff), P: round4(v.Primary.P),
+		Measure: v.Primary.Measure, MeanDiff: round4(v.Primary.Diff.Mean), P: round4(v.Primary.P),
 		Verdict: v.Decision, Reasons: v.Reasons,
 	}
 	if overrode != nil {

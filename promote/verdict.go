@@ -114,7 +114,7 @@ func Evaluate(stage string, recs []report.Record, base, cand Arm, cfg Config) (*
 // noise, and says why in words with the numbers.
 func (v *Verdict) isWin(cfg Config) (bool, string) {
 	c := v.Primary
-	d := c.Diff.MeanDiff
+	d := c.Diff.Mean
 	nums := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f), %s p=%.4f, n=%d, %d wins/%d losses",
 		c.Measure, d, c.Diff.Low, c.Diff.High, cfg.Test, c.P, c.N, c.Wins, c.Losses)
 	switch {
@@ -152,7 +152,7 @@ func evalRule(recs []report.Record, base, cand Arm, r Rule, cfg Config) RuleResu
 	if r.Alpha > 0 {
 		alpha = r.Alpha
 	}
-	d := c.Diff.MeanDiff
+	d := c.Diff.Mean
 	nums := fmt.Sprintf("%s on %s[%s] %+.4f (95%% CI %+.4f..%+.4f), p=%.4f, n=%d",
 		r.Measure, r.Dataset, r.Split, d, c.Diff.Low, c.Diff.High, c.P, c.N)
 	if d < -r.MaxDrop && c.P < alpha {

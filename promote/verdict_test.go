@@ -130,8 +130,8 @@ func TestEvaluateDecisions(t *testing.T) {
 			}
 			// The numbers behind the verdict, against hand-computed values.
 			wantDiff := float64(tt.candHits-tt.baseHits) / n
-			if math.Abs(v.Primary.Diff.MeanDiff-wantDiff) > 1e-12 {
-				t.Errorf("mean diff %v, want %v", v.Primary.Diff.MeanDiff, wantDiff)
+			if math.Abs(v.Primary.Diff.Mean-wantDiff) > 1e-12 {
+				t.Errorf("mean diff %v, want %v", v.Primary.Diff.Mean, wantDiff)
 			}
 			if v.Primary.N != n || v.Primary.Baseline.Mean != float64(tt.baseHits)/n || v.Primary.Candidate.Mean != float64(tt.candHits)/n {
 				t.Errorf("n=%d means %v/%v, want %d %v/%v", v.Primary.N, v.Primary.Baseline.Mean, v.Primary.Candidate.Mean, n, float64(tt.baseHits)/n, float64(tt.candHits)/n)

@@ -119,11 +119,13 @@ func runPromote(args []string, stdout, stderr io.Writer) error {
 	}
 	verdicts, err := p.walk(context.Background(), *stage, *ledgerPath, *force)
 	if *jsonOut != "" && len(verdicts) > 0 {
-		b, merr := json.MarshalIndent(verdicts, "", "  ")
-		if merr != nil {
-			return merr
-		}
-		if werr := atomicfile.WriteFile(*jsonOut, append(b, '\n')); werr != nil {
+		werr := atomicfile.Write(*jsonOut, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			return enc.Encode(verdicts)
+		})
+		if werr != nil {
 			return werr
 		}
 	}
@@ -366,7 +368,7 @@ func writeComparison(w io.Writer, indent string, base, cand promote.Arm, c promo
 	fmt.Fprintf(w, "%sbaseline  %-34s %.4f [%.4f, %.4f]\n", indent, base.Name(), c.Baseline.Mean, c.Baseline.Low, c.Baseline.High)
 	fmt.Fprintf(w, "%scandidate %-34s %.4f [%.4f, %.4f]\n", indent, cand.Name(), c.Candidate.Mean, c.Candidate.Low, c.Candidate.High)
 	fmt.Fprintf(w, "%spaired diff %+.4f [%+.4f, %+.4f]  bootstrap p=%.4f  permutation p=%.4f  wins/losses/ties %d/%d/%d",
-		indent, c.Diff.MeanDiff, c.Diff.Low, c.Diff.High, c.Diff.P, c.PPermutation, c.Wins, c.Losses, c.Ties)
+		indent, c.Diff.Mean, c.Diff.Low, c.Diff.High, c.PBootstrap, c.PPermutation, c.Wins, c.Losses, c.Ties)
 	if c.McNemar != nil {
 		fmt.Fprintf(w, "  McNemar b=%d c=%d p=%.4f", c.McNemar.B, c.McNemar.C, c.McNemar.P)
 	}
