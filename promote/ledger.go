@@ -50,7 +50,7 @@ type Entry struct {
 	Measure  string   `json:"measure"`
 	MeanDiff float64  `json:"mean_diff"`
 	P        float64  `json:"p"`
-	Verdict  string   `json:"verdict"` // DecisionConfirmed or DecisionRejected
+	Verdict  string   `json:"verdict"` // DecisionConfirmed, DecisionRejected or DecisionError
 	Reasons  []string `json:"reasons"`
 	// Forced is set when the evaluation overrode a refusal; Overrode is the
 	// ledger line that forbade it and ForceReason the reason given.
@@ -280,6 +280,25 @@ func NewEntry(v *Verdict, c Candidate, time, commit string, overrode *RefusalErr
 		Measure: v.Primary.Measure, MeanDiff: round4(v.Primary.Diff.Mean), P: round4(v.Primary.P),
 		Verdict: v.Decision, Reasons: v.Reasons,
 	}
+	if overrode != nil {
+		e.Forced, e.ForceReason, e.Overrode = true, forceReason, overrode.Line
+	}
+	return e
+}
+
+// DecisionError is the ledger verdict of a test evaluation that started
+// (its go test runs print means as they go, so the split is spent) but
+// produced no verdict. It refuses a re-run like any other line.
+const DecisionError = "error"
+
+// NewErrorEntry builds the ledger line of a test evaluation that failed
+// after it started running on the test split.
+func NewErrorEntry(base Arm, c Candidate, dataset, time, commit string, failure error, overrode *RefusalError, forceReason string) Entry {
+	if c.Family == "" {
+		c.Family = c.Name()
+	}
+	e := Entry{Time: time, Commit: commit, Candidate: c, Baseline: base, Datasets: []string{dataset + "[" + StageTest + "]"},
+		Verdict: DecisionError, Reasons: []string{failure.Error()}}
 	if overrode != nil {
 		e.Forced, e.ForceReason, e.Overrode = true, forceReason, overrode.Line
 	}

@@ -173,23 +173,33 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 			fmt.Fprintf(p.stderr, "promote: FORCED past %s:%d (%s): %s\n", ledgerPath, overrode.Line, overrode.Why, force)
 		}
 	}
-	for _, stage := range promote.Stages() {
-		recs, err := p.results(ctx, stage)
-		if err != nil {
-			return out, err
+	record := func(e promote.Entry) error {
+		if err := ledger.Append(e); err != nil {
+			return fmt.Errorf("promote: recording the test evaluation: %w", err)
 		}
-		v, err := promote.Evaluate(stage, recs, p.base, p.cand, p.cfg)
+		fmt.Fprintf(p.stdout, "ledger %s:%d: %s\n", ledgerPath, len(ledger.Entries), e.Line())
+		return nil
+	}
+	for _, stage := range promote.Stages() {
+		v, err := p.stage(ctx, stage)
 		if err != nil {
-			return out, fmt.Errorf("promote: %s: %w", stage, err)
+			if stage == promote.StageTest {
+				// The test split is spent once its go test runs start:
+				// they print means as they go.
+				now := time.Now().UTC().Format(time.RFC3339)
+				if rerr := record(promote.NewErrorEntry(p.base, p.candidate, p.cfg.Dataset, now, gitCommit(p.module), err, overrode, force)); rerr != nil {
+					return out, errors.Join(err, rerr)
+				}
+			}
+			return out, err
 		}
 		out = append(out, v)
 		writeVerdict(p.stdout, v)
 		if stage == promote.StageTest {
 			e := promote.NewEntry(v, p.candidate, time.Now().UTC().Format(time.RFC3339), gitCommit(p.module), overrode, force)
-			if err := ledger.Append(e); err != nil {
-				return out, fmt.Errorf("promote: recording the test evaluation: %w", err)
+			if err := record(e); err != nil {
+				return out, err
 			}
-			fmt.Fprintf(p.stdout, "ledger %s:%d: %s\n", ledgerPath, len(ledger.Entries), e.Line())
 		}
 		switch v.Decision {
 		case promote.DecisionHold, promote.DecisionRejected:
@@ -200,6 +210,19 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 		}
 	}
 	return out, nil
+}
+
+// stage runs (or reads) one stage's results and evaluates them.
+func (p *promotion) stage(ctx context.Context, stage string) (*promote.Verdict, error) {
+	recs, err := p.results(ctx, stage)
+	if err != nil {
+		return nil, err
+	}
+	v, err := promote.Evaluate(stage, recs, p.base, p.cand, p.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("promote: %s: %w", stage, err)
+	}
+	return v, nil
 }
 
 // results returns the records of one stage: run (exec) or read.

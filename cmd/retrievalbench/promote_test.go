@@ -119,6 +119,35 @@ func TestPromoteCommand(t *testing.T) {
 	}
 }
 
+// TestPromoteFailedTestRecorded: a test stage that yields no verdict (its
+// results do not pair) has still spent the split, so the ledger records an
+// error line, which refuses a re-run.
+func TestPromoteFailedTestRecorded(t *testing.T) {
+	const ds = "repoqa-python-docstring"
+	broken := t.TempDir()
+	writeStage(t, filepath.Join(broken, "small_dev"), ds, "small_dev", 30, 5, 15)
+	writeStage(t, filepath.Join(broken, "dev"), ds, "dev", 50, 10, 30)
+	require.NoError(t, report.WriteRecords(filepath.Join(broken, "test", "x.jsonl"), []report.Record{
+		{Dataset: ds, Split: "test", System: "bm25", Config: "unicode61", Task: "t00", Values: map[string]float64{"mrr": 1}}}))
+	ledger := filepath.Join(t.TempDir(), "LEDGER.jsonl")
+	args := []string{"promote", "-baseline", "bm25/unicode61", "-candidate", "bm25/code-weighted", "-exec=false", "-results", broken, "-ledger", ledger}
+	var stdout bytes.Buffer
+	err := run(args, &stdout, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "no results of bm25/code-weighted on repoqa-python-docstring[test]") {
+		t.Fatalf("promote = %v, want the missing-results error", err)
+	}
+	l, err := promote.ReadLedger(ledger)
+	require.NoError(t, err)
+	require.Len(t, l.Entries, 1, "stdout:\n%s", stdout.String())
+	if e := l.Entries[0]; e.Verdict != promote.DecisionError || !strings.Contains(strings.Join(e.Reasons, " "), "no results of bm25/code-weighted") {
+		t.Errorf("ledger line %+v: want verdict error with the failure as reason", e)
+	}
+	err = run(args, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "LEDGER.jsonl:1: test split refused: bm25/code-weighted") || !strings.Contains(err.Error(), "verdict error") {
+		t.Errorf("re-run = %v, want a refusal by line 1", err)
+	}
+}
+
 func TestPromoteUsage(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
