@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,8 +75,12 @@ func runPromote(args []string, stdout, stderr io.Writer) error {
 	parent := fs.String("parent", "", "config the candidate was derived from: `system/config` or a config hash")
 	force := fs.String("force-test", "", "run the test stage although the ledger refuses it, for this `reason` (recorded)")
 	jsonOut := fs.String("json", "", "also write the verdicts as JSON to `file`")
+	verify := fs.String("verify-ledger", "", "only check that -ledger is `old` (an earlier version of it) plus appended well-formed lines, for CI")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *verify != "" {
+		return verifyLedger(*verify, *ledgerPath, *module, stdout)
 	}
 	cfg.Seed = *seed
 	if fs.NArg() > 0 {
@@ -399,4 +404,27 @@ func writeComparison(w io.Writer, indent string, base, cand promote.Arm, c promo
 		fmt.Fprintf(w, "  (%d failed tasks)", c.Errors)
 	}
 	fmt.Fprintln(w)
+}
+
+// verifyLedger checks that the ledger only grew since old.
+func verifyLedger(old, ledgerPath, module string, stdout io.Writer) error {
+	if ledgerPath == "" {
+		ledgerPath = filepath.Join(module, "golden", "LEDGER.jsonl")
+	}
+	ob, err := os.ReadFile(old)
+	if err != nil {
+		return usagef("promote: -verify-ledger: %v", err)
+	}
+	nb, err := os.ReadFile(ledgerPath)
+	if err != nil {
+		return usagef("promote: -verify-ledger: %v", err)
+	}
+	if err := promote.VerifyAppendOnly(ob, nb); err != nil {
+		return fmt.Errorf("promote: %s against %s: %w", ledgerPath, old, err)
+	}
+	if _, err := promote.ReadLedger(ledgerPath); err != nil {
+		return fmt.Errorf("promote: %w", err)
+	}
+	fmt.Fprintf(stdout, "%s: append-only since %s (%d new lines)\n", ledgerPath, old, bytes.Count(nb[len(ob):], []byte("\n")))
+	return nil
 }

@@ -148,6 +148,22 @@ func TestPromoteFailedTestRecorded(t *testing.T) {
 	}
 }
 
+func TestPromoteVerifyLedger(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"time":"t","commit":"c","candidate":{"system":"bm25","config":"x","family":"bm25/x"},"baseline":{"system":"bm25","config":"y"},"datasets":[],"measure":"mrr","mean_diff":0,"p":1,"verdict":"rejected","reasons":null,"forced":false}` + "\n"
+	old, grown, rewritten := filepath.Join(dir, "old"), filepath.Join(dir, "grown"), filepath.Join(dir, "rewritten")
+	require.NoError(t, os.WriteFile(old, []byte(line), 0o644))
+	require.NoError(t, os.WriteFile(grown, []byte(line+line), 0o644))
+	require.NoError(t, os.WriteFile(rewritten, []byte(strings.Replace(line, "rejected", "confirmed", 1)+line), 0o644))
+	var out bytes.Buffer
+	if err := run([]string{"promote", "-verify-ledger", old, "-ledger", grown}, &out, &bytes.Buffer{}); err != nil || !strings.Contains(out.String(), "(1 new lines)") {
+		t.Errorf("verify of a grown ledger = %v, %q", err, out.String())
+	}
+	if err := run([]string{"promote", "-verify-ledger", old, "-ledger", rewritten}, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "line 1 differs") {
+		t.Errorf("verify of a rewritten ledger = %v, want line 1 differs", err)
+	}
+}
+
 func TestPromoteUsage(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
