@@ -115,6 +115,10 @@ func Scan(root string) ([]Entry, error) {
 		switch {
 		case strings.HasPrefix(name, trashPrefix):
 			kind, grouped = KindTrash, false
+		case grouped && d.Type()&fs.ModeSymlink != 0:
+			// A linked input (a fresh cache that links the real models):
+			// one entry of its kind, the link itself, never followed.
+			grouped = false
 		case !grouped || !d.IsDir():
 			kind, grouped = KindOther, false
 		}

@@ -50,12 +50,18 @@ func buildCache(t *testing.T) (root, outside string) {
 	file(t, root, "bm25/aaaa-1111/index.db", 100, 45)
 	file(t, root, "bm25/bbbb-2222/index.db", 200, 3)
 	file(t, root, "dense/minilm-l6-q/vectors.db", 1000, 35)
-	file(t, root, "external/codira/index/x.bin", 70, 50)
+	file(t, root, "peers/codira/index/x.bin", 70, 50)
 	file(t, root, "peers/context7/package.json", 7, 5)
 	file(t, root, "data/swe-qa/a.jsonl", 11, 90)
 	file(t, root, "repoqa/repoqa-2024-06-23.json", 13, 90)
 	file(t, root, "stray.txt", 3, 100)
 	file(t, root, ".evict-123/bm25/old/index.db", 9, 1)
+	if err := os.Symlink(filepath.Dir(outside), filepath.Join(root, "peers-linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(outside), filepath.Join(root, "external")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Join(root, "models", "linked"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +98,12 @@ func TestScan(t *testing.T) {
 		{KindBM25, "bm25/aaaa-1111", 100, 1, 45},
 		{KindBM25, "bm25/bbbb-2222", 200, 1, 3},
 		{KindVectors, "dense/minilm-l6-q", 1000, 1, 35},
-		{KindExternal, "external/codira", 70, 1, 50},
+		{KindExternal, "external", 0, 0, 0}, // a linked input: the link, not what it points to
+		{KindPeers, "peers/codira", 70, 1, 50},
 		{KindPeers, "peers/context7", 7, 1, 5},
 		{KindData, "data/swe-qa", 11, 1, 90},
 		{KindData, "repoqa/repoqa-2024-06-23.json", 13, 1, 90},
+		{KindOther, "peers-linked", 0, 0, 0},
 		{KindOther, "stray.txt", 3, 1, 100},
 		{KindTrash, ".evict-123", 9, 1, 1},
 	}
@@ -114,10 +122,10 @@ func TestSelectAndEvict(t *testing.T) {
 		want []string // evicted paths
 	}{
 		{"kind", Selector{Kinds: []string{KindBM25}}, []string{"bm25/aaaa-1111", "bm25/bbbb-2222"}},
-		{"age", Selector{OlderThan: 30 * 24 * time.Hour}, []string{"onnxruntime/1.22.0", "bm25/aaaa-1111", "dense/minilm-l6-q", "external/codira", "data/swe-qa", "repoqa/repoqa-2024-06-23.json", "stray.txt"}},
+		{"age", Selector{OlderThan: 30 * 24 * time.Hour}, []string{"onnxruntime/1.22.0", "bm25/aaaa-1111", "dense/minilm-l6-q", "peers/codira", "data/swe-qa", "repoqa/repoqa-2024-06-23.json", "stray.txt"}},
 		{"kind and age", Selector{Kinds: []string{KindBM25, KindVectors}, OlderThan: 40 * 24 * time.Hour}, []string{"bm25/aaaa-1111"}},
 		{"trash", Selector{Kinds: []string{KindTrash}}, []string{".evict-123"}},
-		{"all", Selector{All: true}, []string{"onnxruntime/1.22.0", "models/linked", "models/minilm-l6-q", "bm25/aaaa-1111", "bm25/bbbb-2222", "dense/minilm-l6-q", "external/codira", "peers/context7", "data/swe-qa", "repoqa/repoqa-2024-06-23.json", "stray.txt", ".evict-123"}},
+		{"all", Selector{All: true}, []string{"onnxruntime/1.22.0", "models/linked", "models/minilm-l6-q", "bm25/aaaa-1111", "bm25/bbbb-2222", "dense/minilm-l6-q", "external", "peers/codira", "peers/context7", "data/swe-qa", "repoqa/repoqa-2024-06-23.json", "peers-linked", "stray.txt", ".evict-123"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -144,7 +144,7 @@ func (l *Ledger) Check(c Candidate) error {
 			continue
 		}
 		if e.Candidate.FamilyOrDefault() == c.FamilyOrDefault() {
-			return l.refuse(i, fmt.Sprintf("%s is in family %q, which %s was rejected in on %s; variants of a rejected config get no fresh test shot — go back to small_dev",
+			return l.refuse(i, fmt.Sprintf("%s is in family %q, in which %s was rejected on test on %s; variants of a rejected config get no fresh test shot — go back to small_dev",
 				c.Name(), c.FamilyOrDefault(), e.Candidate.Name(), e.Time))
 		}
 	}
