@@ -56,7 +56,7 @@ type Config struct {
 	// Name names the campaign's dataset in reports; "" derives it from the
 	// case file ("cases-<file>", or "cases-<folder>" for a cases.jsonl).
 	Name string
-	// Specs are the systems to run, in order (harness.Registry entries or
+	// Specs are the systems to run, in order (builtin.Specs entries or
 	// any other Spec).
 	Specs []systems.Spec
 	// PoolDepth is how many top hits of each system are pooled per case.

@@ -1,0 +1,170 @@
+package promote
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/report"
+)
+
+// Decisions of a stage.
+const (
+	DecisionReport    = "report"    // small_dev: numbers only
+	DecisionPromote   = "promote"   // dev: paired win beyond noise
+	DecisionHold      = "hold"      // dev: no promotion; iterate on small_dev
+	DecisionConfirmed = "confirmed" // test: win confirmed and no harm
+	DecisionRejected  = "rejected"  // test: back to small_dev; variants get no test shot
+)
+
+// Rule outcomes.
+const (
+	RulePass     = "pass"
+	RuleViolated = "violated"
+	RuleSkipped  = "skipped" // does not apply to the primary dataset
+	RuleMissing  = "missing" // no results to evaluate it: fails closed
+)
+
+// Verdict is the outcome of one stage with the numbers behind it.
+type Verdict struct {
+	Stage     string       `json:"stage"`
+	Baseline  Arm          `json:"baseline"`
+	Candidate Arm          `json:"candidate"`
+	Alpha     float64      `json:"alpha"`
+	Test      string       `json:"test"`
+	Decision  string       `json:"decision"`
+	Reasons   []string     `json:"reasons"`
+	Primary   Comparison   `json:"primary"`
+	Rules     []RuleResult `json:"rules,omitempty"`
+}
+
+// RuleResult is one do-no-harm rule as evaluated.
+type RuleResult struct {
+	Rule       Rule        `json:"rule"`
+	Status     string      `json:"status"`
+	Reason     string      `json:"reason"`
+	Comparison *Comparison `json:"comparison,omitempty"`
+}
+
+// Datasets lists "dataset[split]" of every comparison v made.
+func (v *Verdict) Datasets() []string {
+	out := []string{v.Primary.Dataset + "[" + v.Primary.Split + "]"}
+	for _, r := range v.Rules {
+		if r.Comparison != nil {
+			out = append(out, r.Comparison.Dataset+"["+r.Comparison.Split+"]")
+		}
+	}
+	return out
+}
+
+// Evaluate decides stage for cand against base from recs (the results of
+// the stage's split: the primary dataset and, at the test stage, the rules'
+// datasets). The primary records are those of cfg.Dataset with split
+// stage. An error means the primary comparison could not be made; a rule
+// that cannot be evaluated is RuleMissing, which rejects.
+func Evaluate(stage string, recs []report.Record, base, cand Arm, cfg Config) (*Verdict, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	switch stage {
+	case StageSmallDev, StageDev, StageTest:
+	default:
+		return nil, fmt.Errorf("stage %q: want %s", stage, strings.Join(Stages(), ", "))
+	}
+	if base.Name() == cand.Name() {
+		return nil, fmt.Errorf("baseline and candidate are both %s", base.Name())
+	}
+	primary, err := Compare(recs, base, cand, cfg.Dataset, stage, cfg.Measure, cfg)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verdict{Stage: stage, Baseline: base, Candidate: cand, Alpha: cfg.Alpha, Test: cfg.Test, Primary: primary}
+	win, why := v.isWin(cfg)
+	switch stage {
+	case StageSmallDev:
+		v.Decision = DecisionReport
+		v.Reasons = []string{"small_dev is free iteration: " + why}
+		return v, nil
+	case StageDev:
+		v.Decision = DecisionHold
+		if win {
+			v.Decision = DecisionPromote
+		}
+		v.Reasons = []string{why}
+		return v, nil
+	}
+	v.Reasons = []string{why}
+	ok := win
+	for _, r := range cfg.Rules {
+		rr := evalRule(recs, base, cand, r, cfg)
+		v.Rules = append(v.Rules, rr)
+		if rr.Status == RuleViolated || rr.Status == RuleMissing {
+			ok = false
+			v.Reasons = append(v.Reasons, "rule "+r.Name+": "+rr.Reason)
+		}
+	}
+	v.Decision = DecisionRejected
+	if ok {
+		v.Decision = DecisionConfirmed
+	}
+	return v, nil
+}
+
+// isWin reports whether the primary comparison is a paired win beyond
+// noise, and says why in words with the numbers.
+func (v *Verdict) isWin(cfg Config) (bool, string) {
+	c := v.Primary
+	d := c.Diff.Mean
+	nums := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f), %s p=%.4f, n=%d, %d wins/%d losses",
+		c.Measure, d, c.Diff.Low, c.Diff.High, cfg.Test, c.P, c.N, c.Wins, c.Losses)
+	switch {
+	case d <= 0 && c.P < cfg.Alpha:
+		return false, "loss beyond noise: " + nums
+	case d <= 0:
+		return false, "no gain: " + nums
+	case c.P >= cfg.Alpha:
+		return false, fmt.Sprintf("not significant (p ≥ α=%g): %s", cfg.Alpha, nums)
+	case d <= cfg.MinGain:
+		return false, fmt.Sprintf("significant but below the minimum gain %g: %s", cfg.MinGain, nums)
+	}
+	return true, fmt.Sprintf("win beyond noise (p < α=%g): %s", cfg.Alpha, nums)
+}
+
+func evalRule(recs []report.Record, base, cand Arm, r Rule, cfg Config) RuleResult {
+	rr := RuleResult{Rule: r}
+	if !r.Applies(cfg.Dataset) {
+		rr.Status, rr.Reason = RuleSkipped, fmt.Sprintf("applies to %s, not %s", r.When, cfg.Dataset)
+		return rr
+	}
+	c, err := Compare(recs, base, cand, r.Dataset, r.Split, r.Measure, cfg)
+	if err != nil {
+		var me *MissingError
+		rr.Status = RuleMissing
+		if errors.As(err, &me) {
+			rr.Reason = err.Error() + " (a rule without results fails closed)"
+		} else {
+			rr.Reason = err.Error()
+		}
+		return rr
+	}
+	rr.Comparison = &c
+	alpha := cfg.Alpha
+	if r.Alpha > 0 {
+		alpha = r.Alpha
+	}
+	d := c.Diff.Mean
+	nums := fmt.Sprintf("%s on %s[%s] %+.4f (95%% CI %+.4f..%+.4f), p=%.4f, n=%d",
+		r.Measure, r.Dataset, r.Split, d, c.Diff.Low, c.Diff.High, c.P, c.N)
+	if d < -r.MaxDrop && c.P < alpha {
+		rr.Status, rr.Reason = RuleViolated, fmt.Sprintf("regressed beyond max drop %g and noise (p < α=%g): %s", r.MaxDrop, alpha, nums)
+		return rr
+	}
+	rr.Status = RulePass
+	switch {
+	case d < -r.MaxDrop:
+		rr.Reason = fmt.Sprintf("dropped by more than %g but not significantly (p ≥ α=%g): %s", r.MaxDrop, alpha, nums)
+	default:
+		rr.Reason = "no regression beyond max drop: " + nums
+	}
+	return rr
+}
