@@ -28,7 +28,7 @@ func TestParseHandWritten(t *testing.T) {
 	}
 	body = binary.LittleEndian.AppendUint64(body, uint64(1<<40+7))
 	body = binary.LittleEndian.AppendUint64(body, math.MaxUint64) // -1
-	body = append(body, 0x80, 0x7f, 0x01)                          // -128, 127, 1
+	body = append(body, 0x80, 0x7f, 0x01)                         // -128, 127, 1
 	header := `{"__metadata__":{"format":"pt"},` +
 		`"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},` +
 		`"m":{"dtype":"I64","shape":[2,1],"data_offsets":[8,24]},` +

@@ -348,3 +348,22 @@ func (t *Tokenizer) NumSpecial() int { return len(t.prefix) + len(t.suffx) }
 
 // Path is the file the tokenizer was loaded from.
 func (t *Tokenizer) Path() string { return t.path }
+
+// VocabSize is one more than the largest token id the tokenizer can emit
+// (vocabulary and added tokens).
+func (t *Tokenizer) VocabSize() int {
+	n := 0
+	if t.uni != nil {
+		n = len(t.uni.scores)
+	}
+	for _, id := range t.vocab {
+		n = max(n, int(id)+1)
+	}
+	for _, a := range t.added {
+		n = max(n, int(a.ID)+1)
+	}
+	for _, s := range append(append([]special(nil), t.prefix...), t.suffx...) {
+		n = max(n, int(s.id)+1)
+	}
+	return n
+}
