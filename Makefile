@@ -24,6 +24,9 @@ RESULTS ?= results
 RB      := $(GO) run ./cmd/retrievalbench
 
 MODELS  ?= minilm-l6-q,bge-small-q,e5-small-q
+# The models data pack (mpnet-base-q comes only from there offline); empty:
+# $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
+MODELS_PACK ?=
 
 .PHONY: build setup test test-short lint bench bench-full compare gate data campaign report-results clean
 
@@ -31,7 +34,7 @@ build:
 	$(GO) build ./...
 
 setup:
-	$(RB) models fetch
+	$(RB) models fetch $(if $(MODELS_PACK),-pack $(MODELS_PACK))
 
 test: setup
 	@mkdir -p out
