@@ -17,6 +17,8 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/static"
 )
 
 // runCampaign runs every chosen model (and a BM25 baseline) over the
@@ -72,6 +74,9 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
 	cfg.Meta = toolMeta(gen)
 	cfg.Meta.Backend = "SQLite FTS5 (bm25); ONNX Runtime CPU, exact cosine search (dense)"
+	if slices.ContainsFunc(specs, func(s harness.Spec) bool { return s.System == "static" }) {
+		cfg.Meta.Backend += "; static embedding table lookup, exact cosine search (static)"
+	}
 	for _, s := range specs {
 		if s.System != "dense" && s.System != "static" {
 			continue
@@ -129,7 +134,10 @@ func pickSpecs(modelList, bm25 string) ([]harness.Spec, string, error) {
 		if s, ok := find("dense", id); ok {
 			return s, true
 		}
-		return find("static", id)
+		if s, ok := find("static", id); ok {
+			return s, true
+		}
+		return staticSpec(reg, id)
 	}
 	var ids []string
 	for _, id := range models.IDs() {
@@ -168,4 +176,23 @@ func pickSpecs(modelList, bm25 string) ([]harness.Spec, string, error) {
 		first = specs[0].Name()
 	}
 	return specs, first, nil
+}
+
+// staticSpec is the spec of the systems/static config named id while
+// harness.Registry does not list the static system yet (once it does, the
+// registry's spec is used and this returns false).
+func staticSpec(reg []harness.Spec, id string) (harness.Spec, bool) {
+	if slices.ContainsFunc(reg, func(s harness.Spec) bool { return s.System == "static" }) {
+		return harness.Spec{}, false
+	}
+	c, err := static.ConfigByName(id)
+	if err != nil {
+		return harness.Spec{}, false
+	}
+	return harness.Spec{
+		System: "static", Config: c.Name, Hash: c.Hash(),
+		ToleranceReason: "deterministic: table lookups and float64 sums in a fixed order",
+		Requires:        func(cache string) (string, error) { return static.Requires(c, cache) },
+		New:             func(opt systems.Options) (systems.System, error) { return static.New(c, opt) },
+	}, true
 }
