@@ -177,6 +177,16 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 	return hits, nil
 }
 
+// VectorDim embeds a probe query and returns the length of its vector (the
+// campaign checks it against the manifest's dimension).
+func (x *Index) VectorDim(ctx context.Context) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	v, _ := x.model.Embed(x.model.m.QueryPrefix + "dimension probe")
+	return len(v), nil
+}
+
 // Close drops the index; the model stays loaded until x is dropped.
 func (x *Index) Close() error {
 	x.mat = nil

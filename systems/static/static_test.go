@@ -189,6 +189,9 @@ func TestIndexSearch(t *testing.T) {
 
 			c := testCorpus()
 			require.NoError(t, x.Index(t.Context(), c))
+			dim, err := x.VectorDim(t.Context())
+			require.NoError(t, err)
+			require.Equal(t, 64, dim, "the manifest's dimension")
 			require.Equal(t, Stats{Docs: 5}, Stats{Docs: x.Stats().Docs, Truncated: x.Stats().Truncated, Empty: x.Stats().Empty})
 			var first [][]systems.Hit
 			for _, q := range testQueries {
