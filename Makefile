@@ -37,6 +37,9 @@ RB_CACHE ?= $(or $(RETRIEVALBENCH_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/
 # internal/testenv.MLflowVersion names the same release (a test keeps them equal).
 MLFLOW_VERSION ?= 3.17.2
 MLFLOW_HOME := $(RB_CACHE)/mlflow/$(MLFLOW_VERSION)
+# The models data pack (mpnet-base-q comes only from there offline); empty:
+# $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
+MODELS_PACK ?=
 
 .PHONY: build setup test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean
 
@@ -44,7 +47,7 @@ build:
 	$(GO) build ./...
 
 setup:
-	$(RB) models fetch
+	$(RB) models fetch $(if $(MODELS_PACK),-pack $(MODELS_PACK))
 
 test: setup
 	@mkdir -p out

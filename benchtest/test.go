@@ -123,6 +123,9 @@ func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
 
 func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	fl := s.flags()
+	if spec.FixturesOnly && fl.Size != SizeFull && !d.Hermetic {
+		t.Skipf("SKIP (by design): %s is slow enough to run on the fixtures only at -size=%s; -size=full runs it here", spec.Name(), fl.Size)
+	}
 	if spec.Heavy && fl.Size != SizeFull && !d.Hermetic && !f.HeavyAtSmall {
 		t.Skipf("SKIP (by design): %s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA), -size=full runs it here", spec.Name(), fl.Size)
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
+	"github.com/retrievalbench/retrievalbench/systems/static"
 )
 
 // Config holds the inputs and tunables of a campaign.
@@ -369,9 +370,16 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		return sr, nil
 	}
 	var wantDim int
-	if spec.System == "dense" {
+	switch spec.System {
+	case "dense":
 		if dc, err := dense.ConfigByName(spec.Config); err == nil {
 			if mm, err := models.Lookup(dc.Model); err == nil {
+				wantDim = mm.Dimension
+			}
+		}
+	case "static":
+		if sc, err := static.ConfigByName(spec.Config); err == nil {
+			if mm, err := models.Lookup(sc.Model); err == nil {
 				wantDim = mm.Dimension
 			}
 		}

@@ -72,6 +72,8 @@ func (c Config) Validate() error {
 	switch {
 	case m.ID == "":
 		return errors.New("embed: config has no model")
+	case !m.IsONNX():
+		return fmt.Errorf("embed: model %s is a %s model, not an ONNX encoder", m.ID, m.Kind)
 	case m.Dimension <= 0:
 		return fmt.Errorf("embed: model %s: dimension %d", m.ID, m.Dimension)
 	case m.Pooling != PoolCLS && m.Pooling != PoolMean:

@@ -43,11 +43,19 @@ func newEmbedder(t *testing.T, m models.Model) *Embedder {
 	return e
 }
 
+// manifest returns the ONNX models of the manifest (the static ones are
+// systems/static's).
 func manifest(t *testing.T) []models.Model {
 	t.Helper()
-	ms, err := models.Manifest()
+	all, err := models.Manifest()
 	require.NoError(t, err)
-	require.NotEmpty(t, ms, "the manifest lists no model")
+	var ms []models.Model
+	for _, m := range all {
+		if m.IsONNX() {
+			ms = append(ms, m)
+		}
+	}
+	require.NotEmpty(t, ms, "the manifest lists no ONNX model")
 	return ms
 }
 

@@ -25,6 +25,10 @@ type Spec struct {
 	// (embedding with a large model, an external tool); the runner runs them
 	// on fewer datasets at the CI size.
 	Heavy bool
+	// FixturesOnly marks configs slower still (a 768-d model embedding a few
+	// texts a second on 2 cores): at the CI size they run on the hermetic
+	// fixtures only, everywhere at full size.
+	FixturesOnly bool
 	// Composite marks a system that returns one text blob per query (a
 	// hosted documentation system): the blob is judged by content as the
 	// single rank-1 item, and only rank-1 measures are defined.

@@ -80,8 +80,11 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
 	cfg.Meta = toolMeta(gen)
 	cfg.Meta.Backend = "SQLite FTS5 (bm25); ONNX Runtime CPU, exact cosine search (dense)"
+	if slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.System == "static" }) {
+		cfg.Meta.Backend += "; static embedding table lookup, exact cosine search (static)"
+	}
 	for _, s := range specs {
-		if s.System != "dense" {
+		if s.System != "dense" && s.System != "static" {
 			continue
 		}
 		if m, err := models.Lookup(s.Config); err == nil {
@@ -124,7 +127,19 @@ func pickSpecs(modelList, bm25 string) ([]systems.Spec, string, error) {
 		}
 		specs = append(specs, s)
 	}
-	ids := models.IDs()
+	// A model runs as dense (ONNX) or, for a static model, as static.
+	findModel := func(id string) (systems.Spec, bool) {
+		if s, ok := find("dense", id); ok {
+			return s, true
+		}
+		return find("static", id)
+	}
+	var ids []string
+	for _, id := range models.IDs() {
+		if _, ok := findModel(id); ok {
+			ids = append(ids, id)
+		}
+	}
 	if modelList != "all" {
 		ids = nil
 		for _, id := range strings.Split(modelList, ",") {
@@ -140,9 +155,9 @@ func pickSpecs(modelList, bm25 string) ([]systems.Spec, string, error) {
 	}
 	first := ""
 	for _, id := range ids {
-		s, ok := find("dense", id)
+		s, ok := findModel(id)
 		if !ok {
-			return nil, "", fmt.Errorf("-models: unknown model %q (have %s)", id, strings.Join(models.IDs(), ", "))
+			return nil, "", fmt.Errorf("-models: unknown model %q, or no system in the registry runs it (have %s)", id, strings.Join(models.IDs(), ", "))
 		}
 		if first == "" {
 			first = s.Name()

@@ -100,3 +100,27 @@ func TestCampaignUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestPickSpecsStatic resolves a static model id to a static system spec
+// and keeps dense ids on dense.
+func TestPickSpecsStatic(t *testing.T) {
+	specs, first, err := pickSpecs("minilm-l6-q,static-tokenlearn", "none")
+	require.NoError(t, err)
+	require.Len(t, specs, 2)
+	require.Equal(t, "dense/minilm-l6-q", specs[0].Name())
+	require.Equal(t, "static/static-tokenlearn", specs[1].Name())
+	require.Equal(t, "dense/minilm-l6-q", first)
+	require.NotEmpty(t, specs[1].Hash)
+
+	all, _, err := pickSpecs("all", "none")
+	require.NoError(t, err)
+	var names []string
+	for _, s := range all {
+		names = append(names, s.Name())
+	}
+	require.Contains(t, names, "static/static-tokenlearn")
+	require.Contains(t, names, "dense/mpnet-base-q")
+
+	_, _, err = pickSpecs("nope", "none")
+	require.ErrorContains(t, err, `unknown model "nope"`)
+}

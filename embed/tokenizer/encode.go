@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -83,6 +84,13 @@ func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 				ids = append(ids, int64(id))
 				return !full()
 			}
+			if t.pre == preMetaspace {
+				forEachMetaspaceWord(seg, func(w string) bool {
+					ids = t.uni.encode(ids, w)
+					return !full()
+				})
+				return !full()
+			}
 			forEachWord(seg, func(w string) bool {
 				ids = t.wordPiece(ids, w)
 				return !full()
@@ -101,7 +109,7 @@ func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 				// Cut after an ASCII whitespace byte: a word boundary and a
 				// normalization boundary (every normalizer here is local to a
 				// character or a combining sequence, and a space starts one).
-				if cut := strings.IndexAny(seg[chunkBytes:], " \n\t\r"); cut >= 0 {
+				if cut := t.chunkCut(seg[chunkBytes:]); cut >= 0 {
 					chunk = seg[:chunkBytes+cut+1]
 				}
 			}
@@ -118,6 +126,38 @@ func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 	return ids
 }
 
+// chunkCut returns the index in s of the whitespace byte to cut after, or
+// -1. The Precompiled normalizer works per grapheme cluster, and a space
+// starts one ("a \u0301" keeps the mark with the space), so for it the cut
+// must also be followed by a printable ASCII byte.
+func (t *Tokenizer) chunkCut(s string) int {
+	if t.uni == nil {
+		return strings.IndexAny(s, " \n\t\r")
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if c := s[i]; (c == ' ' || c == '\n' || c == '\t' || c == '\r') && s[i+1] > ' ' && s[i+1] < 0x7f {
+			return i
+		}
+	}
+	return -1
+}
+
+// singleWord reports whether the match s[i:end] of a single_word added
+// token stands alone: no word character (letter, digit, '_') touches it.
+func singleWord(s string, i, end int) bool {
+	if r, _ := utf8.DecodeLastRuneInString(s[:i]); i > 0 && isWordChar(r) {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(s[end:]); end < len(s) && isWordChar(r) {
+		return false
+	}
+	return true
+}
+
+func isWordChar(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)
+}
+
 // splitAdded cuts s at literal occurrences of the added tokens whose
 // Normalized flag equals normalized, leftmost and then longest first, and
 // calls f with each text segment or token in order until f returns false.
@@ -131,7 +171,8 @@ func (t *Tokenizer) splitAdded(s string, normalized bool, f func(seg string, id 
 		var hit *addedToken
 		for k := range t.added {
 			a := &t.added[k]
-			if a.Normalized == normalized && strings.HasPrefix(s[i:], a.Content) {
+			if a.Normalized == normalized && strings.HasPrefix(s[i:], a.Content) &&
+				(!a.SingleWord || singleWord(s, i, i+len(a.Content))) {
 				hit = a
 				break // t.added is sorted longest first
 			}

@@ -22,6 +22,8 @@ type normalizerJSON struct {
 	Lowercase          bool  `json:"lowercase"`
 	// Sequence
 	Normalizers []json.RawMessage `json:"normalizers"`
+	// Precompiled
+	PrecompiledCharsmap string `json:"precompiled_charsmap"`
 }
 
 func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
@@ -52,6 +54,12 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 		return []normalizer{norm.NFC.String}, nil
 	case "NFKC":
 		return []normalizer{norm.NFKC.String}, nil
+	case "Precompiled":
+		p, err := parsePrecompiled(n.PrecompiledCharsmap)
+		if err != nil {
+			return nil, err
+		}
+		return []normalizer{p.normalize}, nil
 	case "Sequence":
 		var out []normalizer
 		for _, r := range n.Normalizers {
@@ -63,27 +71,7 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("normalizer type %q is not supported (BertNormalizer, Lowercase, StripAccents, NFD, NFKD, NFC, NFKC, Sequence)", n.Type)
-}
-
-func checkPreTokenizer(raw json.RawMessage) error {
-	if len(raw) == 0 || string(raw) == "null" {
-		return fmt.Errorf("no pre_tokenizer (only BertPreTokenizer is supported)")
-	}
-	var p struct {
-		Type          string            `json:"type"`
-		PreTokenizers []json.RawMessage `json:"pretokenizers"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return fmt.Errorf("pre_tokenizer: %w", err)
-	}
-	switch {
-	case p.Type == "BertPreTokenizer":
-		return nil
-	case p.Type == "Sequence" && len(p.PreTokenizers) == 1:
-		return checkPreTokenizer(p.PreTokenizers[0])
-	}
-	return fmt.Errorf("pre_tokenizer type %q is not supported (only BertPreTokenizer)", p.Type)
+	return nil, fmt.Errorf("normalizer type %q is not supported (BertNormalizer, Lowercase, StripAccents, NFD, NFKD, NFC, NFKC, Precompiled, Sequence)", n.Type)
 }
 
 // bertNormalizer is Hugging Face's BertNormalizer; its steps run in the

@@ -16,11 +16,17 @@
 //  4. Model (WordPiece): greedy longest-match-first against the vocabulary,
 //     continuation pieces carrying "##"; a word with no split, or longer
 //     than max_input_chars_per_word characters, becomes the unknown token.
-//  5. Post-processor (TemplateProcessing or BertProcessing): [CLS] … [SEP],
-//     after truncating the pieces so the whole fits in maxTokens.
+//  5. Post-processor (TemplateProcessing, BertProcessing or
+//     RobertaProcessing, as in MPNet's <s> … </s>): [CLS] … [SEP], after
+//     truncating the pieces so the whole fits in maxTokens.
 //
-// Files of another kind (a BPE or Unigram model, a ByteLevel pre-tokenizer,
-// …) are refused with an error naming the file and the part it cannot run.
+// SentencePiece-style files (Model2Vec static models) run the same
+// pipeline with other parts: the Precompiled normalizer, the WhitespaceSplit
+// and Metaspace pre-tokenizers and the Unigram model (Viterbi over the
+// pieces' scores); see unigram.go.
+//
+// Files of another kind (a BPE model, a ByteLevel pre-tokenizer, …) are
+// refused with an error naming the file and the part it cannot run.
 package tokenizer
 
 import (
@@ -47,6 +53,9 @@ type Tokenizer struct {
 	addedFirst      [256]bool    // first bytes of raw-matched added tokens
 	prefix, suffx   []special    // from the post-processor template
 	padID           int64
+
+	uni *unigram // the Unigram model, when the file has one instead of WordPiece
+	pre int      // pre-tokenizer kind: preBert or preMetaspace
 }
 
 type special struct {
@@ -131,7 +140,7 @@ func parse(data []byte) (*Tokenizer, error) {
 	if t.norm, err = parseNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if err := checkPreTokenizer(f.PreTokenizer); err != nil {
+	if t.pre, err = parsePreTokenizer(f.PreTokenizer); err != nil {
 		return nil, err
 	}
 	if err := t.parseAdded(f.AddedTokens); err != nil {
@@ -166,8 +175,16 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 			typ = "WordPiece"
 		}
 	}
+	if typ == "Unigram" {
+		u, err := parseUnigram(raw)
+		if err != nil {
+			return err
+		}
+		t.uni, t.vocab, t.unkID = u, u.ids, u.unkID
+		return nil
+	}
 	if typ != "WordPiece" {
-		return fmt.Errorf("model type %q is not supported (only WordPiece)", typ)
+		return fmt.Errorf("model type %q is not supported (only WordPiece and Unigram)", typ)
 	}
 	var vocab map[string]int32
 	if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
@@ -207,9 +224,6 @@ func (t *Tokenizer) parseAdded(toks []addedToken) error {
 	for _, a := range toks {
 		if a.Content == "" {
 			return fmt.Errorf("added token %d has no content", a.ID)
-		}
-		if a.SingleWord {
-			return fmt.Errorf("added token %q: single_word is not supported", a.Content)
 		}
 		if a.Normalized {
 			t.normalizedAdded = true
@@ -284,7 +298,9 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		if !seen {
 			return fmt.Errorf("post_processor: single template has no sequence")
 		}
-	case "BertProcessing":
+	case "BertProcessing", "RobertaProcessing":
+		// For one sequence both are cls … sep (RobertaProcessing's
+		// trim_offsets and add_prefix_space change offsets, not ids).
 		cls, err := tokenPair(p.Cls)
 		if err != nil {
 			return fmt.Errorf("post_processor cls: %w", err)
@@ -296,7 +312,7 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		t.prefix = []special{{id: cls}}
 		t.suffx = []special{{id: sep}}
 	default:
-		return fmt.Errorf("post_processor type %q is not supported (only TemplateProcessing and BertProcessing)", p.Type)
+		return fmt.Errorf("post_processor type %q is not supported (only TemplateProcessing, BertProcessing and RobertaProcessing)", p.Type)
 	}
 	return nil
 }
@@ -332,3 +348,22 @@ func (t *Tokenizer) NumSpecial() int { return len(t.prefix) + len(t.suffx) }
 
 // Path is the file the tokenizer was loaded from.
 func (t *Tokenizer) Path() string { return t.path }
+
+// VocabSize is one more than the largest token id the tokenizer can emit
+// (vocabulary and added tokens).
+func (t *Tokenizer) VocabSize() int {
+	n := 0
+	if t.uni != nil {
+		n = len(t.uni.scores)
+	}
+	for _, id := range t.vocab {
+		n = max(n, int(id)+1)
+	}
+	for _, a := range t.added {
+		n = max(n, int(a.ID)+1)
+	}
+	for _, s := range append(append([]special(nil), t.prefix...), t.suffx...) {
+		n = max(n, int(s.id)+1)
+	}
+	return n
+}

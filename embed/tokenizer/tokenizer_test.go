@@ -139,6 +139,15 @@ func TestEncodeOptions(t *testing.T) {
 			reason: "BertProcessing adds [CLS] and [SEP] too",
 		},
 		{
+			name: "RobertaProcessing",
+			edit: func(f map[string]any) {
+				f["post_processor"] = map[string]any{"type": "RobertaProcessing", "sep": []any{"</s>", 3}, "cls": []any{"<s>", 2},
+					"trim_offsets": true, "add_prefix_space": false}
+			},
+			text: "hello", want: []int64{2, 5, 3},
+			reason: "RobertaProcessing (MPNet) puts cls before and sep after a single text",
+		},
+		{
 			name: "no post_processor",
 			edit: func(f map[string]any) { f["post_processor"] = nil },
 			text: "hello", want: []int64{5},
@@ -181,9 +190,16 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`model type "BPE"`, "WordPiece"}, reason: "byte-pair models are another algorithm",
 		},
 		{
-			name: "Unigram",
+			name: "Unigram without unk",
 			edit: func(f map[string]any) { f["model"] = map[string]any{"type": "Unigram", "vocab": [][]any{{"a", 0.0}}} },
-			want: []string{`model type "Unigram"`}, reason: "SentencePiece unigram models are another algorithm",
+			want: []string{`Unigram unk_id missing`}, reason: "unknown characters need an id",
+		},
+		{
+			name: "Unigram byte fallback",
+			edit: func(f map[string]any) {
+				f["model"] = map[string]any{"type": "Unigram", "unk_id": 0, "byte_fallback": true, "vocab": [][]any{{"a", 0.0}}}
+			},
+			want: []string{`byte_fallback is not supported`}, reason: "byte pieces are not implemented",
 		},
 		{
 			name: "BPE without type",
@@ -200,12 +216,12 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown normalizer",
 			edit: func(f map[string]any) { f["normalizer"] = map[string]any{"type": "Precompiled"} },
-			want: []string{`normalizer type "Precompiled"`}, reason: "SentencePiece's precompiled normalizer is not supported",
+			want: []string{`precompiled_charsmap of 0 bytes is too short`}, reason: "a Precompiled normalizer needs its character map",
 		},
 		{
-			name: "Roberta post-processor",
-			edit: func(f map[string]any) { f["post_processor"] = map[string]any{"type": "RobertaProcessing"} },
-			want: []string{`post_processor type "RobertaProcessing"`}, reason: "only BERT templates",
+			name: "unknown post-processor",
+			edit: func(f map[string]any) { f["post_processor"] = map[string]any{"type": "ByteLevel"} },
+			want: []string{`post_processor type "ByteLevel"`}, reason: "only BERT and RoBERTa templates",
 		},
 		{
 			name: "unk not in vocab",

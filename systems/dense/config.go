@@ -27,17 +27,20 @@ type Config struct {
 	BatchSize int
 }
 
-// Configs returns one configuration per manifest model, in manifest order,
-// named after the model. It is empty only if the embedded manifest is broken
-// (which the embed/models tests catch).
+// Configs returns one configuration per ONNX model of the manifest, in
+// manifest order, named after the model (static models are systems/static's).
+// It is empty only if the embedded manifest is broken (which the embed/models
+// tests catch).
 func Configs() []Config {
 	ms, err := models.Manifest()
 	if err != nil {
 		return nil
 	}
-	cs := make([]Config, len(ms))
-	for i, m := range ms {
-		cs[i] = Config{Name: m.ID, Model: m.ID}
+	var cs []Config
+	for _, m := range ms {
+		if m.IsONNX() {
+			cs = append(cs, Config{Name: m.ID, Model: m.ID})
+		}
 	}
 	return cs
 }
@@ -55,8 +58,12 @@ func (c Config) Validate() error {
 	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
 		return err
 	}
-	if _, err := models.Lookup(c.Model); err != nil {
+	m, err := models.Lookup(c.Model)
+	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrInvalidConfig, c.Name, err)
+	}
+	if !m.IsONNX() {
+		return fmt.Errorf("%w: %s: model %s is a %s model, not an ONNX one (systems/static runs it)", ErrInvalidConfig, c.Name, m.ID, m.Kind)
 	}
 	if c.BatchSize < 0 {
 		return fmt.Errorf("%w: %s: batch size %d", ErrInvalidConfig, c.Name, c.BatchSize)

@@ -16,10 +16,20 @@ import (
 )
 
 func TestConfigs(t *testing.T) {
-	ms, err := models.Manifest()
+	all, err := models.Manifest()
 	require.NoError(t, err)
+	var ms []models.Model
+	for _, m := range all {
+		if m.IsONNX() {
+			ms = append(ms, m)
+		}
+	}
 	cs := Configs()
-	require.Len(t, cs, len(ms), "one config per manifest model")
+	require.Len(t, cs, len(ms), "one config per ONNX manifest model")
+	require.Less(t, len(ms), len(all), "the static model has no dense config")
+	if err := (Config{Name: "s", Model: "static-tokenlearn"}).Validate(); err == nil || !strings.Contains(err.Error(), "systems/static") {
+		t.Errorf("a dense config of the static model: %v, want an error naming systems/static", err)
+	}
 	hashes := map[string]string{}
 	for i, c := range cs {
 		if c.Name != ms[i].ID || c.Model != ms[i].ID {

@@ -119,7 +119,7 @@ func Spec(c Config) systems.Spec {
 	}
 	return systems.Spec{
 		System: "graph", Config: c.Name, Hash: c.Hash(),
-		Tolerance: c.Base.Tolerance, ToleranceReason: reason, Heavy: c.Base.Heavy,
+		Tolerance: c.Base.Tolerance, ToleranceReason: reason, Heavy: c.Base.Heavy, FixturesOnly: c.Base.FixturesOnly,
 		Requires: c.Base.Requires,
 		New:      func(opt systems.Options) (systems.System, error) { return New(c, opt) },
 	}

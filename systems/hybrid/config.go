@@ -171,6 +171,7 @@ func Spec(c Config) systems.Spec {
 	}
 	for _, m := range c.Members {
 		s.Heavy = s.Heavy || m.Spec.Heavy
+		s.FixturesOnly = s.FixturesOnly || m.Spec.FixturesOnly
 		if m.Spec.Tolerance > s.Tolerance {
 			s.Tolerance = m.Spec.Tolerance
 			s.ToleranceReason = "fuses " + m.Spec.Name() + ": " + m.Spec.ToleranceReason

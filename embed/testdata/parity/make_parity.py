@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 """Writes the parity data the Go tokenizer and embedder are checked against.
 
-Dev-only: needs `pip install tokenizers onnxruntime numpy` and the models in
-the cache (`make setup`). Users and CI never run it; they read its output.
+Dev-only: needs `pip install tokenizers onnxruntime numpy` (and, for the
+static model, its own package: `pip install tokenlearn-static-model==0.1.1`)
+and the models in the cache (`make setup`). Users and CI never run it; they
+read its output.
 
 For every model of embed/models/manifest.json it writes <id>.json here:
 the fixed texts below, their token ids from the Hugging Face tokenizers
-library (truncation at the manifest's max tokens, no padding), and their
-embedding from onnxruntime (pooling per the manifest, L2-normalised, no
-query/passage prefix), rounded to 6 decimals.
+library (truncation at the manifest's max tokens, no padding — padding and
+truncation baked into a tokenizer.json are switched off), and their
+embedding, rounded to 6 decimals:
 
-    python3 embed/testdata/parity/make_parity.py [-cache DIR]
+- ONNX models: onnxruntime, pooling per the manifest, L2-normalised, no
+  query/passage prefix. The output read is last_hidden_state, else the first
+  float output of rank 3 (the token embeddings), as the Go embedder does.
+  A graph that also outputs a pooled sentence vector (paraphrase-MiniLM-L3's
+  "461") is checked against our pooling here.
+- static models: the vector of the model's own Python package
+  (static_model.get_embeddings), ids without special tokens.
+
+    python3 embed/testdata/parity/make_parity.py [-cache DIR] [id ...]
 """
 
 import argparse
@@ -74,6 +84,15 @@ TEXTS = [
     ("long_mixed", ("Résumé of the naïve café's façade: " + "données à traiter — " * 20 + "fn main() { println!(\"{}\", x); } ") * 6),
 ]
 
+# Extra texts for SentencePiece-style (Unigram) files, exercising what only
+# they have: single_word and normalized added tokens, grapheme clusters in
+# the Precompiled normalizer, literal metaspace characters.
+SENTENCEPIECE_TEXTS = [
+    ("sp_added", "<pad> x<pad>y <pad>, (<pad>) <unk> a<unk>b <s> </s>"),
+    ("sp_graphemes", "e\u0301 a \u0301 x\r\ny \u1100\u1161\u11a8 \u0915\u094d\u0937 🇫🇷🇩 👍🏽 ﬁ\u0301 ℌ\u0308"),
+    ("sp_metaspace", "a▁b ▁▁c ▁ d▁ ▁e▁▁f"),
+]
+
 
 def sha256(path):
     h = hashlib.sha256()
@@ -90,46 +109,105 @@ def default_cache():
     return os.path.join(base, "retrievalbench")
 
 
-def embed(session, input_names, enc, pooling):
+def hidden_output(session):
+    """last_hidden_state, else the first float output of rank 3."""
+    outs = session.get_outputs()
+    for o in outs:
+        if o.name == "last_hidden_state":
+            return o.name
+    for o in outs:
+        if o.type == "tensor(float)" and len(o.shape) == 3:
+            return o.name
+    sys.exit("no float output of rank 3")
+
+
+def pooled_output(session, dim):
+    """A float [batch, dim] output: a sentence vector the graph pools itself."""
+    for o in session.get_outputs():
+        if o.type == "tensor(float)" and len(o.shape) == 2 and o.shape[1] == dim:
+            return o.name
+    return None
+
+
+def unit(v):
+    n = np.linalg.norm(v)
+    return v / n if n > 0 else v
+
+
+def embed(session, input_names, enc, pooling, out_name, pooled_name):
     ids = np.array([enc.ids], dtype=np.int64)
     mask = np.array([enc.attention_mask], dtype=np.int64)
     feeds = {"input_ids": ids, "attention_mask": mask}
     if "token_type_ids" in input_names:
         feeds["token_type_ids"] = np.array([enc.type_ids], dtype=np.int64)
-    hidden = session.run(["last_hidden_state"], feeds)[0][0].astype(np.float64)
+    names = [out_name] + ([pooled_name] if pooled_name else [])
+    res = session.run(names, feeds)
+    hidden = res[0][0].astype(np.float64)
     if pooling == "cls":
         v = hidden[0]
     else:
         m = mask[0].astype(np.float64)[:, None]
         v = (hidden * m).sum(axis=0) / max(m.sum(), 1e-9)
-    n = np.linalg.norm(v)
-    return v / n if n > 0 else v
+    v = unit(v)
+    if pooled_name:
+        g = unit(res[1][0].astype(np.float64))
+        if float(g @ v) < 0.99999:
+            sys.exit(f"the graph's own pooled output {pooled_name} disagrees with mean pooling: cos {float(g @ v)}")
+    return v
+
+
+def static_embedder(m, d):
+    """The static model's own package, checked to carry the same files."""
+    import static_model
+
+    pkg = os.path.join(os.path.dirname(static_model.__file__), "model")
+    for f in m["files"]:
+        if sha256(os.path.join(pkg, f["name"])) != f["sha256"]:
+            sys.exit(f"{pkg}/{f['name']}: not the manifest's {f['name']}; install the pinned package version")
+    return static_model.get_embeddings
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-cache", default=default_cache())
+    ap.add_argument("ids", nargs="*", help="models to write (default: all)")
     args = ap.parse_args()
     with open(MANIFEST) as f:
         manifest = json.load(f)
     for m in manifest["models"]:
+        if args.ids and m["id"] not in args.ids:
+            continue
+        static = m.get("kind") == "static"
+        weights = "model.safetensors" if static else "model.onnx"
         d = os.path.join(args.cache, "models", m["id"])
-        tok_path, onnx_path = os.path.join(d, "tokenizer.json"), os.path.join(d, "model.onnx")
+        tok_path, onnx_path = os.path.join(d, "tokenizer.json"), os.path.join(d, weights)
         want = {f["name"]: f["sha256"] for f in m["files"]}
-        for name, p in (("tokenizer.json", tok_path), ("model.onnx", onnx_path)):
+        for name, p in (("tokenizer.json", tok_path), (weights, onnx_path)):
             if not os.path.exists(p) or sha256(p) != want[name]:
                 sys.exit(f"{p}: missing or wrong sha256; run `make setup` first")
         tok = tokenizers.Tokenizer.from_file(tok_path)
         tok.no_padding()
         tok.enable_truncation(max_length=m["max_tokens"])
-        opts = onnxruntime.SessionOptions()
-        opts.intra_op_num_threads = 1
-        session = onnxruntime.InferenceSession(onnx_path, opts, providers=["CPUExecutionProvider"])
-        input_names = {i.name for i in session.get_inputs()}
+        texts = TEXTS
+        if json.load(open(tok_path))["model"]["type"] == "Unigram":
+            texts = TEXTS + SENTENCEPIECE_TEXTS
+        if static:
+            get_embeddings = static_embedder(m, d)
+        else:
+            opts = onnxruntime.SessionOptions()
+            opts.intra_op_num_threads = 1
+            session = onnxruntime.InferenceSession(onnx_path, opts, providers=["CPUExecutionProvider"])
+            input_names = {i.name for i in session.get_inputs()}
+            out_name = hidden_output(session)
+            pooled_name = pooled_output(session, m["dimension"])
         cases = []
-        for name, text in TEXTS:
-            enc = tok.encode(text)
-            vec = embed(session, input_names, enc, m["pooling"])
+        for name, text in texts:
+            if static:
+                enc = tok.encode(text, add_special_tokens=False)
+                vec = unit(np.array(get_embeddings(text), dtype=np.float64))
+            else:
+                enc = tok.encode(text)
+                vec = embed(session, input_names, enc, m["pooling"], out_name, pooled_name)
             cases.append({
                 "name": name,
                 "text": text,
@@ -139,11 +217,13 @@ def main():
             })
         out = {
             "model": m["id"],
-            "model_sha256": want["model.onnx"],
+            "model_sha256": want[weights],
             "tokenizer_sha256": want["tokenizer.json"],
             "max_tokens": m["max_tokens"],
             "pooling": m["pooling"],
-            "generator": f"make_parity.py with tokenizers {tokenizers.__version__}, onnxruntime {onnxruntime.__version__}, numpy {np.__version__}",
+            "generator": f"make_parity.py with tokenizers {tokenizers.__version__}, "
+            + ("tokenlearn-static-model 0.1.1" if static else f"onnxruntime {onnxruntime.__version__}")
+            + f", numpy {np.__version__}",
             "cases": cases,
         }
         path = os.path.join(HERE, m["id"] + ".json")
