@@ -171,10 +171,12 @@ func ReadSheet(file string) ([]Judgment, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
+			// csv.ParseError carries the line; FieldPos is only valid after a
+			// successful Read (it panics on a malformed row).
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
+		line, _ := r.FieldPos(0)
 		get := func(c string) string {
 			if i := col[c]; i < len(row) {
 				return strings.TrimSpace(row[i])
