@@ -24,6 +24,7 @@ func commands() map[string]command {
 		"embed":    {"embed texts with a manifest model; write their vectors as JSONL", runEmbed},
 		"eval":     {"evaluate a TREC run against qrels (trec_eval output)", runEval},
 		"gate":     {"compare two benchmark files; exit 1 on a significant regression", runGate},
+		"leakage":  {"count queries copied into their gold or corpus, and duplicate documents, per dataset", runLeakage},
 		"report":   {"reports and plots from per-task JSONL results (go test ./bench -results DIR)", runReport},
 		"score":    {"merge a filled grading sheet with the gold and recompute a campaign's reports", runScore},
 		"models":   {"list the embedding models, or fetch them and ONNX Runtime into the cache", runModels},
