@@ -103,3 +103,19 @@ func TestArchiveHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestDirSymlink checks that a repository directory's symlinks — to a file
+// outside it, or to a directory — are not read into the corpus.
+func TestDirSymlink(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.py")
+	require.NoError(t, os.WriteFile(outside, []byte("TOKEN = 1\n"), 0o644))
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a.py"), []byte("x = 1\n"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "leak.py")))
+	require.NoError(t, os.Symlink(filepath.Dir(outside), filepath.Join(root, "dir")))
+	var got []string
+	require.NoError(t, walkDir(root, func(p string, b []byte) { got = append(got, p) }))
+	if diff := cmp.Diff([]string{"a.py"}, got); diff != "" {
+		t.Errorf("corpus paths (-want +got):\n%s", diff)
+	}
+}
