@@ -24,8 +24,9 @@
 //
 // # Duplicates
 //
-// Exact duplicates are documents with equal normalized text (every copy
-// after the first counts). Near duplicates are pairs of distinct texts with
+// Exact duplicates are non-empty documents with equal normalized text
+// (every copy after the first counts; empty files such as a package's
+// __init__.py are counted apart, as EmptyDocs). Near duplicates are pairs of distinct texts with
 // a Jaccard similarity of their word 5-shingle sets of at least
 // NearThreshold (0.8), found by MinHash (NumHashes seeded hash functions)
 // with locality-sensitive banding and confirmed on the MinHash estimate.
@@ -103,7 +104,8 @@ type Report struct {
 	GoldExamples, OtherExamples []string
 
 	Docs          int
-	ExactDupDocs  int // documents whose text repeats an earlier one
+	EmptyDocs     int // documents with no text but white space (not counted as duplicates)
+	ExactDupDocs  int // non-empty documents whose text repeats an earlier one
 	NearDupPairs  int // pairs of distinct texts with Jaccard ≥ NearThreshold
 	NearDupDocs   int // documents in at least one near-duplicate pair
 	CheckedPairs  int // candidate pairs compared with exact Jaccard
@@ -125,8 +127,8 @@ func (r *Report) Summary() string {
 	if r.GoldUnresolved > 0 {
 		s += fmt.Sprintf("; %d tasks with symbol gold not compared", r.GoldUnresolved)
 	}
-	s += fmt.Sprintf("; %d docs: %d exact duplicates, %d near-duplicate pairs (Jaccard ≥ %.2f, %d docs)",
-		r.Docs, r.ExactDupDocs, r.NearDupPairs, r.NearThreshold, r.NearDupDocs)
+	s += fmt.Sprintf("; %d docs (%d empty): %d exact duplicates, %d near-duplicate pairs (Jaccard ≥ %.2f, %d docs)",
+		r.Docs, r.EmptyDocs, r.ExactDupDocs, r.NearDupPairs, r.NearThreshold, r.NearDupDocs)
 	if r.CheckedPairs > 0 {
 		s += fmt.Sprintf("; MinHash error on %d pairs: mean %.3f, max %.3f", r.CheckedPairs, r.MeanAbsError, r.MaxAbsError)
 	}
@@ -311,6 +313,7 @@ func Measure(ds *datasets.Dataset, cfg Config) (*Report, error) {
 	for _, id := range ids {
 		d := duplicates(indexes[id].docs, cfg)
 		r.Docs += len(indexes[id].docs)
+		r.EmptyDocs += d.empty
 		r.ExactDupDocs += d.exact
 		r.NearDupPairs += d.nearPairs
 		r.NearDupDocs += d.nearDocs
@@ -325,7 +328,7 @@ func Measure(ds *datasets.Dataset, cfg Config) (*Report, error) {
 }
 
 type dupStats struct {
-	exact, nearPairs, nearDocs, checked int
+	empty, exact, nearPairs, nearDocs, checked int
 	errSum, maxErr                      float64
 }
 
@@ -410,6 +413,10 @@ func duplicates(docs []string, cfg Config) dupStats {
 	seen := map[[32]byte]bool{}
 	var uniq []int
 	for i, d := range docs {
+		if d == "" {
+			st.empty++
+			continue
+		}
 		h := sha256.Sum256([]byte(d))
 		if seen[h] {
 			st.exact++

@@ -153,8 +153,8 @@ func TestDuplicates(t *testing.T) {
 	if exact < cfg.NearThreshold || exact > 0.95 {
 		t.Fatalf("test data: exact Jaccard of a and a-near is %.3f, want it in [0.8, 0.95]", exact)
 	}
-	if r.ExactDupDocs != 2 {
-		t.Errorf("ExactDupDocs = %d, want 2 (a-copy, and empty2 repeating empty)", r.ExactDupDocs)
+	if r.ExactDupDocs != 1 || r.EmptyDocs != 2 {
+		t.Errorf("ExactDupDocs = %d, EmptyDocs = %d; want 1 (a-copy) and 2 (empty, empty2: not duplicates)", r.ExactDupDocs, r.EmptyDocs)
 	}
 	if r.NearDupPairs != 1 || r.NearDupDocs != 2 {
 		t.Errorf("near duplicates: %d pairs over %d docs, want 1 pair (a, a-near) over 2", r.NearDupPairs, r.NearDupDocs)
