@@ -329,7 +329,7 @@ func Measure(ds *datasets.Dataset, cfg Config) (*Report, error) {
 
 type dupStats struct {
 	empty, exact, nearPairs, nearDocs, checked int
-	errSum, maxErr                      float64
+	errSum, maxErr                             float64
 }
 
 // shingles returns the hashed word shingles of a normalized text (the
