@@ -167,19 +167,20 @@ func sectionDocs(p, text string) []corpus.Doc {
 		first = hs[0].line
 	}
 	add(p, "", 0, first)
-	used := map[string]int{}
+	taken := map[string]bool{}
 	for i, h := range hs {
 		end := len(lines)
 		if i+1 < len(hs) {
 			end = hs[i+1].line
 		}
+		// A repeated slug gets the first free "-1", "-2"…; a later heading
+		// whose own slug is such a name ("0 1" after "0", "0") moves on too,
+		// so IDs stay unique.
 		s := slug(h.text)
-		if n := used[s]; n > 0 {
-			used[s] = n + 1
-			s = fmt.Sprintf("%s-%d", s, n)
-		} else {
-			used[s] = 1
+		for n := 1; taken[s]; n++ {
+			s = fmt.Sprintf("%s-%d", slug(h.text), n)
 		}
+		taken[s] = true
 		add(p+"#"+s, h.text, h.line, end)
 	}
 	return docs
