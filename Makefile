@@ -4,7 +4,7 @@
 #   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked)
 #   make test        the whole test suite, golden quality gate included (JUnit XML in out/), the examples/
 #                    module's tests, and the race detector over the harness and every system
-#   make lint        go vet + gofmt check
+#   make lint        go vet + gofmt check + staticcheck (a tool dependency in go.mod)
 #   make bench       latency + quality benchmarks → results/bench-<commit>.txt
 #   make compare OLD=a.txt NEW=b.txt   benchstat table
 #   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
@@ -58,9 +58,13 @@ test: setup
 test-short:
 	$(GO) test -short ./...
 
+# govulncheck is not run: it needs the Go vulnerability database, fetched over
+# the network at every run, and the CI machines work offline. Run it by hand
+# where the network is open:  go run golang.org/x/vuln/cmd/govulncheck@v1.1.4 -tags sqlite_fts5 ./...
 lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	$(GO) tool staticcheck ./...
 
 # Building an embedding index (dense, hybrid, graph) takes minutes per model,
 # so those op=index benchmarks run INDEX_COUNT times (1: reported by the gate

@@ -15,6 +15,10 @@ import (
 // shared library (libonnxruntime.so.1); it overrides the copy in the cache.
 const EnvORTLib = "RETRIEVALBENCH_ORT_LIB"
 
+// envORTDisableTelemetry is the variable ONNX Runtime reads at environment
+// creation to leave its telemetry off.
+const envORTDisableTelemetry = "ORT_DISABLE_TELEMETRY"
+
 // ErrNoRuntime is wrapped by LibraryPath when the ONNX Runtime library
 // cannot be found; tests turn it into a skip (or a failure when required).
 var ErrNoRuntime = errors.New("ONNX Runtime library not found")
@@ -58,8 +62,21 @@ func initRuntime(lib string) error {
 		return nil
 	}
 	ort.SetSharedLibraryPath(lib)
+	// ONNX Runtime's telemetry (POSIX builds since 1.2x) keeps a device id
+	// and a queue of usage events under ~/.cache/Microsoft and may try to
+	// upload them. A benchmark that runs offline must do neither. The
+	// environment variable is read when the environment is created, before
+	// onnxruntime_go's DisableTelemetry can be called (it needs the
+	// environment); DisableTelemetry then also stops events of this
+	// environment.
+	if err := os.Setenv(envORTDisableTelemetry, "1"); err != nil {
+		return fmt.Errorf("disabling ONNX Runtime telemetry: %w", err)
+	}
 	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
 		return fmt.Errorf("loading ONNX Runtime from %s (set %s or run `make setup`): %w", lib, EnvORTLib, err)
+	}
+	if err := ort.DisableTelemetry(); err != nil {
+		return fmt.Errorf("disabling ONNX Runtime telemetry: %w", err)
 	}
 	envPath = lib
 	return nil

@@ -26,6 +26,7 @@ func commands() map[string]command {
 		"eval":        {"evaluate a TREC run against qrels (trec_eval output)", runEval},
 		"gate":        {"compare two benchmark files; exit 1 on a significant regression", runGate},
 		"leaderboard": {"leaderboard (md, self-contained html, plots) from go test ./bench -results DIR; -mlflow logs every cell", runLeaderboard},
+		"leakage":     {"count queries copied into their gold or corpus, and duplicate documents, per dataset", runLeakage},
 		"models":      {"list the embedding models, or fetch them and ONNX Runtime into the cache", runModels},
 		"promote":     {"walk a candidate config up the sweep ladder: small_dev, dev (paired win), one test pass with a ledger", runPromote},
 		"report":      {"reports and plots from per-task JSONL results (go test ./bench -results DIR)", runReport},

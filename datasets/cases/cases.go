@@ -14,16 +14,21 @@
 // repository — and its commit is checked against the one the pack records.
 //
 // Every judgment is checked against the repository's files: a file, test
-// or config path must exist; a doc_section "path#anchor" must name an
-// existing file with a heading whose text or slug is the anchor (Markdown
+// or config path must exist; a doc_section names a section as "path#anchor"
+// in "id", or as the anchor in "id" with the file in "path" (the way a
+// symbol takes its file), where the anchor is a heading's text (any case),
+// its slug, or a reStructuredText label (".. _label:") above it (Markdown
 // and reStructuredText files are cut into one doc per section, ID
 // "path#slug", so the judge can credit the section; the gold is stored in
-// that spelling; "path" alone becomes a file judgment); a symbol
-// ("Class.method", "func") must be the qualified name of a chunk that
-// chunk.Split cuts from the repository, or a suffix of one after a dot (the
-// judge's matching rule) — in the judgment's file when "path" is given too.
-// In files the chunker cannot split (languages without a grammar) the check
-// falls back to lexical: the symbol's last name part must be defined there
+// that spelling; "path" alone becomes a file judgment); a symbol must name
+// a definition the chunker cuts from the repository the way its language
+// imports it: its fully qualified name or any dotted suffix of it
+// (chunk.Qualifier, chunk.SymbolMatches — the judge's rule), so
+// "requests.adapters.HTTPAdapter.send", "adapters.HTTPAdapter.send" and
+// "HTTPAdapter.send" are all accepted, in the judgment's file when "path"
+// is given too. The symbol is stored as written. In files the chunker
+// cannot split (languages without a grammar) the check falls back to
+// lexical: the symbol's last name part must be defined there
 // (def/class/func/fn/type/struct/interface/method shorthand). Validation
 // reports every problem as file:line at once.
 //
@@ -221,7 +226,7 @@ func set(xs []string) map[string]bool {
 type repoIndex struct {
 	paths    map[string]bool         // every file path
 	sections map[string][]corpus.Doc // documentation file → its section docs
-	symbols  map[string][]string     // file → qualified symbols of its chunks
+	symbols  map[string][]string     // file → fully qualified names of its chunks' symbols
 	defs     map[string][]string     // lexically defined name → files the chunker left whole
 }
 
@@ -244,10 +249,11 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chunking %s: %w", c.ID, err)
 	}
+	q := chunk.NewQualifier(c)
 	parsed := map[string]bool{}
 	for _, ch := range chunks.Docs {
 		if ch.Symbol != "" {
-			idx.symbols[ch.Path] = append(idx.symbols[ch.Path], ch.Symbol)
+			idx.symbols[ch.Path] = append(idx.symbols[ch.Path], q.Name(ch.Path, ch.Language, ch.Symbol))
 			parsed[ch.Path] = true
 		}
 	}
@@ -275,16 +281,16 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 }
 
 // hasSymbol reports whether id names a definition, in file p when p is
-// set: a chunk symbol equal to id or ending in "."+id (the judge's rule),
-// or, in a file the chunker could not split, a lexical definition of id's
-// last name part.
+// set: the fully qualified name of a chunk's symbol or a dotted suffix of
+// it (chunk.SymbolMatches, the judge's rule), or, in a file the chunker
+// could not split, a lexical definition of id's last name part.
 func (x *repoIndex) hasSymbol(id, p string) bool {
 	for file, syms := range x.symbols {
 		if p != "" && file != p {
 			continue
 		}
 		for _, s := range syms {
-			if s == id || strings.HasSuffix(s, "."+id) {
+			if chunk.SymbolMatches(s, id) {
 				return true
 			}
 		}
@@ -331,6 +337,17 @@ func (x *repoIndex) check(g judgment) (string, string) {
 			id = g.Path
 		}
 		p, anchor, _ := strings.Cut(id, "#")
+		if g.Path != "" && g.ID != "" && g.ID != g.Path {
+			// A heading (or "path#anchor") with its file in "path", the way
+			// a symbol takes its file.
+			if strings.Contains(g.ID, "#") && p != g.Path {
+				return "", fmt.Sprintf("doc_section %q is in %s, not in path %q", g.ID, p, g.Path)
+			}
+			if !strings.Contains(g.ID, "#") {
+				p, anchor = g.Path, g.ID
+			}
+			id = p + "#" + anchor
+		}
 		if !x.paths[p] {
 			return "", fmt.Sprintf("doc_section %q: path %q not in the repository", id, p)
 		}
@@ -345,11 +362,12 @@ func (x *repoIndex) check(g judgment) (string, string) {
 }
 
 // section returns the doc ID of the section of file p whose heading text
-// or slug is anchor.
+// (ignoring case), slug or reStructuredText label is anchor.
 func (x *repoIndex) section(p, anchor string) (string, bool) {
+	anchor = strings.TrimSpace(anchor)
 	for _, d := range x.sections[p] {
 		_, s, _ := strings.Cut(d.ID, "#")
-		if d.Symbol == anchor || s == strings.ToLower(anchor) {
+		if s != "" && (strings.EqualFold(d.Symbol, anchor) || s == strings.ToLower(anchor) || contains(labels(d.Text), anchor)) {
 			return d.ID, true
 		}
 	}
@@ -365,10 +383,7 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-var (
-	mdHeadingRE = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
-	slugDropRE  = regexp.MustCompile(`[^a-z0-9 _-]`)
-)
+var slugDropRE = regexp.MustCompile(`[^a-z0-9 _-]`)
 
 func slug(h string) string {
 	s := slugDropRE.ReplaceAllString(strings.ToLower(strings.TrimSpace(h)), "")
@@ -431,14 +446,4 @@ func ReadManifest(file string) (Manifest, error) {
 		return m, fmt.Errorf("%s: no repositories", file)
 	}
 	return m, nil
-}
-
-// rstUnderline reports whether l is a reStructuredText section underline:
-// three or more of one punctuation character.
-func rstUnderline(l string) bool {
-	l = strings.TrimRight(l, " \t\r")
-	if len(l) < 3 || !strings.ContainsRune("=-~^\"'*+#:.`", rune(l[0])) {
-		return false
-	}
-	return strings.Count(l, l[:1]) == len(l)
 }

@@ -162,8 +162,8 @@ func walkArchive(file string, fn func(p string, b []byte)) (string, error) {
 		defer z.Close()
 		commit = strings.TrimSpace(z.Comment)
 		for _, f := range z.File {
-			if f.FileInfo().IsDir() {
-				continue
+			if !f.Mode().IsRegular() {
+				continue // directories, and symlinks (their "content" is the link target)
 			}
 			r, err := f.Open()
 			if err != nil {
@@ -226,8 +226,11 @@ func walkArchive(file string, fn func(p string, b []byte)) (string, error) {
 	for _, e := range entries {
 		p := strings.TrimPrefix(strings.TrimPrefix(e.name, "./"), prefix)
 		clean := path.Clean(p)
-		if clean == "." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
+		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
 			return "", fmt.Errorf("%s: entry %q escapes the archive root", file, e.name)
+		}
+		if strings.ContainsRune(clean, 0) {
+			return "", fmt.Errorf("%s: entry %q has a NUL byte in its name", file, e.name)
 		}
 		skip := false
 		for _, part := range strings.Split(clean, "/") {

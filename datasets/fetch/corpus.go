@@ -131,7 +131,7 @@ func ReadArchiveCorpus(r io.Reader) ([]TextFile, error) {
 		if !ok || rel == "" {
 			continue // a file beside the top-level directory (none in forge archives)
 		}
-		if c := path.Clean(rel); c != rel || strings.HasPrefix(c, "../") {
+		if c := path.Clean(rel); c != rel || c == ".." || strings.HasPrefix(c, "../") || path.IsAbs(c) || strings.ContainsRune(c, 0) {
 			return nil, fmt.Errorf("archive entry %q is not a clean relative path", h.Name)
 		}
 		if h.Size >= maxCorpusFile {

@@ -130,3 +130,15 @@ func TestCorporaDigests(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveCorpusHostile checks entry names that escape the archive's
+// top-level directory: each is refused, none becomes a corpus path.
+func TestArchiveCorpusHostile(t *testing.T) {
+	for _, name := range []string{"demo-abc/../evil.py", "demo-abc/..", "demo-abc//etc/passwd"} { // tar cannot hold a NUL in a name
+		archive := tarball(t, []entry{{"demo-abc/ok.py", "x = 1\n", tar.TypeReg}, {name, "x = 2\n", tar.TypeReg}})
+		got, err := ReadArchiveCorpus(bytes.NewReader(archive))
+		if err == nil || !strings.Contains(err.Error(), "not a clean relative path") {
+			t.Errorf("entry %q: got %v, %v; want it refused", name, got, err)
+		}
+	}
+}

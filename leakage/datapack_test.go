@@ -1,0 +1,51 @@
+package leakage
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/datasets/coderag"
+	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+)
+
+// TestDatapack checks the leakage the benchmarks' construction implies:
+// CodeRAG-Bench's HumanEval query is a prefix of its gold document and
+// MBPP's gold starts with "# " + its query, so every task leaks into its
+// gold; the docstring RepoQA tasks remove the docstring from the indexed
+// code and the needle, so none does.
+func TestDatapack(t *testing.T) {
+	testenv.MustHaveData(t, "coderag/humaneval_solutions.json")
+	testenv.MustHaveData(t, "repoqa/repoqa-python-corpora.json.gz")
+	dir, _ := testenv.DataDir()
+	for _, tc := range []struct {
+		name     string
+		load     func() (*datasets.Dataset, error)
+		allLeak  bool
+		noneLeak bool
+	}{
+		{"humaneval", func() (*datasets.Dataset, error) {
+			return coderag.Load(dir, coderag.HumanEval, coderag.DefaultConfig())
+		}, true, false},
+		{"mbpp", func() (*datasets.Dataset, error) { return coderag.Load(dir, coderag.MBPP, coderag.DefaultConfig()) }, true, false},
+		{"repoqa-docstring", func() (*datasets.Dataset, error) {
+			return repoqa.PythonDocstring(dir, datasets.SplitAll, repoqa.DefaultConfig())
+		}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := tc.load()
+			require.NoError(t, err)
+			r, err := Measure(ds, DefaultConfig())
+			require.NoError(t, err)
+			t.Log(r.Summary())
+			if tc.allLeak && r.Full.Gold != r.Tasks {
+				t.Errorf("whole query in its gold for %d of %d tasks, want all (by construction)", r.Full.Gold, r.Tasks)
+			}
+			if tc.noneLeak && (r.Full.Gold != 0 || r.Span.Gold != 0) {
+				t.Errorf("query in its gold: %d whole, %d span; want none (the docstring is removed)", r.Full.Gold, r.Span.Gold)
+			}
+		})
+	}
+}
