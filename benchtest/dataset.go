@@ -12,6 +12,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/leakage"
 )
 
 // Dataset is one dataset of a family: a subtest name and a loader.
@@ -95,9 +96,10 @@ var prepared = struct {
 }{m: map[string]*preparedEntry{}}
 
 type preparedEntry struct {
-	once sync.Once
-	p    *harness.Prepared
-	err  error
+	once    sync.Once
+	p       *harness.Prepared
+	leakage string // leakage.Summarize of the dataset, logged by its first cell
+	err     error
 }
 
 // Prepare loads and chunks d of family once per test binary (per size and
@@ -128,7 +130,15 @@ func Prepare(t testing.TB, f *Flags, family string, d Dataset) *harness.Prepared
 			e.err = fmt.Errorf("loading %s: %w", d.Name, err)
 			return
 		}
-		e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions())
+		if e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions()); e.err != nil {
+			return
+		}
+		if sum, err := leakage.Summarize(ds); err != nil {
+			e.leakage = "leakage: " + err.Error()
+		} else {
+			e.leakage = sum
+		}
+		t.Logf("%s[%s]: %s", ds.Name, ds.Split, e.leakage)
 	})
 	if e.err != nil {
 		t.Fatal(e.err)

@@ -62,7 +62,12 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 			c = cc
 		}
 		p.Corpora[id] = c
-		p.judges[id] = judge.NewCorpus(c)
+		jc := judge.NewCorpus(c)
+		// Symbols as users write them: module-qualified names derived from
+		// each file's module path (the whole-file corpus has go.mod and
+		// package declarations).
+		jc.Qualify = chunk.NewQualifier(ds.Corpora[id]).Name
+		p.judges[id] = jc
 		fmt.Fprintf(h, "corpus %s %s\n", id, c.Hash())
 	}
 	for _, t := range ds.Tasks {

@@ -213,14 +213,9 @@ func goldText(g *datasets.Relevant, c *Corpus) string {
 	return ""
 }
 
-// SymbolMatches reports whether written names the definition whose fully
-// qualified name is qualified: equal, or a dotted suffix of it at a dot.
-func SymbolMatches(qualified, written string) bool {
-	if qualified == "" || written == "" {
-		return false
-	}
-	return qualified == written || strings.HasSuffix(qualified, "."+written)
-}
+// SymbolMatches is chunk.SymbolMatches: written names the definition whose
+// fully qualified name is qualified (equal, or a dotted suffix at a dot).
+func SymbolMatches(qualified, written string) bool { return chunk.SymbolMatches(qualified, written) }
 
 // span is a line range of a file.
 type span struct {
