@@ -9,6 +9,7 @@
 #   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
 #   make bench-full  every dataset at full size (slow; not in CI)
 #   make campaign    embedding-model campaign on fixtures/campaign (pooled grading, decision)
+#   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 # A failing go test piped into tee must fail the target.
@@ -25,7 +26,7 @@ RB      := $(GO) run ./cmd/retrievalbench
 
 MODELS  ?= minilm-l6-q,bge-small-q,e5-small-q
 
-.PHONY: build setup test test-short lint bench bench-full compare gate data campaign report-results clean
+.PHONY: build setup test test-short lint bench bench-full compare gate data campaign report-results clean perf
 
 build:
 	$(GO) build ./...
@@ -77,6 +78,13 @@ campaign: setup
 report-results:
 	@test -n "$(DIR)" || (echo "usage: make report-results DIR=results/full-<commit>"; exit 2)
 	$(RB) report -results $(DIR)
+
+# Dev-time, not CI: creates $(RETRIEVALBENCH_CACHE)/perf-venv with the pinned
+# peers of perf/requirements.txt, then runs ours and theirs alternating.
+PERF_RUNS ?= 3
+PERF_JOBS ?= eval,bm25
+perf:
+	$(GO) run ./internal/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -out docs/performance.md
 
 clean:
 	rm -rf out $(RESULTS)

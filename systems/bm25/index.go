@@ -382,6 +382,12 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 // Search returns the k best docs for query, best first; ties are broken by
 // doc ID ascending. A query without word characters has no hits.
 func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	return x.SearchFTS5(ctx, query, k)
+}
+
+// SearchFTS5 is Search ranked by FTS5's own bm25() in SQL: the reference
+// that Search's ranking is checked against.
+func (x *Index) SearchFTS5(ctx context.Context, query string, k int) ([]systems.Hit, error) {
 	if x.search == nil {
 		return nil, errors.New("bm25: Search before Index")
 	}
