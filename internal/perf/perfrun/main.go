@@ -85,6 +85,8 @@ func run() error {
 		return err
 	}
 	loadBefore := loadAvg()
+	// The table is written after each job, so a long run that is cut short
+	// keeps what it measured.
 	for _, j := range strings.Split(*jobs, ",") {
 		var err error
 		switch j {
@@ -98,10 +100,18 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", j, err)
 		}
+		if err := e.report(*out, *jobs, loadBefore); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// report prints the table measured so far and writes it to out.
+func (e *env) report(out, jobs, loadBefore string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./internal/perf/perfrun -runs %d -jobs %s`).\n\n", e.runs, e.runs, *jobs)
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./internal/perf/perfrun -runs %d -jobs %s`).\n\n", e.runs, e.runs, jobs)
 	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
 	for _, r := range e.rows {
 		b.WriteString(r + "\n")
@@ -113,10 +123,10 @@ func run() error {
 		}
 	}
 	fmt.Print(b.String())
-	if *out == "" {
+	if out == "" {
 		return nil
 	}
-	return writeSection(*out, b.String())
+	return writeSection(out, b.String())
 }
 
 // writeSection replaces the generated part of the markdown file at path
