@@ -44,7 +44,7 @@ type Index struct {
 	sc     *scorer
 	mem    *memIndex   // nil when the index could not be decoded (SQL then)
 	toks   *termTokens // FTS5's tokens of query terms, for mem
-	ids    []string // ids[rowid-1] is the doc ID of that row
+	ids    []string    // ids[rowid-1] is the doc ID of that row
 	stats  Stats
 }
 

@@ -395,7 +395,7 @@ var k1, bParam = 1.2, 0.75
 
 // idf is FTS5's IDF of a phrase matched by nHit of nRow rows.
 func idf(nRow, nHit int64) float64 {
-	v := float64(C.c_log(C.double(float64(nRow-nHit) + 0.5) / C.double(float64(nHit)+0.5)))
+	v := float64(C.c_log(C.double(float64(nRow-nHit)+0.5) / C.double(float64(nHit)+0.5)))
 	if v <= 0 {
 		v = 1e-6
 	}
