@@ -19,6 +19,9 @@ GO      ?= go
 COUNT   ?= 6
 INDEX_COUNT ?= 1
 EMBED_INDEX := /system=(dense|hybrid|graph)///op=index
+# The gains of docs/performance.md: eval on the 10k × 1,000 run (grouped and
+# shuffled) and BM25 search (Go scorer against FTS5's bm25()).
+PERF_BENCH ?= ^(BenchmarkEvalFiles|BenchmarkSearchVaswani)$$
 BENCH   ?= .
 COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 RESULTS ?= results
@@ -53,7 +56,8 @@ bench: setup
 	@mkdir -p $(RESULTS)
 	{ echo "commit: $(COMMIT)"; echo "machine: $$(uname -srm) $$(nproc) cores"; \
 	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)' -skip '$(EMBED_INDEX)' -count $(COUNT) -timeout 120m && \
-	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)$(EMBED_INDEX)' -benchtime 1x -count $(INDEX_COUNT) -timeout 120m; \
+	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)$(EMBED_INDEX)' -benchtime 1x -count $(INDEX_COUNT) -timeout 120m && \
+	  $(GO) test ./cmd/retrievalbench ./systems/bm25 -run '^$$' -bench '$(PERF_BENCH)' -count $(COUNT) -timeout 60m; \
 	} | tee $(RESULTS)/bench-$(COMMIT).txt.tmp && mv $(RESULTS)/bench-$(COMMIT).txt.tmp $(RESULTS)/bench-$(COMMIT).txt
 
 bench-full: setup
