@@ -36,17 +36,23 @@ func TestSearchMatchesFTS5(t *testing.T) {
 			if diff := cmp.Diff(want, toks); diff != "" {
 				t.Fatalf("FTS5's tokens of query terms (-want +got):\n%s", diff)
 			}
-			for _, q := range queries {
-				for _, k := range []int{1, 10, 100, 5000} {
-					want, err := x.SearchFTS5(t.Context(), q, k)
-					require.NoError(t, err)
-					got, err := x.Search(t.Context(), q, k)
-					require.NoError(t, err)
-					if diff := cmp.Diff(want, got); diff != "" {
-						t.Fatalf("query %q k=%d (-FTS5 +Search):\n%s", q, k, diff)
+			check := func(path string) {
+				for _, q := range queries {
+					for _, k := range []int{1, 10, 100, 5000} {
+						want, err := x.SearchFTS5(t.Context(), q, k)
+						require.NoError(t, err)
+						got, err := x.Search(t.Context(), q, k)
+						require.NoError(t, err)
+						if diff := cmp.Diff(want, got); diff != "" {
+							t.Fatalf("%s: query %q k=%d (-FTS5 +Search):\n%s", path, q, k, diff)
+						}
 					}
 				}
 			}
+			check("decoded index")
+			// The fallback: per-term contributions from FTS5 in SQL.
+			x.mem = nil
+			check("per-term SQL")
 		})
 	}
 }
