@@ -3,8 +3,8 @@ package bm25
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
