@@ -15,6 +15,7 @@
 #                    (MLFLOW_TRACKING_URI set: every cell is logged to that MLflow server too)
 #   make chromium    Debian's chromium, for the leaderboard's headless-browser test
 #   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
+#   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 # A failing go test piped into tee must fail the target.
@@ -24,6 +25,9 @@ GO      ?= go
 COUNT   ?= 6
 INDEX_COUNT ?= 1
 EMBED_INDEX := /system=(dense|hybrid|graph)///op=index
+# The gains of docs/performance.md: eval on the 10k × 1,000 run (grouped and
+# shuffled) and BM25 search (Go scorer against FTS5's bm25()).
+PERF_BENCH ?= ^(BenchmarkEvalFiles|BenchmarkSearchVaswani)$$
 BENCH   ?= .
 COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 RESULTS ?= results
@@ -41,7 +45,7 @@ MLFLOW_HOME := $(RB_CACHE)/mlflow/$(MLFLOW_VERSION)
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: build setup test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean
+.PHONY: build setup test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
 
 build:
 	$(GO) build ./...
@@ -74,7 +78,8 @@ bench: setup
 	@mkdir -p $(RESULTS)
 	{ echo "commit: $(COMMIT)"; echo "machine: $$(uname -srm) $$(nproc) cores"; \
 	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)' -skip '$(EMBED_INDEX)' -count $(COUNT) -timeout 120m && \
-	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)$(EMBED_INDEX)' -benchtime 1x -count $(INDEX_COUNT) -timeout 120m; \
+	  $(GO) test ./bench -run '^$$' -bench '$(BENCH)$(EMBED_INDEX)' -benchtime 1x -count $(INDEX_COUNT) -timeout 120m && \
+	  $(GO) test ./cmd/retrievalbench ./systems/bm25 -run '^$$' -bench '$(PERF_BENCH)' -count $(COUNT) -timeout 60m; \
 	} | tee $(RESULTS)/bench-$(COMMIT).txt.tmp && mv $(RESULTS)/bench-$(COMMIT).txt.tmp $(RESULTS)/bench-$(COMMIT).txt
 
 bench-full: setup
@@ -118,6 +123,13 @@ campaign: setup
 report-results:
 	@test -n "$(DIR)" || (echo "usage: make report-results DIR=results/full-<commit>"; exit 2)
 	$(RB) report -results $(DIR)
+
+# Dev-time, not CI: creates $(RETRIEVALBENCH_CACHE)/perf-venv with the pinned
+# peers of perf/requirements.txt, then runs ours and theirs alternating.
+PERF_RUNS ?= 3
+PERF_JOBS ?= eval,bm25
+perf:
+	$(GO) run ./internal/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -out docs/performance.md
 
 clean:
 	rm -rf out $(RESULTS)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Qrels holds the judgments of many queries: query id → document id → grade.
@@ -115,15 +116,57 @@ func (e *Evaluator) AddUnique(qid string, results []Result) error {
 	if !ok {
 		return nil
 	}
+	e.grades = e.rank(qr, results, e.grades[:0])
+	e.qs = append(e.qs, e.evaluate(qid, qr, e.grades))
+	return nil
+}
+
+// rank sorts results (SortRun), cuts them to MaxDocs and appends their
+// grades to grades.
+func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []int {
 	SortRun(results)
 	if e.opt.MaxDocs > 0 && len(results) > e.opt.MaxDocs {
 		results = results[:e.opt.MaxDocs]
 	}
-	e.grades = e.grades[:0]
 	for _, r := range results {
-		e.grades = append(e.grades, gradeOf(qr, r.DocID))
+		grades = append(grades, gradeOf(qr, r.DocID))
 	}
-	e.qs = append(e.qs, e.evaluate(qid, qr, e.grades))
+	return grades
+}
+
+// Score is the evaluation half of AddUnique, safe for concurrent use (it
+// reads only the qrels and the options): it sorts results in place and
+// scores them. judged is false for a query without judgments, which Record
+// then skips. Hand the outcome to Record, which is not safe for concurrent
+// use.
+func (e *Evaluator) Score(qid string, results []Result) (q QueryResult, judged bool) {
+	qr, ok := e.qrels[qid]
+	if !ok {
+		return QueryResult{}, false
+	}
+	g, _ := gradesPool.Get().(*[]int)
+	if g == nil {
+		g = new([]int)
+	}
+	*g = e.rank(qr, results, (*g)[:0])
+	q = e.evaluate(qid, qr, *g)
+	gradesPool.Put(g)
+	return q, true
+}
+
+// gradesPool recycles Score's grade buffers.
+var gradesPool sync.Pool
+
+// Record adds a query scored by Score, in any order; a query id recorded
+// (or added) twice is an error wrapping ErrDuplicateQuery.
+func (e *Evaluator) Record(qid string, q QueryResult, judged bool) error {
+	if e.done[qid] {
+		return fmt.Errorf("query %q: %w", qid, ErrDuplicateQuery)
+	}
+	e.done[qid] = true
+	if judged {
+		e.qs = append(e.qs, q)
+	}
 	return nil
 }
 

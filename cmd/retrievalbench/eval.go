@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/trecfmt"
@@ -110,9 +111,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	return w.Flush()
 }
 
-// evalFiles evaluates the run file against the qrels file. It streams the
-// run one query at a time and only reads it whole when its lines are not
-// grouped by query.
+// evalFiles evaluates the run file against the qrels file. It parses the
+// run in blocks on every core and scores queries as they complete; a run
+// whose lines are grouped by query streams through in a few blocks' worth of
+// memory, and only a run that is not grouped is held whole (packed) until
+// its last line is read.
 func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.EvalOptions) (*metrics.RunResult, string, error) {
 	qrels, err := trecfmt.ReadQrelsFile(qrelsPath)
 	if err != nil {
@@ -122,13 +125,13 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	if err != nil {
 		return nil, "", err
 	}
-	tag, err := streamRun(runPath, e)
+	tag, err := scanRun(runPath, e, trecfmt.ScanGroups)
 	if errors.Is(err, trecfmt.ErrNotGrouped) {
 		// Start over, holding the whole run packed in memory.
 		if e, err = metrics.NewEvaluator(qrels, ms, opt); err != nil {
 			return nil, "", err
 		}
-		tag, err = unsortedRun(runPath, e)
+		tag, err = scanRun(runPath, e, trecfmt.ScanQueries)
 	}
 	if err != nil {
 		return nil, "", err
@@ -136,77 +139,30 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	return e.Result(), tag, nil
 }
 
-// unsortedRun feeds the run at path, whose lines are not grouped by query,
-// to e.
-func unsortedRun(path string, e *metrics.Evaluator) (string, error) {
+// scanRun feeds the run at path to e through scan (trecfmt.ScanGroups or
+// ScanQueries), which calls back from several goroutines: each query is
+// scored where it was parsed (metrics.Evaluator.Score is safe for
+// concurrent use) and recorded under a lock.
+func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, trecfmt.ScanOptions, func(string, []metrics.Result) error) (string, error)) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	// ForEachQuery has rejected repeated documents, with line numbers.
-	return trecfmt.ForEachQuery(f, path, true, e.AddUnique)
-}
-
-// block is one query's results on their way from the reader to the
-// evaluator.
-type block struct {
-	qid     string
-	results []metrics.Result
-}
-
-// streamRun feeds the run at path to e one query at a time. Parsing and
-// scoring run in two goroutines joined by a small queue of recycled blocks,
-// so the two halves of the work overlap on a multi-core machine while memory
-// stays at a few queries' worth.
-func streamRun(path string, e *metrics.Evaluator) (tag string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	const depth = 8
-	full := make(chan block, depth)
-	free := make(chan []metrics.Result, depth+2)
-	for range depth + 2 {
-		free <- nil
-	}
-	stop := make(chan struct{})
-	readErr := make(chan error, 1)
-	g := trecfmt.NewGroupReader(f, path)
-	g.SetAllowExtraFields(true) // trec_eval ignores fields after the run tag
-	go func() {
-		defer close(full)
-		for g.Scan() {
-			var buf []metrics.Result
-			select {
-			case buf = <-free:
-			case <-stop:
-				readErr <- nil
-				return
-			}
-			full <- block{g.QID(), append(buf[:0], g.Results()...)}
+	var mu sync.Mutex
+	// trec_eval ignores fields after the run tag. The scanners have
+	// rejected repeated documents, with line numbers.
+	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []metrics.Result) error {
+		q, judged := e.Score(qid, results)
+		mu.Lock()
+		defer mu.Unlock()
+		if err := e.Record(qid, q, judged); err != nil {
+			// Only ScanGroups can meet a query twice: the run is not
+			// grouped, which it reports itself when its turn comes.
+			return fmt.Errorf("%s: query %q: %w", path, qid, trecfmt.ErrNotGrouped)
 		}
-		readErr <- g.Err()
-	}()
-	var addErr error
-	for b := range full {
-		if addErr == nil {
-			// GroupReader has rejected repeated documents, with line numbers.
-			if err := e.AddUnique(b.qid, b.results); err != nil {
-				addErr = fmt.Errorf("%s: %w", path, err)
-				close(stop)
-			}
-		}
-		free <- b.results
-	}
-	if err := <-readErr; err != nil {
-		return "", err
-	}
-	if addErr != nil {
-		return "", addErr
-	}
-	return g.Tag(), nil
+		return nil
+	})
 }
 
 // selection is the parsed -m list: the measures to compute, in trec_eval's

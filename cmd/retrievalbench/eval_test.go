@@ -218,7 +218,7 @@ func TestEvalStreamingMatchesInMemory(t *testing.T) {
 	require.NoError(t, os.WriteFile(ungrouped, []byte(rest+first+"\n"), 0o644))
 	e, err := metrics.NewEvaluator(nil, sel.measures, metrics.EvalOptions{})
 	require.NoError(t, err)
-	if _, err := streamRun(ungrouped, e); !errors.Is(err, trecfmt.ErrNotGrouped) {
+	if _, err := scanRun(ungrouped, e, trecfmt.ScanGroups); !errors.Is(err, trecfmt.ErrNotGrouped) {
 		t.Fatalf("streaming the ungrouped run: err = %v, want ErrNotGrouped (else the fallback goes untested)", err)
 	}
 	for _, opt := range []metrics.EvalOptions{{}, {RelLevel: 2, MaxDocs: 50}} {

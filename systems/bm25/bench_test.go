@@ -1,14 +1,18 @@
 package bm25
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets/trec"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -104,6 +108,36 @@ func BenchmarkSearch(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				if _, err := x.Search(b.Context(), queries[i%len(queries)], 10); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+		})
+	}
+}
+
+// BenchmarkSearchVaswani searches the 93 Vaswani queries over its 11,429
+// abstracts at depth 100 (the side-by-side with bm25s in
+// docs/performance.md), one query per op, with Search (the decoded index
+// scored in Go) and SearchFTS5 (FTS5's bm25() in SQL), so a regression of
+// either shows and so does their ratio.
+func BenchmarkSearchVaswani(b *testing.B) {
+	dir := testenv.MustHaveData(b, "vaswani")
+	ds, err := trec.Load(filepath.Dir(dir), "vaswani", trec.DefaultConfig())
+	require.NoError(b, err)
+	x, err := New(Configs()[1], systems.Options{CacheDir: b.TempDir()})
+	require.NoError(b, err)
+	defer x.Close()
+	require.NoError(b, x.Index(b.Context(), ds.Corpora["vaswani"]))
+	for _, s := range []struct {
+		name   string
+		search func(context.Context, string, int) ([]systems.Hit, error)
+	}{{"go", x.Search}, {"fts5", x.SearchFTS5}} {
+		b.Run("scorer="+s.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, err := s.search(b.Context(), ds.Tasks[i%len(ds.Tasks)].Query, 100); err != nil {
 					b.Fatal(err)
 				}
 				i++

@@ -40,7 +40,11 @@ type Index struct {
 
 	db     *sql.DB
 	search *sql.Stmt
-	ids    []string // ids[rowid-1] is the doc ID of that row
+	term   *sql.Stmt // one phrase's matches and bm25() contributions (scorer.go)
+	sc     *scorer
+	mem    *memIndex   // nil when the index could not be decoded (SQL then)
+	toks   *termTokens // FTS5's tokens of query terms, for mem
+	ids    []string    // ids[rowid-1] is the doc ID of that row
 	stats  Stats
 }
 
@@ -375,13 +379,56 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: preparing search: %w", path, err)
 	}
-	x.db, x.search, x.ids = db, stmt, stored
+	term, err := db.Prepare(`SELECT rowid, -bm25(fts, ` + w(x.cfg.SymbolWeight) + `, ` + w(x.cfg.PathWeight) + `, ` + w(x.cfg.BodyWeight) +
+		`) FROM fts WHERE fts MATCH ?`)
+	if err != nil {
+		stmt.Close()
+		return fmt.Errorf("%s: preparing term search: %w", path, err)
+	}
+	x.db, x.search, x.term, x.ids = db, stmt, term, stored
+	x.sc = newScorer(len(stored))
+	if mem, err := loadMemIndex(db, len(stored), [3]float64{x.cfg.SymbolWeight, x.cfg.PathWeight, x.cfg.BodyWeight}); err != nil {
+		x.logf("bm25[%s]: %s: scoring through SQL (%v)", x.cfg.Name, path, err)
+	} else if toks, err := newTermTokens(x.cfg.ftsTokenizer()); err != nil {
+		x.logf("bm25[%s]: %s: scoring through SQL (%v)", x.cfg.Name, path, err)
+	} else {
+		x.mem, x.toks = mem, toks
+	}
 	return nil
 }
 
 // Search returns the k best docs for query, best first; ties are broken by
 // doc ID ascending. A query without word characters has no hits.
 func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	if x.search == nil {
+		return nil, errors.New("bm25: Search before Index")
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	terms := queryTerms(x.cfg.Tokenizer, query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if x.mem != nil {
+		hits, ok, err := x.sc.searchMem(ctx, x, terms, k)
+		if err != nil {
+			return nil, fmt.Errorf("bm25[%s]: search %q: %w", x.cfg.Name, query, err)
+		}
+		if ok {
+			return hits, nil
+		}
+	}
+	hits, err := x.sc.search(ctx, x, terms, k)
+	if err != nil {
+		return nil, fmt.Errorf("bm25[%s]: search %q: %w", x.cfg.Name, query, err)
+	}
+	return hits, nil
+}
+
+// SearchFTS5 is Search ranked by FTS5's own bm25() in SQL: the reference
+// that Search's ranking is checked against.
+func (x *Index) SearchFTS5(ctx context.Context, query string, k int) ([]systems.Hit, error) {
 	if x.search == nil {
 		return nil, errors.New("bm25: Search before Index")
 	}
@@ -435,7 +482,13 @@ func (x *Index) closeDB() error {
 	if x.db != nil {
 		errs = append(errs, x.db.Close())
 	}
-	x.db, x.search, x.ids, x.stats = nil, nil, nil, Stats{}
+	if x.term != nil {
+		errs = append(errs, x.term.Close())
+	}
+	if x.toks != nil {
+		errs = append(errs, x.toks.Close())
+	}
+	x.db, x.search, x.term, x.sc, x.mem, x.toks, x.ids, x.stats = nil, nil, nil, nil, nil, nil, nil, Stats{}
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,590 @@
+// Command perfrun is "make perf": retrievalbench side by side with the tools
+// users would pick instead, whole processes on the same inputs.
+//
+//	go run ./internal/perf/perfrun [-runs 3] [-jobs eval,bm25] [-out docs/performance.md]
+//
+// It creates a virtual environment under $RETRIEVALBENCH_CACHE/perf-venv
+// with the peers pinned in perf/requirements.txt (pytrec-eval-terrier,
+// which is trec_eval's C code; bm25s with PyStemmer; onnxruntime with
+// tokenizers), builds this repository's commands, generates or exports the
+// inputs, and then runs ours and theirs alternating, -runs times each, under
+// /usr/bin/time -v (wall, CPU, peak RSS). Results must agree: eval values to
+// 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25().
+// It prints the table and writes it with the machine line to -out.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/synth"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "perfrun:", err)
+		os.Exit(1)
+	}
+}
+
+type env struct {
+	runs   int
+	work   string // generated inputs, binaries, outputs
+	venv   string
+	python string
+	data   string
+	rb     string // our retrievalbench binary
+	perfgo string
+	peers  string // perf/ directory with the Python peers
+	rows   []string
+	notes  []string
+}
+
+func run() error {
+	runs := flag.Int("runs", 3, "runs of each side, alternating")
+	jobs := flag.String("jobs", "eval,bm25", "comma-separated: eval, bm25")
+	out := flag.String("out", "docs/performance.md", "markdown file to write (empty: stdout only)")
+	data := flag.String("data", os.Getenv("RETRIEVALBENCH_DATA"), "data pack directory (for bm25)")
+	flag.Parse()
+	cache := testenv.CacheDir()
+	e := &env{
+		runs:  *runs,
+		work:  filepath.Join(cache, "perf"),
+		venv:  filepath.Join(cache, "perf-venv"),
+		data:  *data,
+		peers: "perf",
+	}
+	e.python = filepath.Join(e.venv, "bin", "python")
+	if _, err := os.Stat(filepath.Join(e.peers, "requirements.txt")); err != nil {
+		return fmt.Errorf("run from the repository root: %w", err)
+	}
+	if err := os.MkdirAll(e.work, 0o755); err != nil {
+		return err
+	}
+	if err := e.ensureVenv(); err != nil {
+		return err
+	}
+	if err := e.build(); err != nil {
+		return err
+	}
+	loadBefore := loadAvg()
+	// The table is written after each job, so a long run that is cut short
+	// keeps what it measured.
+	for _, j := range strings.Split(*jobs, ",") {
+		var err error
+		switch j {
+		case "eval":
+			err = e.evalJob()
+		case "bm25":
+			err = e.bm25Job()
+		default:
+			err = fmt.Errorf("unknown job %q", j)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", j, err)
+		}
+		if err := e.report(*out, *jobs, loadBefore); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// report prints the table measured so far and writes it to out.
+func (e *env) report(out, jobs, loadBefore string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./internal/perf/perfrun -runs %d -jobs %s`).\n\n", e.runs, e.runs, jobs)
+	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
+	for _, r := range e.rows {
+		b.WriteString(r + "\n")
+	}
+	if len(e.notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range e.notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	fmt.Print(b.String())
+	if out == "" {
+		return nil
+	}
+	return writeSection(out, b.String())
+}
+
+// writeSection replaces the generated part of the markdown file at path
+// (between the two markers) with s, keeping the hand-written rest.
+func writeSection(path, s string) error {
+	const begin, end = "<!-- perfrun:begin -->\n", "<!-- perfrun:end -->\n"
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	doc := string(old)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		doc = "# Performance\n\n" + begin + end
+		i, j = strings.Index(doc, begin), strings.Index(doc, end)
+	}
+	doc = doc[:i+len(begin)] + s + doc[j:]
+	return atomicfile.Write(path, func(w io.Writer) error { _, err := io.WriteString(w, doc); return err })
+}
+
+func machine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	u, _ := exec.Command("uname", "-srm").Output()
+	return fmt.Sprintf("%s, %s, %d cores, %s", strings.TrimSpace(string(u)), cpu, runtime.NumCPU(), runtime.Version())
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:3], " ")
+}
+
+// ensureVenv creates the peers' virtual environment, or reinstalls it when
+// perf/requirements.txt changed since.
+func (e *env) ensureVenv() error {
+	req, err := os.ReadFile(filepath.Join(e.peers, "requirements.txt"))
+	if err != nil {
+		return err
+	}
+	stamp := filepath.Join(e.venv, "requirements.installed")
+	if old, err := os.ReadFile(stamp); err == nil && bytes.Equal(old, req) {
+		return nil
+	}
+	fmt.Fprintln(os.Stderr, "perfrun: creating", e.venv)
+	if _, err := os.Stat(e.python); err != nil {
+		if err := runLoud("python3", "-m", "venv", e.venv); err != nil {
+			return err
+		}
+	}
+	if err := runLoud(e.python, "-m", "pip", "install", "-q", "-r", filepath.Join(e.peers, "requirements.txt")); err != nil {
+		return err
+	}
+	return os.WriteFile(stamp, req, 0o644)
+}
+
+func (e *env) build() error {
+	bin := filepath.Join(e.work, "bin")
+	e.rb = filepath.Join(bin, "retrievalbench")
+	e.perfgo = filepath.Join(bin, "perfgo")
+	for _, b := range [][2]string{{e.rb, "./cmd/retrievalbench"}, {e.perfgo, "./internal/perf/perfgo"}} {
+		if err := runLoud("go", "build", "-tags=sqlite_fts5", "-buildvcs=false", "-o", b[0], b[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runLoud(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// sample is one measured whole-process run.
+type sample struct {
+	wall, cpu float64 // seconds
+	rssMB     float64
+	stdout    []byte
+}
+
+// timed runs the command under /usr/bin/time -v.
+func (e *env) timed(args ...string) (sample, error) {
+	tf := filepath.Join(e.work, "time.txt")
+	cmd := exec.Command("/usr/bin/time", append([]string{"-v", "-o", tf}, args...)...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	tb, err := os.ReadFile(tf)
+	if err != nil {
+		return sample{}, err
+	}
+	s := sample{stdout: out.Bytes()}
+	var user, sys float64
+	for _, l := range strings.Split(string(tb), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(l), ": ")
+		if !ok {
+			continue
+		}
+		switch {
+		case k == "User time (seconds)":
+			user, _ = strconv.ParseFloat(v, 64)
+		case k == "System time (seconds)":
+			sys, _ = strconv.ParseFloat(v, 64)
+		case k == "Maximum resident set size (kbytes)":
+			kb, _ := strconv.ParseFloat(v, 64)
+			s.rssMB = kb / 1024
+		case strings.HasPrefix(k, "Elapsed (wall clock) time"):
+			s.wall = parseClock(v)
+		}
+	}
+	s.cpu = user + sys
+	return s, nil
+}
+
+// parseClock parses time's "h:mm:ss" or "m:ss.ss".
+func parseClock(v string) float64 {
+	var t float64
+	for _, p := range strings.Split(v, ":") {
+		f, _ := strconv.ParseFloat(p, 64)
+		t = t*60 + f
+	}
+	return t
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// quantile is the nearest-rank quantile of xs.
+func quantile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+type samples []sample
+
+func (ss samples) med(f func(sample) float64) float64 {
+	var xs []float64
+	for _, s := range ss {
+		xs = append(xs, f(s))
+	}
+	return median(xs)
+}
+
+func wallOf(s sample) float64 { return s.wall }
+func cpuOf(s sample) float64  { return s.cpu }
+func rssOf(s sample) float64  { return s.rssMB }
+
+// evalJob: retrievalbench eval against pytrec_eval on the synthetic
+// 10,000 × 1,000 run, grouped and shuffled.
+func (e *env) evalJob() error {
+	dir := filepath.Join(e.work, "synth")
+	cfg := synth.DefaultConfig()
+	qrels, grouped := filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "run.txt")
+	shuffled := filepath.Join(dir, "run-shuffled.txt")
+	if _, err := os.Stat(shuffled); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if _, _, err := synth.WriteFiles(dir, cfg); err != nil {
+			return err
+		}
+		if err := shuffleLines(grouped, shuffled, 7); err != nil {
+			return err
+		}
+	}
+	for _, v := range []struct{ name, run string }{{"grouped", grouped}, {"shuffled", shuffled}} {
+		var ours, theirs samples
+		for i := range e.runs {
+			fmt.Fprintf(os.Stderr, "perfrun: eval %s run %d/%d\n", v.name, i+1, e.runs)
+			o, err := e.timed(e.rb, "eval", "-c", "-m", "map", "-m", "ndcg_cut.10", qrels, v.run)
+			if err != nil {
+				return err
+			}
+			t, err := e.timed(e.python, filepath.Join(e.peers, "peer_trec_eval.py"), qrels, v.run)
+			if err != nil {
+				return err
+			}
+			if err := sameEval(o.stdout, t.stdout); err != nil {
+				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			ours, theirs = append(ours, o), append(theirs, t)
+		}
+		runMB := fileMB(v.run)
+		e.rows = append(e.rows, fmt.Sprintf("| eval `-c -m map -m ndcg_cut.10`, %d queries × %d docs, %s (%.0f MB run, %.0f MB qrels) | %.2f s wall, %.2f s CPU, %.0f MB | pytrec_eval (trec_eval's C code) whole process: %.2f s wall, %.2f s CPU, %.0f MB | %.1f× faster, %.2f× memory |",
+			cfg.Queries, cfg.Retrieved, v.name, runMB, fileMB(qrels),
+			ours.med(wallOf), ours.med(cpuOf), ours.med(rssOf),
+			theirs.med(wallOf), theirs.med(cpuOf), theirs.med(rssOf),
+			theirs.med(wallOf)/ours.med(wallOf), ours.med(rssOf)/theirs.med(rssOf)))
+	}
+	e.notes = append(e.notes, "eval: the values of map and ndcg_cut_10 agreed to 4 decimals in every run.")
+	return nil
+}
+
+func fileMB(p string) float64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return float64(st.Size()) / 1e6
+}
+
+// sameEval compares the "measure all value" lines of two outputs.
+func sameEval(ours, theirs []byte) error {
+	parse := func(b []byte) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) == 3 && f[1] == "all" {
+				m[f[0]] = f[2]
+			}
+		}
+		return m
+	}
+	o, t := parse(ours), parse(theirs)
+	for _, k := range []string{"map", "ndcg_cut_10"} {
+		if o[k] == "" || o[k] != t[k] {
+			return fmt.Errorf("%s: ours %q, pytrec_eval %q", k, o[k], t[k])
+		}
+	}
+	return nil
+}
+
+// shuffleLines writes the lines of src in a seeded random order to dst.
+func shuffleLines(src, dst string, seed uint64) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	r := rand.New(rand.NewPCG(seed, seed))
+	r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	return atomicfile.Write(dst, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		for _, l := range lines {
+			if _, err := bw.Write(l); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	})
+}
+
+// bm25Timing is what perfgo bm25 and peer_bm25s.py print.
+type bm25Timing struct {
+	Docs       int       `json:"docs"`
+	IndexS     float64   `json:"index_s"`
+	PerQueryMS []float64 `json:"per_query_ms"`
+}
+
+// bm25Job: our BM25 (FTS5 store, Go scorer) against bm25s on Vaswani,
+// CoSQA and a RepoQA chunk corpus at depth 100.
+func (e *env) bm25Job() error {
+	if e.data == "" {
+		return errors.New("set RETRIEVALBENCH_DATA (or -data) to the data pack")
+	}
+	const depth = 100
+	for _, ds := range []string{"vaswani", "cosqa", "repoqa"} {
+		dir := filepath.Join(e.work, "data", ds)
+		if _, err := os.Stat(filepath.Join(dir, "qrels.txt")); err != nil {
+			if err := runLoud(e.perfgo, "export", "-data", e.data, "-dataset", ds, "-out", dir); err != nil {
+				return err
+			}
+		}
+		oursRun, refRun, peerRun := filepath.Join(dir, "ours.run"), filepath.Join(dir, "fts5.run"), filepath.Join(dir, "bm25s.run")
+		// The reference: FTS5's own bm25() in SQL must rank exactly as the
+		// Go scorer does.
+		ref, err := e.timed(e.perfgo, "bm25", "-in", dir, "-k", strconv.Itoa(depth), "-run", refRun, "-scorer", "fts5")
+		if err != nil {
+			return err
+		}
+		var refT bm25Timing
+		if err := json.Unmarshal(ref.stdout, &refT); err != nil {
+			return err
+		}
+		var oursP50, oursP99, peerP50, peerP99, oursIdx, peerIdx []float64
+		for i := range e.runs {
+			fmt.Fprintf(os.Stderr, "perfrun: bm25 %s run %d/%d\n", ds, i+1, e.runs)
+			o, err := e.timed(e.perfgo, "bm25", "-in", dir, "-k", strconv.Itoa(depth), "-run", oursRun)
+			if err != nil {
+				return err
+			}
+			t, err := e.timed(e.python, filepath.Join(e.peers, "peer_bm25s.py"), dir, strconv.Itoa(depth), peerRun)
+			if err != nil {
+				return err
+			}
+			var ot, tt bm25Timing
+			if err := json.Unmarshal(o.stdout, &ot); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(t.stdout, &tt); err != nil {
+				return err
+			}
+			oursP50, oursP99 = append(oursP50, quantile(ot.PerQueryMS, 0.5)), append(oursP99, quantile(ot.PerQueryMS, 0.99))
+			peerP50, peerP99 = append(peerP50, quantile(tt.PerQueryMS, 0.5)), append(peerP99, quantile(tt.PerQueryMS, 0.99))
+			oursIdx, peerIdx = append(oursIdx, ot.IndexS), append(peerIdx, tt.IndexS)
+		}
+		same, err := sameRuns(oursRun, refRun)
+		if err != nil {
+			return err
+		}
+		if !same {
+			return fmt.Errorf("%s: the Go scorer's ranking differs from FTS5's bm25()", ds)
+		}
+		agree, n, err := top10Agreement(oursRun, peerRun)
+		if err != nil {
+			return err
+		}
+		quality := ""
+		if fileMB(filepath.Join(dir, "qrels.txt")) > 0 {
+			oq, err := e.ndcg10(dir, oursRun)
+			if err != nil {
+				return err
+			}
+			pq, err := e.ndcg10(dir, peerRun)
+			if err != nil {
+				return err
+			}
+			quality = fmt.Sprintf("; nDCG@10 ours %s, bm25s %s", oq, pq)
+		}
+		e.rows = append(e.rows, fmt.Sprintf("| BM25 search, %s (%d queries, %d docs), per query at depth %d | porter, FTS5 store + Go scorer: p50 %.3f ms, p99 %.3f ms (FTS5 bm25() in SQL: p50 %.2f ms, p99 %.2f ms) | bm25s (Robertson, k1 1.2, b 0.75, PyStemmer porter): p50 %.3f ms, p99 %.3f ms | p50 %.1f× faster, p99 %.1f× |",
+			ds, len(refT.PerQueryMS), refT.Docs, depth, median(oursP50), median(oursP99), quantile(refT.PerQueryMS, 0.5), quantile(refT.PerQueryMS, 0.99),
+			median(peerP50), median(peerP99), median(peerP50)/median(oursP50), median(peerP99)/median(oursP99)))
+		e.rows = append(e.rows, fmt.Sprintf("| BM25 index, %s | %.2f s | bm25s %.2f s | %.1f× faster |", ds, median(oursIdx), median(peerIdx), median(peerIdx)/median(oursIdx)))
+		e.notes = append(e.notes, fmt.Sprintf("bm25 %s: the Go scorer's top-%d (doc ids and scores) equals FTS5's bm25() ranking on every query; ours and bm25s agree on the top-10 order (ties aside) for %d of %d queries (different tokenizers: FTS5 unicode61+porter vs bm25s' regex+PyStemmer)%s.", ds, depth, agree, n, quality))
+	}
+	return nil
+}
+
+// ndcg10 evaluates run against dir/qrels.txt with our eval.
+func (e *env) ndcg10(dir, run string) (string, error) {
+	out, err := exec.Command(e.rb, "eval", "-c", "-m", "ndcg_cut.10", filepath.Join(dir, "qrels.txt"), run).Output()
+	if err != nil {
+		return "", fmt.Errorf("eval %s: %w", run, err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 3 {
+		return "", fmt.Errorf("eval %s: unexpected output %q", run, out)
+	}
+	return f[2], nil
+}
+
+type hit struct {
+	doc, score string
+}
+
+func readRun(path string) (map[string][]hit, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string][]hit{}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 6 {
+			m[f[0]] = append(m[f[0]], hit{f[2], f[4]})
+		}
+	}
+	return m, nil
+}
+
+// sameRuns reports whether two runs hold the same docs with the same scores
+// in the same order.
+func sameRuns(a, b string) (bool, error) {
+	ra, err := readRun(a)
+	if err != nil {
+		return false, err
+	}
+	rb, err := readRun(b)
+	if err != nil {
+		return false, err
+	}
+	if len(ra) != len(rb) {
+		return false, nil
+	}
+	for q, ha := range ra {
+		if !slices.Equal(ha, rb[q]) {
+			fmt.Fprintf(os.Stderr, "perfrun: %s: query %s differs\n", a, q)
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// top10Agreement counts the queries whose top 10 of ours and peer hold the
+// same docs in the same order, permutations inside a group of tied scores
+// (of either side) aside.
+func top10Agreement(ours, peer string) (agree, n int, err error) {
+	ro, err := readRun(ours)
+	if err != nil {
+		return 0, 0, err
+	}
+	rp, err := readRun(peer)
+	if err != nil {
+		return 0, 0, err
+	}
+	for q, ho := range ro {
+		n++
+		hp := rp[q]
+		if sameTop(ho, hp, 10) {
+			agree++
+		}
+	}
+	return agree, n, nil
+}
+
+// sameTop compares the first k of a and b as sequences of tie groups: the
+// i-th doc of a must be in b's tie group at i, and vice versa.
+func sameTop(a, b []hit, k int) bool {
+	a, b = a[:min(k, len(a))], b[:min(k, len(b))]
+	if len(a) != len(b) {
+		return false
+	}
+	group := func(h []hit, i int) []string {
+		var g []string
+		for j := range h {
+			if h[j].score == h[i].score {
+				g = append(g, h[j].doc)
+			}
+		}
+		return g
+	}
+	for i := range a {
+		if a[i].doc == b[i].doc {
+			continue
+		}
+		if !slices.Contains(group(a, i), b[i].doc) && !slices.Contains(group(b, i), a[i].doc) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,636 @@
+package trecfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/retrievalbench/retrievalbench/metrics"
+)
+
+// ScanOptions tunes ScanGroups and ScanQueries.
+type ScanOptions struct {
+	// AllowExtraFields accepts lines with more than six fields, as
+	// RunReader.AllowExtraFields does.
+	AllowExtraFields bool
+	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// blockSize is the size of the blocks of whole lines the parsing
+// goroutines share out; a variable so that tests can make blocks end inside
+// every query.
+var blockSize = 1 << 20
+
+// block is one piece of the input cut at a line boundary, with what a
+// worker made of it.
+type block struct {
+	seq  int
+	buf  []byte // whole lines
+	line int    // line number of the first line of buf
+
+	// Filled in by the worker.
+	heads []segHead // the block's runs of lines with one query id, in order
+	first *segment  // the first run (it may continue a run of the previous block)
+	last  *segment  // the last run when there are two or more (it may go on in the next block)
+	tag   string    // run tag of the block's last content line
+	err   error     // first error of the block; heads stop at it
+
+	packed *packedBlock // ScanQueries: the block's lines packed by query id
+}
+
+// segHead is a run of lines with one query id.
+type segHead struct {
+	qid  string
+	line int // first line
+}
+
+// segment is a run of lines with one query id, ready for fn: document ids
+// are strings.
+type segment struct {
+	qid     string
+	results []metrics.Result
+	lines   []int32
+}
+
+// lineRec is one parsed run line inside a block.
+type lineRec struct {
+	off, end int32 // document id: buf[off:end]
+	line     int32
+	score    float64
+}
+
+// parser parses blocks; each worker has its own.
+type parser struct {
+	name       string
+	allowExtra bool
+	fields     [][]byte
+	qids       interner
+	tags       lastInterner
+	dups       dupSet
+	inner      segment
+}
+
+func newParser(name string, allowExtra bool) *parser {
+	return &parser{name: name, allowExtra: allowExtra, fields: make([][]byte, 0, 8),
+		qids: make(interner), tags: lastInterner{in: make(interner)}}
+}
+
+// parseRunFields checks one content line split into fields as RunReader
+// does and returns its score.
+func parseRunFields(name string, line int, f [][]byte, allowExtra bool) (float64, error) {
+	if len(f) < 6 || (len(f) > 6 && !allowExtra) {
+		return 0, syntaxErrorf(name, line, "%d fields, want 6 (qid Q0 docno rank score tag)", len(f))
+	}
+	if _, err := strconv.Atoi(string(f[3])); err != nil {
+		return 0, syntaxErrorf(name, line, "rank %q is not an integer", f[3])
+	}
+	score, err := parseScore(f[4])
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, syntaxErrorf(name, line, "score %q is not a number", f[4])
+	}
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return 0, syntaxErrorf(name, line, "score %q is not finite", f[4])
+	}
+	return score, nil
+}
+
+// eachLine calls fn with each content line of b (not blank, not a '#'
+// comment) split into fields, and its line number; an error from fn stops
+// the walk.
+func (p *parser) eachLine(b []byte, first int, fn func(line int, f [][]byte, lineStart int) error) error {
+	line := first
+	for start := 0; start < len(b); line++ {
+		end := bytes.IndexByte(b[start:], '\n')
+		if end < 0 {
+			end = len(b)
+			if end-start > maxLine {
+				return syntaxErrorf(p.name, line, "line longer than %d bytes", maxLine)
+			}
+		} else {
+			end += start
+			if end-start >= maxLine { // bufio.Scanner's limit, as lineReader reads
+				return syntaxErrorf(p.name, line, "line longer than %d bytes", maxLine)
+			}
+		}
+		p.fields = splitFields(p.fields[:0], b[start:end])
+		if len(p.fields) > 0 && p.fields[0][0] != '#' {
+			if err := fn(line, p.fields, start); err != nil {
+				return err
+			}
+		}
+		start = end + 1
+	}
+	return nil
+}
+
+// docRec returns the lineRec of a line whose fields are f, f[2] being a
+// sub-slice of buf.
+func docRec(buf []byte, f [][]byte, line int, score float64) lineRec {
+	off := cap(buf) - cap(f[2])
+	return lineRec{off: int32(off), end: int32(off + len(f[2])), line: int32(line), score: score}
+}
+
+// results turns the records of one query into a segment: one string
+// allocation for all its document ids. With check, a document repeated
+// within the records is an error naming both lines.
+func (p *parser) segment(qid string, buf []byte, recs []lineRec, s *segment, check bool) (*segment, error) {
+	size := 0
+	for _, r := range recs {
+		size += int(r.end - r.off)
+	}
+	var docs strings.Builder
+	docs.Grow(size)
+	for _, r := range recs {
+		docs.Write(buf[r.off:r.end])
+	}
+	all := docs.String()
+	if s == nil {
+		s = &segment{}
+	}
+	s.qid, s.results, s.lines = qid, s.results[:0], s.lines[:0]
+	off := 0
+	for _, r := range recs {
+		end := off + int(r.end-r.off)
+		s.results = append(s.results, metrics.Result{DocID: all[off:end], Score: r.score})
+		s.lines = append(s.lines, r.line)
+		off = end
+	}
+	if check {
+		if err := p.checkDups(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// checkDups reports a document repeated within s, naming both lines.
+func (p *parser) checkDups(s *segment) error {
+	if first, i := p.dups.find(s.results); i >= 0 {
+		return syntaxErrorf(p.name, int(s.lines[i]),
+			"document %q retrieved twice for query %q (first on line %d)", s.results[i].DocID, s.qid, s.lines[first])
+	}
+	return nil
+}
+
+// dupSet finds a document id repeated in a list: an open-addressing hash
+// set of indexes into the list, reused from list to list (a Go map costs
+// several times more per id here, for the clearing and the generic hashing).
+type dupSet struct {
+	seed  maphash.Seed
+	slots []int32 // index+1 into the list; 0 is empty
+}
+
+// find returns the indexes of the first repeated id's first occurrence
+// and of its repetition, or -1, -1.
+func (d *dupSet) find(rs []metrics.Result) (first, again int) {
+	size := 16
+	for size < 2*len(rs) {
+		size *= 2
+	}
+	if len(d.slots) != size {
+		if d.slots == nil {
+			d.seed = maphash.MakeSeed()
+		}
+		d.slots = make([]int32, size)
+	} else {
+		clear(d.slots)
+	}
+	mask := uint64(size - 1)
+	for i, r := range rs {
+		h := maphash.String(d.seed, r.DocID) & mask
+		for {
+			j := d.slots[h]
+			if j == 0 {
+				d.slots[h] = int32(i + 1)
+				break
+			}
+			if rs[j-1].DocID == r.DocID {
+				return int(j - 1), i
+			}
+			h = (h + 1) & mask
+		}
+	}
+	return -1, -1
+}
+
+// readBlocks cuts r into blocks of whole lines of about blockSize bytes
+// (about size bytes) and sends them, numbered, on out until the input ends, an error occurs or
+// stop is closed. free supplies recycled buffers.
+func readBlocks(r io.Reader, name string, size int, out chan<- *block, free <-chan []byte, stop <-chan struct{}) error {
+	defer close(out)
+	var carry []byte
+	line := 1
+	for seq := 0; ; seq++ {
+		var buf []byte
+		select {
+		case buf = <-free:
+		case <-stop:
+			return nil
+		}
+		buf = append(buf[:0], carry...)
+		eof := false
+		for {
+			if cap(buf)-len(buf) < max(size/2, 1) {
+				buf = slices.Grow(buf, size)
+			}
+			n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				eof = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 {
+				break
+			}
+			if len(buf) > maxLine { // one line fills the buffer
+				return syntaxErrorf(name, line, "line longer than %d bytes", maxLine)
+			}
+		}
+		cut := len(buf)
+		if !eof {
+			cut = bytes.LastIndexByte(buf, '\n') + 1
+		}
+		carry = append(carry[:0], buf[cut:]...)
+		b := &block{seq: seq, buf: buf[:cut], line: line}
+		line += bytes.Count(b.buf, []byte{'\n'})
+		select {
+		case out <- b:
+		case <-stop:
+			return nil
+		}
+		if eof {
+			return nil
+		}
+	}
+}
+
+// pipeline runs readBlocks and workers that apply work to each block, and
+// hands the finished blocks to consume in input order. It returns the first
+// error of the reader or of consume.
+func pipeline(r io.Reader, name string, size, workers int, work func(p *parser, b *block), newParser func() *parser, consume func(b *block) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	depth := 2 * workers
+	in := make(chan *block)
+	done := make(chan *block, depth)
+	free := make(chan []byte, depth+1)
+	for range depth {
+		free <- nil
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() { readErr <- readBlocks(r, name, size, in, free, stop) }()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newParser()
+			for b := range in {
+				work(p, b)
+				done <- b
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	pending := map[int]*block{}
+	next := 0
+	var err error
+	for b := range done {
+		pending[b.seq] = b
+		for {
+			b, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if err == nil {
+				if err = consume(b); err != nil {
+					close(stop)
+				}
+			}
+			free <- b.buf[:0]
+		}
+	}
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// ScanGroups reads a run whose lines are grouped by query, parsing blocks
+// of lines in parallel, and calls fn once per query with its results in
+// file order. fn is called from several goroutines at once and in no
+// particular order; the slice is only valid during the call. It returns the
+// run tag of the last line. It checks what GroupReader checks, with the
+// same errors naming file and line: a query id that comes back after other
+// queries is an error wrapping ErrNotGrouped (read such a run with
+// ScanQueries). On an error, fn may already have been called for queries
+// after the bad line.
+func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []metrics.Result) error) (string, error) {
+	work := func(p *parser, b *block) { p.groupBlock(b, fn) }
+	done := map[string]bool{}
+	var pend *segment
+	var tag string
+	p := newParser(name, opt.AllowExtraFields)
+	flush := func() error {
+		if pend == nil {
+			return nil
+		}
+		s := pend
+		pend = nil
+		if err := p.checkDups(s); err != nil {
+			return err
+		}
+		return fn(s.qid, s.results)
+	}
+	consume := func(b *block) error {
+		for i, h := range b.heads {
+			if i == 0 && pend != nil && h.qid == pend.qid {
+				pend.results = append(pend.results, b.first.results...)
+				pend.lines = append(pend.lines, b.first.lines...)
+				continue
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+			if done[h.qid] {
+				return &SyntaxError{File: name, Line: h.line, Err: ErrNotGrouped,
+					Msg: fmt.Sprintf("query %q continues after other queries: %v", h.qid, ErrNotGrouped)}
+			}
+			done[h.qid] = true
+			switch {
+			case i == 0:
+				pend = b.first
+			case i == len(b.heads)-1:
+				pend = b.last
+			}
+		}
+		if b.err != nil {
+			return b.err
+		}
+		if b.tag != "" {
+			tag = b.tag
+		}
+		return nil
+	}
+	err := pipeline(r, name, blockSize, opt.Workers, work, func() *parser { return newParser(name, opt.AllowExtraFields) }, consume)
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return "", err
+	}
+	return tag, nil
+}
+
+// groupBlock parses b into its runs of lines with one query id, calling fn
+// for the runs strictly inside the block (complete queries when the run is
+// grouped) and keeping the first and last for the consumer.
+func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Result) error) {
+	var recs []lineRec
+	curQID := ""
+	var curLine int
+	end := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		idx := len(b.heads)
+		b.heads = append(b.heads, segHead{qid: curQID, line: curLine})
+		if idx == 0 {
+			s, err := p.segment(curQID, b.buf, recs, nil, false)
+			b.first = s
+			return err
+		}
+		// An inner run is done with when fn returns: its buffers are reused.
+		s, err := p.segment(curQID, b.buf, recs, &p.inner, true)
+		if err != nil {
+			return err
+		}
+		if err := fn(curQID, s.results); err != nil {
+			return err
+		}
+		return nil
+	}
+	var lastTag []byte
+	err := p.eachLine(b.buf, b.line, func(line int, f [][]byte, _ int) error {
+		score, err := parseRunFields(p.name, line, f, p.allowExtra)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 || string(f[0]) != curQID {
+			if err := end(); err != nil {
+				return err
+			}
+			recs = recs[:0]
+			curQID = p.qids.get(f[0])
+			curLine = line
+		}
+		recs = append(recs, docRec(b.buf, f, line, score))
+		lastTag = f[5]
+		return nil
+	})
+	if err != nil {
+		b.err = err
+		return
+	}
+	if lastTag != nil {
+		b.tag = p.tags.get(lastTag)
+	}
+	if len(recs) == 0 {
+		return
+	}
+	// The last run may go on in the next block: the consumer decides.
+	b.heads = append(b.heads, segHead{qid: curQID, line: curLine})
+	s, err := p.segment(curQID, b.buf, recs, nil, false)
+	if err != nil {
+		b.err = err
+		return
+	}
+	if len(b.heads) == 1 {
+		b.first = s
+	} else {
+		b.last = s
+	}
+}
+
+// ScanQueries reads a run whose lines may come in any order, parsing blocks
+// of lines in parallel, and calls fn once per query with its results in
+// file order; fn is called from several goroutines at once, in no
+// particular order, and the slice is only valid during the call. The whole
+// run is held packed (20 bytes per line plus the document ids) until every
+// line is read. It returns the run tag of the last line. A document
+// repeated within a query is an error naming both lines (of the query
+// first in byte-wise id order, as ForEachQuery reports it); an error from
+// fn stops the walk and is returned.
+func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []metrics.Result) error) (string, error) {
+	type ref struct {
+		b      *packedBlock
+		lo, hi int32
+	}
+	queries := map[string][]ref{}
+	var tag string
+	consume := func(b *block) error {
+		if b.err != nil {
+			return b.err
+		}
+		pb := b.packed
+		for _, g := range pb.groups {
+			queries[g.qid] = append(queries[g.qid], ref{pb, g.lo, g.hi})
+		}
+		if b.tag != "" {
+			tag = b.tag
+		}
+		return nil
+	}
+	newP := func() *parser { return newParser(name, opt.AllowExtraFields) }
+	if err := pipeline(r, name, 4*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
+		return "", err
+	}
+	qids := sortedKeys(queries)
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	errs := make([]error, len(qids))
+	var mu sync.Mutex
+	next := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newP()
+			s := &segment{}
+			for {
+				mu.Lock()
+				j := next
+				next++
+				mu.Unlock()
+				if j >= len(qids) {
+					return
+				}
+				s.qid, s.results, s.lines = qids[j], s.results[:0], s.lines[:0]
+				for _, rf := range queries[s.qid] { // read-only now
+					pb := rf.b
+					for k := rf.lo; k < rf.hi; k++ {
+						s.results = append(s.results, metrics.Result{DocID: pb.docs[pb.offs[k]:pb.offs[k+1]], Score: pb.scores[k]})
+						s.lines = append(s.lines, pb.lines[k])
+					}
+				}
+				if errs[j] = p.checkDups(s); errs[j] == nil {
+					errs[j] = fn(s.qid, s.results)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return "", err
+		}
+	}
+	return tag, nil
+}
+
+// packedBlock is one block's lines sorted by query id (stable), without
+// the text around the document ids: line k's document id is
+// docs[offs[k]:offs[k+1]].
+type packedBlock struct {
+	docs   string
+	offs   []int32
+	scores []float64
+	lines  []int32
+	groups []queryRange
+}
+
+// queryRange is one query's lines in a packedBlock: [lo, hi).
+type queryRange struct {
+	qid    string
+	lo, hi int32
+}
+
+// queryBlock packs the lines of b by query id, in order of first
+// appearance, keeping file order within a query.
+func (p *parser) queryBlock(b *block) {
+	byQID := map[string]int32{}
+	var qids []string
+	var counts []int32
+	var recs []lineRec
+	var group []int32
+	var lastTag []byte
+	cur, curQID := int32(-1), ""
+	b.err = p.eachLine(b.buf, b.line, func(line int, f [][]byte, _ int) error {
+		score, err := parseRunFields(p.name, line, f, p.allowExtra)
+		if err != nil {
+			return err
+		}
+		if cur < 0 || string(f[0]) != curQID {
+			g, ok := byQID[string(f[0])]
+			if !ok {
+				g = int32(len(qids))
+				curQID = p.qids.get(f[0])
+				byQID[curQID] = g
+				qids = append(qids, curQID)
+				counts = append(counts, 0)
+			}
+			cur, curQID = g, qids[g]
+		}
+		counts[cur]++
+		recs = append(recs, docRec(b.buf, f, line, score))
+		group = append(group, cur)
+		lastTag = f[5]
+		return nil
+	})
+	if b.err != nil {
+		return
+	}
+	if lastTag != nil {
+		b.tag = p.tags.get(lastTag)
+	}
+	// Counting sort of the lines by group.
+	n := len(recs)
+	pb := &packedBlock{offs: make([]int32, n+1), scores: make([]float64, n), lines: make([]int32, n), groups: make([]queryRange, len(qids))}
+	pos := make([]int32, len(qids))
+	var at int32
+	for g, c := range counts {
+		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + c}
+		pos[g] = at
+		at += c
+	}
+	order := make([]int32, n)
+	for i, g := range group {
+		order[pos[g]] = int32(i)
+		pos[g]++
+	}
+	var docs strings.Builder
+	size := 0
+	for _, r := range recs {
+		size += int(r.end - r.off)
+	}
+	docs.Grow(size)
+	for k, i := range order {
+		r := recs[i]
+		pb.offs[k] = int32(docs.Len())
+		docs.Write(b.buf[r.off:r.end])
+		pb.scores[k] = r.score
+		pb.lines[k] = r.line
+	}
+	pb.offs[n] = int32(docs.Len())
+	pb.docs = docs.String()
+	b.packed = pb
+}

@@ -1,0 +1,156 @@
+package trecfmt
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrievalbench/retrievalbench/metrics"
+)
+
+// smallBlocks makes the parallel scanners cut their input every few
+// lines, so block boundaries fall inside queries and between them.
+func smallBlocks(t *testing.T, size int) {
+	old := blockSize
+	blockSize = size
+	t.Cleanup(func() { blockSize = old })
+}
+
+// collect runs scan and gathers its calls into a Run.
+func collect(scan func(r *strings.Reader, fn func(string, []metrics.Result) error) (string, error), in string) (metrics.Run, string, error) {
+	var mu sync.Mutex
+	run := metrics.Run{}
+	tag, err := scan(strings.NewReader(in), func(qid string, rs []metrics.Result) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := run[qid]; dup {
+			return fmt.Errorf("query %q handed over twice", qid)
+		}
+		run[qid] = slices.Clone(rs)
+		return nil
+	})
+	return run, tag, err
+}
+
+func scanGroups(r *strings.Reader, fn func(string, []metrics.Result) error) (string, error) {
+	return ScanGroups(r, "q", ScanOptions{Workers: 3}, fn)
+}
+
+func scanQueries(r *strings.Reader, fn func(string, []metrics.Result) error) (string, error) {
+	return ScanQueries(r, "q", ScanOptions{Workers: 3}, fn)
+}
+
+// genRun writes a run of n queries with up to m results each, with
+// comments, blank lines and tabs; shuffled puts the lines in random order.
+func genRun(seed uint64, n, m int, shuffled bool) string {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var lines []string
+	for q := range n {
+		for d := range 1 + r.IntN(m) {
+			sep := " "
+			if r.IntN(7) == 0 {
+				sep = "\t "
+			}
+			lines = append(lines, fmt.Sprintf("q%d Q0 doc%d%s%d %d.%03d tag%d", q, r.IntN(5*m)*1000+d, sep, d+1, r.IntN(9), r.IntN(1000), q%3))
+			if r.IntN(20) == 0 {
+				lines = append(lines, "# comment", "")
+			}
+		}
+	}
+	if shuffled {
+		r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestScannersMatchReadRun checks ScanGroups and ScanQueries against
+// ReadRun (the sequential reader) on generated runs, with blocks of many
+// sizes so that boundaries fall everywhere.
+func TestScannersMatchReadRun(t *testing.T) {
+	for _, size := range []int{7, 37, 256, 4096, 1 << 20} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			smallBlocks(t, size)
+			for seed := range uint64(4) {
+				grouped := genRun(seed, 40, 30, false)
+				want, wantTag, err := ReadRun(strings.NewReader(grouped), "q", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, tag, err := collect(scanGroups, grouped)
+				if err != nil {
+					t.Fatalf("ScanGroups: %v", err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" || tag != wantTag {
+					t.Errorf("ScanGroups (-ReadRun +ScanGroups), tag %q want %q:\n%s", tag, wantTag, diff)
+				}
+				shuffled := genRun(seed, 40, 30, true)
+				want, wantTag, err = ReadRun(strings.NewReader(shuffled), "q", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, tag, err = collect(scanQueries, shuffled)
+				if err != nil {
+					t.Fatalf("ScanQueries: %v", err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" || tag != wantTag {
+					t.Errorf("ScanQueries (-ReadRun +ScanQueries), tag %q want %q:\n%s", tag, wantTag, diff)
+				}
+				// fn may meet a query twice before the scanner sees the run is
+				// not grouped; the caller's error is then returned instead.
+				_, err = scanGroups(strings.NewReader(shuffled), func(string, []metrics.Result) error { return nil })
+				if !errors.Is(err, ErrNotGrouped) {
+					t.Errorf("ScanGroups of a shuffled run: err = %v, want ErrNotGrouped", err)
+				}
+			}
+		})
+	}
+}
+
+// TestScannerErrors checks that the parallel scanners report bad input with
+// the file and line the sequential readers name, wherever the blocks end.
+func TestScannerErrors(t *testing.T) {
+	filler := genRun(9, 20, 10, false) // lines before the bad one
+	n := strings.Count(filler, "\n")
+	tests := []struct {
+		name, in, want string
+		scanners       []string
+	}{
+		{"columns", "zz Q0 d1 1 0.5\n", "5 fields, want 6", nil},
+		{"rank", "zz Q0 d1 one 0.5 t\n", `rank "one" is not an integer`, nil},
+		{"score", "zz Q0 d1 1 high t\n", `score "high" is not a number`, nil},
+		{"nan", "zz Q0 d1 1 NaN t\n", `score "NaN" is not finite`, nil},
+		{"dup", "zz Q0 d1 1 0.5 t\nzz Q0 d2 2 0.4 t\nzz Q0 d1 3 0.3 t\n", fmt.Sprintf(`document "d1" retrieved twice for query "zz" (first on line %d)`, n+1), nil},
+		{"long", "zz Q0 " + strings.Repeat("d", maxLine) + " 1 0.5 t\n", "line longer than", nil},
+		{"not_grouped", "q0 Q0 dx 1 0.5 t\n", `query "q0" continues after other queries`, []string{"groups"}},
+	}
+	for _, size := range []int{64, 1 << 20} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(tt.name, size), func(t *testing.T) {
+				smallBlocks(t, size)
+				in := filler + tt.in
+				line := n + strings.Count(tt.in, "\n")
+				if tt.name == "columns" || tt.name == "rank" || tt.name == "score" || tt.name == "nan" || tt.name == "long" || tt.name == "not_grouped" {
+					line = n + 1
+				}
+				want := fmt.Sprintf("q:%d: %s", line, tt.want)
+				scanners := map[string]func(*strings.Reader, func(string, []metrics.Result) error) (string, error){"groups": scanGroups, "queries": scanQueries}
+				for name, scan := range scanners {
+					if tt.scanners != nil && !slices.Contains(tt.scanners, name) {
+						continue
+					}
+					_, _, err := collect(scan, in)
+					var se *SyntaxError
+					if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), want) {
+						t.Errorf("%s: err = %v, want a *SyntaxError starting %q", name, err, want)
+					}
+				}
+			})
+		}
+	}
+}
