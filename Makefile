@@ -9,6 +9,7 @@
 #   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
 #   make bench-full  every dataset at full size (slow; not in CI)
 #   make campaign    embedding-model campaign on fixtures/campaign (pooled grading, decision)
+#   make peers       install the external peers (pydocs-mcp, Codira, Context7) pinned under the cache (idempotent)
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 # A failing go test piped into tee must fail the target.
@@ -25,13 +26,18 @@ RB      := $(GO) run ./cmd/retrievalbench
 
 MODELS  ?= minilm-l6-q,bge-small-q,e5-small-q
 
-.PHONY: build setup test test-short lint bench bench-full compare gate data campaign report-results clean
+.PHONY: build setup peers test test-short lint bench bench-full compare gate data campaign report-results clean
 
 build:
 	$(GO) build ./...
 
 setup:
 	$(RB) models fetch
+
+# Needs the models of setup (pydocs-mcp's offline model folder is built from
+# bge-small-q). A missing interpreter skips that peer with a loud line.
+peers: setup
+	bash peers/install.sh $(PEERS)
 
 test: setup
 	@mkdir -p out
