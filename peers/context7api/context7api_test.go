@@ -1,14 +1,19 @@
 package context7api
 
 import (
+	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
 func testLibs() []Library {
@@ -155,4 +160,102 @@ func TestHTTPShapes(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestGroupByPrefix(t *testing.T) {
+	docs := []Doc{{ID: "pandas.reference.api.pandas.dataframe.where"}, {ID: "sklearn.modules.generated.sklearn.svm.svc"},
+		{ID: "pandasql.x"}, {ID: "numpy"}, {ID: "unknown.thing"}}
+	libs, rest := Group(DS1000Catalog(), docs)
+	var got []string
+	for _, l := range libs {
+		for _, d := range l.Docs {
+			got = append(got, l.ID+" "+d.ID)
+		}
+	}
+	want := []string{
+		"/pandas-dev/pandas pandas.reference.api.pandas.dataframe.where",
+		"/numpy/numpy numpy",
+		"/scikit-learn/scikit-learn sklearn.modules.generated.sklearn.svm.svc",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("grouped (-want +got):\n%s", diff)
+	}
+	if len(rest) != 2 || rest[0].ID != "pandasql.x" || rest[1].ID != "unknown.thing" {
+		t.Errorf("unclaimed = %v, want pandasql.x (a prefix is a whole segment) and unknown.thing", rest)
+	}
+	if _, err := New(libs, Options{}); err != nil {
+		t.Errorf("New on the grouped libraries: %v", err)
+	}
+}
+
+// TestDS1000Docs groups the real DS-1000 gold docs and checks every task's
+// library resolves to the library that holds its gold docs.
+func TestDS1000Docs(t *testing.T) {
+	path := testenv.MustHaveData(t, "coderag/ds1000_docs.json.gz")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Metadata struct{ Library string } `json:"metadata"`
+		Docs     []struct{ Title, Text string }
+	}
+	var docs []Doc
+	seen := map[string]bool{}
+	var rows []row
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var r row
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+		for _, d := range r.Docs {
+			if !seen[d.Title] {
+				seen[d.Title] = true
+				docs = append(docs, Doc{ID: d.Title, Text: d.Text})
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	libs, rest := Group(DS1000Catalog(), docs)
+	if len(rest) != 0 {
+		t.Errorf("%d DS-1000 docs belong to no catalog library, e.g. %q", len(rest), rest[0].ID)
+	}
+	s, err := New(libs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range rows {
+		for _, d := range r.Docs {
+			res := s.Search(r.Metadata.Library)
+			if len(res) == 0 {
+				t.Fatalf("task library %q resolves to nothing", r.Metadata.Library)
+			}
+			head, _, _ := strings.Cut(d.Title, ".")
+			if e := catalogByID(res[0].ID); e.Prefix != head {
+				t.Errorf("task library %q resolves first to %s, but its gold doc %q is under %q", r.Metadata.Library, res[0].ID, d.Title, head)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d docs in %d libraries; %d gold doc entries resolve to their library", len(docs), len(libs), checked)
+}
+
+func catalogByID(id string) Entry {
+	for _, e := range DS1000Catalog() {
+		if e.ID == id {
+			return e
+		}
+	}
+	return Entry{}
 }
