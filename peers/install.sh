@@ -5,8 +5,8 @@
 #   bash peers/install.sh [pydocs-mcp|codira|context7|neuledge ...]   (default: all)
 #
 # Idempotent: each peer is rebuilt only when its pins (the lock files beside
-# this script, or this script itself) changed since its last complete
-# install, recorded in <peer>/.installed. A peer whose interpreter or models
+# this script, or the peer's recipe version below) changed since its last
+# complete install, recorded in <peer>/.installed. A peer whose interpreter or models
 # are missing is not installed: a loud "peers: SKIP" line says why and the
 # script goes on (its cells then skip, or fail under RETRIEVALBENCH_REQUIRE).
 # The exit status is non-zero only when an install that could run failed.
@@ -31,11 +31,12 @@ status=0
 skip() { echo "peers: SKIP $1: $2" >&2; }
 fail() { echo "peers: FAIL $1: $2" >&2; status=1; }
 
-# stamp NAME FILE... prints the pin hash of a peer: this script + its locks.
+# stamp RECIPE FILE... prints the pin hash of a peer: its recipe version
+# (bump it when the install steps of that peer change) and its lock files.
 stamp() {
-	local name=$1
+	local recipe=$1
 	shift
-	cat "$here/install.sh" "$@" | sha256sum | cut -c1-16
+	{ echo "$recipe"; cat "$@"; } | sha256sum | cut -c1-16
 }
 
 # uptodate NAME HASH: the peer's last complete install had these pins.
@@ -76,7 +77,7 @@ done_line() { # NAME SECONDS
 
 install_pydocs() {
 	local name=pydocs-mcp lock=$here/pydocs-mcp.lock h py t0=$SECONDS
-	h=$(stamp $name "$lock")
+	h=$(stamp pydocs-mcp-recipe-1 "$lock")
 	if [[ ! -f $models/bge-small-q/model.onnx || ! -f $models/bge-small-q/tokenizer.json ]]; then
 		skip $name "model files $models/bge-small-q/{model.onnx,tokenizer.json} missing; run make setup first"
 		return
@@ -95,14 +96,17 @@ install_pydocs() {
 	ln -sf "$models/bge-small-q/model.onnx" "$m/model.onnx"
 	ln -sf "$models/bge-small-q/tokenizer.json" "$m/tokenizer.json"
 	printf '%s\n' '{"model_max_length": 512, "pad_token": "[PAD]"}' >"$m/tokenizer_config.json"
-	"$peers/$name/bin/pydocs-mcp" --version >/dev/null 2>&1 || { fail $name "pydocs-mcp --version failed"; return; }
+	# pydocs-mcp has no --version flag (-v is verbose): ask the package metadata.
+	[[ $("$peers/$name/bin/python" -c 'import importlib.metadata as m; print(m.version("pydocs-mcp"))') == 0.8.1 ]] ||
+		{ fail $name "pydocs-mcp 0.8.1 not importable in $peers/$name"; return; }
+	"$peers/$name/bin/pydocs-mcp" --help >/dev/null 2>&1 || { fail $name "pydocs-mcp --help failed"; return; }
 	echo "$h" >"$peers/$name/.installed"
 	done_line $name $((SECONDS - t0))
 }
 
 install_codira() {
 	local name=codira lock=$here/codira.lock h py t0=$SECONDS
-	h=$(stamp $name "$lock")
+	h=$(stamp codira-recipe-1 "$lock")
 	if [[ ! -f $models/minilm-l6-q/model.onnx || ! -f $models/minilm-l6-q/tokenizer.json ]]; then
 		# Only the minilm-l6-q config needs them; install anyway for the lexical one.
 		echo "peers: NOTE codira: $models/minilm-l6-q missing (make setup); only codira/lexical can run" >&2
@@ -122,7 +126,7 @@ install_codira() {
 
 install_context7() {
 	local name=context7 h t0=$SECONDS dir=$peers/context7 v
-	h=$(stamp $name "$here/context7/package.json" "$here/context7/package-lock.json")
+	h=$(stamp context7-recipe-1 "$here/context7/package.json" "$here/context7/package-lock.json")
 	if uptodate $name "$h"; then echo "peers: $name up to date ($dir)" >&2; return; fi
 	if ! v=$(node --version 2>/dev/null); then
 		skip $name "node not found; @upstash/context7-mcp 4.1.1 needs Node >= 20.18.1"
