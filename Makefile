@@ -16,6 +16,7 @@
 #   make chromium    Debian's chromium, for the leaderboard's headless-browser test
 #   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
 #   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
+#   make peers       install the external peers (pydocs-mcp, Codira, Context7) pinned under the cache (idempotent)
 
 export GOFLAGS := -tags=sqlite_fts5 -buildvcs=false
 # A failing go test piped into tee must fail the target.
@@ -45,13 +46,18 @@ MLFLOW_HOME := $(RB_CACHE)/mlflow/$(MLFLOW_VERSION)
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: build setup test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
+.PHONY: build setup peers test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
 
 build:
 	$(GO) build ./...
 
 setup:
 	$(RB) models fetch $(if $(MODELS_PACK),-pack $(MODELS_PACK))
+
+# Needs the models of setup (pydocs-mcp's offline model folder is built from
+# bge-small-q). A missing interpreter skips that peer with a loud line.
+peers: setup
+	bash peers/install.sh $(PEERS)
 
 test: setup
 	@mkdir -p out
