@@ -59,7 +59,7 @@ setup:
 peers: setup
 	bash peers/install.sh $(PEERS)
 
-test: setup
+test: setup peers
 	@mkdir -p out
 	$(GO) tool gotestsum --junitfile out/junit.xml --format testname -- -timeout 60m ./...
 	cd examples && $(GO) test -count=1 ./... -size=fixture

@@ -4,11 +4,16 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/coderag"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/peers/context7api"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
+	"github.com/retrievalbench/retrievalbench/systems/external"
 )
 
 var flags = benchtest.NewFlags(flag.CommandLine)
@@ -21,7 +26,23 @@ func suite() benchtest.Suite {
 	return benchtest.Suite{Systems: specs(), Golden: goldenDir, Flags: flags, Package: "./bench"}
 }
 
-func specs() []systems.Spec { return builtin.Specs() }
+// specs are every built-in system and every peer configured in peers/
+// (pydocs-mcp, Codira, Context7's MCP server, …): an external system is a
+// JSON file there, not code. A peer that is not installed skips its cells
+// with the reason (make peers), or fails them when the run requires peers.
+func specs() []systems.Spec {
+	out := builtin.Specs()
+	cfgs, err := external.LoadDir(peersDir)
+	if err != nil {
+		panic(fmt.Sprintf("bench: reading the peer configs: %v", err)) // a broken file in the repository
+	}
+	for _, c := range cfgs {
+		out = append(out, external.Spec(c))
+	}
+	return out
+}
+
+const peersDir = "../peers"
 
 // One line per family. Adding a family is adding its lines.
 func TestRepoQA(t *testing.T)  { benchtest.Test(t, suite(), benchtest.RepoQA()) }
@@ -44,7 +65,10 @@ func BenchmarkCases(b *testing.B)   { benchtest.Benchmark(b, suite(), benchtest.
 // leaves golden files no cell read: a renamed or removed config, or a
 // dataset cell that no longer exists, must take its baseline with it.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	stop := startContext7API()
 	code := m.Run()
+	stop()
 	if code != 0 || flags.Update || flag.Lookup("test.run").Value.String() != "" || flag.Lookup("test.bench").Value.String() != "" || testing.Short() {
 		os.Exit(code)
 	}
@@ -62,4 +86,43 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Exit(code)
+}
+
+// startContext7API serves a loopback Context7-compatible API over the
+// DS-1000 documentation (peers/context7api) and names it in
+// CONTEXT7_API_URL, so the real Context7 MCP server (peers/context7.json)
+// runs end to end offline: this measures the adapter and the protocol, not
+// Context7's retrieval. Without the data pack there is nothing to serve and
+// the Context7 cells skip on the missing variable.
+func startContext7API() (stop func()) {
+	dir := flags.Data
+	if dir == "" {
+		var ok bool
+		if dir, ok = testenv.DataDir(); !ok {
+			return func() {}
+		}
+	}
+	ds, err := coderag.Load(dir, coderag.DS1000, coderag.DefaultConfig())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: no loopback Context7 API (loading DS-1000 docs: %v)\n", err)
+		return func() {}
+	}
+	var docs []context7api.Doc
+	for _, c := range ds.Corpora {
+		for _, d := range c.Docs {
+			docs = append(docs, context7api.Doc{ID: d.ID, Title: d.Title, Text: d.Text})
+		}
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
+	libs, _ := context7api.Group(context7api.DS1000Catalog(), docs)
+	srv, err := context7api.New(libs, context7api.DefaultOptions())
+	if err == nil {
+		var url string
+		if url, err = srv.Listen(); err == nil {
+			os.Setenv("CONTEXT7_API_URL", url)
+			return func() { srv.Close() }
+		}
+	}
+	fmt.Fprintf(os.Stderr, "bench: no loopback Context7 API: %v\n", err)
+	return func() {}
 }

@@ -33,6 +33,13 @@ const (
 	Data   = "data"
 	ONNX   = "onnx"
 	Models = "models"
+	// Peers are the external systems make peers installs (pydocs-mcp,
+	// Codira, Context7's MCP server).
+	Peers = "peers"
+	// Blocked is what no machine of this project can have (a peer whose
+	// package the registries do not serve): it always skips, with the
+	// reason, even when the run requires everything.
+	Blocked = "blocked"
 	// Chromium is a headless chromium for the leaderboard's HTML check
 	// (make chromium).
 	Chromium = "chromium"
@@ -73,6 +80,9 @@ func CacheDir() string {
 // kind or "all" is listed, and "-kind" is not ("all,-mlflow" requires
 // everything but MLflow).
 func Required(kind string) bool {
+	if kind == Blocked {
+		return false // nothing on any machine we reach can provide it
+	}
 	req := false
 	for _, r := range strings.Split(os.Getenv(EnvRequire), ",") {
 		switch r = strings.TrimSpace(r); r {
