@@ -9,6 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -54,6 +57,26 @@ func TestFixturesDirHasTheFixtures(t *testing.T) {
 	for _, f := range []string{"repoqa/repoqa-fixture.json", "trec/qrels", "cases/cases.jsonl", "beir"} {
 		if _, err := os.Stat(filepath.Join(FixturesDir(), f)); err != nil {
 			t.Errorf("FixturesDir() = %s: %v", FixturesDir(), err)
+		}
+	}
+}
+
+func TestGroupLines(t *testing.T) {
+	res := &harness.Result{Measures: []metrics.Measure{{Name: "hit", K: 1}}}
+	for _, tt := range []struct {
+		qa string
+		v  float64
+	}{{"what", 1}, {"what", 0}, {"how", 1}} {
+		res.Tasks = append(res.Tasks, harness.TaskResult{Meta: datasets.Meta{QAType: tt.qa, Repo: "one"}, Values: []float64{tt.v}})
+	}
+	got := groupLines(res)
+	if len(got) != 1 {
+		t.Fatalf("groupLines = %q, want one line: qa_type has two values, repo one", got)
+	}
+	// how: 1.0 (n=1); what: 0.5 (n=2); macro (1 + 0.5) / 2 = 0.75, not the micro 0.667.
+	for _, want := range []string{"by qa_type, hit@1:", "how=1.0000", "what=0.5000", "(n=2)", "macro 0.7500"} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("groupLines = %q, lacks %q", got[0], want)
 		}
 	}
 }
