@@ -112,6 +112,10 @@ type Requirement struct {
 // CorpusSpec says how the corpus is handed over.
 type CorpusSpec struct {
 	Git bool `json:"git,omitempty"` // git init + one commit with a fixed author and date
+	// None: the system does not read the corpus (a hosted documentation
+	// service answers from its own index), so nothing is handed over and
+	// {corpus} is empty; document collections without paths are fine then.
+	None bool `json:"none,omitempty"`
 }
 
 // IndexSpec is a command run once per corpus before the server starts or

@@ -91,9 +91,12 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		logf = func(string, ...any) {}
 	}
 	chash := c.Hash()
-	dir, err := corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
-	if err != nil {
-		return fmt.Errorf("%s: %w", cfg.Name(), err)
+	dir := ""
+	if !cfg.Corpus.None {
+		var err error
+		if dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git); err != nil {
+			return fmt.Errorf("%s: %w", cfg.Name(), err)
+		}
 	}
 	hash := cfg.Hash()
 	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
