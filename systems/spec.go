@@ -45,6 +45,16 @@ type Spec struct {
 	New func(opt Options) (System, error)
 }
 
+// SpecsOf returns spec(c) for every config of cs, in order: a system
+// package's Specs is SpecsOf(Configs(), Spec).
+func SpecsOf[C any](cs []C, spec func(C) Spec) []Spec {
+	out := make([]Spec, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, spec(c))
+	}
+	return out
+}
+
 // Name is "system/config".
 func (s Spec) Name() string { return s.System + "/" + s.Config }
 

@@ -181,10 +181,4 @@ func Spec(c Config) systems.Spec {
 }
 
 // Specs returns the Spec of every named config, in Configs order.
-func Specs() []systems.Spec {
-	var out []systems.Spec
-	for _, c := range Configs() {
-		out = append(out, Spec(c))
-	}
-	return out
-}
+func Specs() []systems.Spec { return systems.SpecsOf(Configs(), Spec) }

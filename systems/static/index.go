@@ -17,22 +17,19 @@ import (
 
 var _ systems.System = (*Index)(nil)
 
-// NeedsModels is the requirement kind Requires returns, spelled as
-// internal/testenv spells it.
-const NeedsModels = "models"
-
 // Requires reports what cfg needs under cacheDir and does not have: the
-// model files (kind NeedsModels). Files present but corrupt are not
-// reported: New fails on them, so a broken cache is an error, not a skip.
-func Requires(cfg Config, cacheDir string) (kind string, err error) {
+// model files (systems.NeedsModels); nil if nothing. Files present but
+// corrupt are not reported: New fails on them, so a broken cache is an
+// error, not a skip.
+func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	m, err := models.Lookup(cfg.Model)
 	if err != nil {
-		return "", err
+		return nil // an unknown model is a config error, which New reports
 	}
 	if err := models.Verify(cacheDir, m); errors.Is(err, models.ErrMissing) {
-		return NeedsModels, err
+		return &systems.Requirement{Kind: systems.NeedsModels, Reason: err.Error()}
 	}
-	return "", nil
+	return nil
 }
 
 // Stats describes the last Index call.

@@ -8,21 +8,10 @@ func Spec(c Config) systems.Spec {
 	return systems.Spec{
 		System: "static", Config: c.Name, Hash: c.Hash(),
 		ToleranceReason: "deterministic: table lookups and float64 sums in a fixed order",
-		Requires: func(cache string) *systems.Requirement {
-			if kind, err := Requires(c, cache); err != nil {
-				return &systems.Requirement{Kind: kind, Reason: err.Error()}
-			}
-			return nil
-		},
-		New: func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		Requires:        func(cache string) *systems.Requirement { return Requires(c, cache) },
+		New:             func(opt systems.Options) (systems.System, error) { return New(c, opt) },
 	}
 }
 
 // Specs returns the Spec of every named config, in Configs order.
-func Specs() []systems.Spec {
-	var out []systems.Spec
-	for _, c := range Configs() {
-		out = append(out, Spec(c))
-	}
-	return out
-}
+func Specs() []systems.Spec { return systems.SpecsOf(Configs(), Spec) }

@@ -85,8 +85,8 @@ func TestHash(t *testing.T) {
 func mustHave(t testing.TB, cfg Config) string {
 	t.Helper()
 	cache := testenv.CacheDir()
-	if kind, err := Requires(cfg, cache); err != nil {
-		testenv.Missing(t, kind, err.Error())
+	if r := Requires(cfg, cache); r != nil {
+		testenv.Missing(t, r.Kind, r.Reason)
 	}
 	return cache
 }
