@@ -22,6 +22,7 @@ func TestOrphans(t *testing.T) {
 		"ds/all/sys/gone.json",    // a config the suite no longer has
 		"ds/all/sys/b.json",       // a config the suite has, its dataset ran, no cell read it
 		"other/all/sys/b.json",    // a dataset this run did not reach: not judged
+		"ds/small/sys/b.json",     // another split (size) of a dataset that ran: not judged
 		"ds/all/sys/extra/x.json", // not at dataset/split/system/config.json
 	} {
 		p := filepath.Join(dir, f)
