@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/download"
 )
 
@@ -232,13 +233,13 @@ func ReadSums(file string) (map[string]string, error) {
 		sum, p, ok := strings.Cut(l, " ")
 		p = strings.TrimPrefix(strings.TrimSpace(p), "*")
 		if !ok || len(sum) != 64 || p == "" {
-			return nil, fmt.Errorf("%s:%d: want \"SHA256  path\"", file, line)
+			return nil, fileline.Errorf(file, line, "want \"SHA256  path\"")
 		}
 		if _, err := hex.DecodeString(sum); err != nil {
-			return nil, fmt.Errorf("%s:%d: %q is not hex", file, line, sum)
+			return nil, fileline.Errorf(file, line, "%q is not hex", sum)
 		}
 		if c := path.Clean(p); c != p || strings.HasPrefix(c, "../") || path.IsAbs(c) {
-			return nil, fmt.Errorf("%s:%d: path %q is not a clean relative path", file, line, p)
+			return nil, fileline.Errorf(file, line, "path %q is not a clean relative path", p)
 		}
 		sums[p] = strings.ToLower(sum)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/datasets/cosqa"
 	"github.com/retrievalbench/retrievalbench/datasets/trec"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/internal/download"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
@@ -149,6 +150,7 @@ func TestCopyMirror(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error = %v, want %q", err, tc.wantErr)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }
