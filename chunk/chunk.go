@@ -155,7 +155,7 @@ func (p *parsers) close() {
 
 func (p *parsers) get(lang, path string) (*grammarState, error) {
 	key := lang
-	if lang == TypeScript && strings.HasSuffix(strings.ToLower(path), ".tsx") {
+	if lang == TypeScript && tsgrammar.IsTSX(path) {
 		key = "tsx"
 	}
 	if g, ok := p.byGrammar[key]; ok {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
@@ -95,10 +96,10 @@ func parseLedger(path string, b []byte) ([]Entry, error) {
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, &fileline.Error{File: path, Line: line, Err: err}
 		}
 		if e.Candidate.System == "" || e.Verdict == "" {
-			return nil, fmt.Errorf("%s:%d: entry needs a candidate and a verdict", path, line)
+			return nil, fileline.Errorf(path, line, "entry needs a candidate and a verdict")
 		}
 		es = append(es, e)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 func entry(c Candidate, verdict string) Entry {
@@ -190,6 +192,7 @@ func TestReadLedgerErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("ReadLedger = %v, want an error containing %q", err, tt.want)
 			}
+			filelinetest.Want(t, err, tt.want)
 		})
 	}
 	if err := os.WriteFile(path, []byte(good+"\n"), 0o644); err != nil {

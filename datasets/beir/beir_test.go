@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 const fixture = "../../fixtures/beir"
@@ -101,6 +102,7 @@ func TestValidation(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }

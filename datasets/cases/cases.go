@@ -50,6 +50,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
@@ -112,7 +113,7 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 	repos := map[string]*repoIndex{}
 	var errs []error
 	bad := func(line int, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s", casesFile, line, fmt.Sprintf(format, args...)))
+		errs = append(errs, fileline.Errorf(casesFile, line, format, args...))
 	}
 	intents := set(Intents())
 	kinds := set(Kinds())
@@ -439,7 +440,7 @@ func ReadManifest(file string) (Manifest, error) {
 		s := m.Repos[n]
 		line := 1 + strings.Count(string(b[:max(0, strings.Index(string(b), `"`+n+`"`))]), "\n")
 		if err := s.validate(); err != nil {
-			return m, fmt.Errorf("%s:%d: repo %q: %w", file, line, n, err)
+			return m, fileline.Errorf(file, line, "repo %q: %w", n, err)
 		}
 	}
 	if len(m.Repos) == 0 {

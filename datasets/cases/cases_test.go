@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 const fixture = "../../fixtures/cases"
@@ -118,6 +119,7 @@ func TestValidation(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }
@@ -161,9 +163,11 @@ func TestManifestValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "manifest.json")
 			require.NoError(t, os.WriteFile(f, []byte(tc.manifest), 0o644))
-			if _, err := ReadManifest(f); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ReadManifest error = %v, want %q", err, tc.want)
+			_, err := ReadManifest(f)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ReadManifest error = %v, want %q", err, tc.want)
 			}
+			filelinetest.Want(t, err, tc.want)
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
@@ -105,17 +106,17 @@ func walkDatapack(spec RepoSpec, fn func(p string, b []byte)) (string, error) {
 			Text *string `json:"text"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return "", fmt.Errorf("%s:%d: %w", file, line, err)
+			return "", &fileline.Error{File: file, Line: line, Err: err}
 		}
 		if rec.Path == nil || rec.Text == nil {
-			return "", fmt.Errorf("%s:%d: want {\"path\", \"text\"}", file, line)
+			return "", fileline.Errorf(file, line, "want {\"path\", \"text\"}")
 		}
 		p, err := corpusPath(*rec.Path)
 		if err != nil {
-			return "", fmt.Errorf("%s:%d: %w", file, line, err)
+			return "", &fileline.Error{File: file, Line: line, Err: err}
 		}
 		if first, dup := seen[p]; dup && p != "" {
-			return "", fmt.Errorf("%s:%d: path %q repeated (first on line %d)", file, line, p, first)
+			return "", fileline.Errorf(file, line, "path %q repeated (first on line %d)", p, first)
 		}
 		seen[p] = line
 		if p != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
@@ -120,8 +121,9 @@ func TestDatapackErrors(t *testing.T) {
 			t.Setenv(EnvData, tc.env)
 			_, _, err := LoadRepo("r", RepoSpec{Datapack: tc.file}, "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error = %v, want %q", err, tc.want)
+				t.Fatalf("error = %v, want %q", err, tc.want)
 			}
+			filelinetest.Want(t, err, tc.want)
 		})
 	}
 }

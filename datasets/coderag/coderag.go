@@ -41,6 +41,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
@@ -187,14 +188,14 @@ func loadSolutions(dir, name string) (*datasets.Dataset, error) {
 	err = datafile.EachLine(file, func(line int, b []byte) error {
 		var r solutionRow
 		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
+			return &fileline.Error{File: file, Line: line, Err: err}
 		}
 		id, err := taskID(r.TaskID)
 		if err != nil {
-			return fmt.Errorf("%s:%d: task_id: %w", file, line, err)
+			return fileline.Errorf(file, line, "task_id: %w", err)
 		}
 		if prev, dup := seen[id]; dup {
-			return fmt.Errorf("%s:%d: duplicate task_id %q (first on line %d)", file, line, id, prev)
+			return fileline.Errorf(file, line, "duplicate task_id %q (first on line %d)", id, prev)
 		}
 		seen[id] = line
 		query := r.Prompt
@@ -203,10 +204,10 @@ func loadSolutions(dir, name string) (*datasets.Dataset, error) {
 			id = "mbpp/" + id
 		}
 		if strings.TrimSpace(query) == "" {
-			return fmt.Errorf("%s:%d: empty query", file, line)
+			return fileline.Errorf(file, line, "empty query")
 		}
 		if len(r.Docs) != 1 || strings.TrimSpace(r.Docs[0].Text) == "" {
-			return fmt.Errorf("%s:%d: want exactly one non-empty canonical solution in docs, got %d", file, line, len(r.Docs))
+			return fileline.Errorf(file, line, "want exactly one non-empty canonical solution in docs, got %d", len(r.Docs))
 		}
 		docID := id + "_code"
 		c.Docs = append(c.Docs, corpus.Doc{ID: docID, Kind: "doc", Language: "python", Title: r.Docs[0].Title, Text: r.Docs[0].Text})
@@ -380,7 +381,7 @@ func buildStore(id string, sets ...[]problem) (*corpus.Corpus, error) {
 				where := fmt.Sprintf("%s:%d", p.file, p.line)
 				if e, ok := byID[d.id()]; ok {
 					if e.doc.text() != d.text() {
-						return nil, fmt.Errorf("%s: doc %q has a different text than at %s", where, d.id(), e.where)
+						return nil, fileline.Errorf(p.file, p.line, "doc %q has a different text than at %s", d.id(), e.where)
 					}
 					continue
 				}
@@ -410,14 +411,14 @@ func readProblems(file, name string) ([]problem, error) {
 		case ODEX:
 			id, err := taskID(r.TaskID)
 			if err != nil {
-				return fmt.Errorf("%s:%d: task_id: %w", file, line, err)
+				return fileline.Errorf(file, line, "task_id: %w", err)
 			}
 			p.id = "odex/" + strconv.Itoa(index) + "_" + id
 			p.query = r.Intent
 			var libs []string
 			if len(r.Library) > 0 {
 				if err := json.Unmarshal(r.Library, &libs); err != nil {
-					return fmt.Errorf("%s:%d: library: %w", file, line, err)
+					return fileline.Errorf(file, line, "library: %w", err)
 				}
 			}
 			p.library = strings.Join(libs, "+")
@@ -437,18 +438,18 @@ func readProblems(file, name string) ([]problem, error) {
 			}
 		}
 		if strings.TrimSpace(p.query) == "" {
-			return fmt.Errorf("%s:%d: empty query", file, line)
+			return fileline.Errorf(file, line, "empty query")
 		}
 		if prev, dup := seen[p.id]; dup {
-			return fmt.Errorf("%s:%d: duplicate task id %q (first on line %d)", file, line, p.id, prev)
+			return fileline.Errorf(file, line, "duplicate task id %q (first on line %d)", p.id, prev)
 		}
 		seen[p.id] = line
 		for i, d := range p.docs {
 			if d.id() == "" {
-				return fmt.Errorf("%s:%d: docs[%d] has no title or doc_id", file, line, i)
+				return fileline.Errorf(file, line, "docs[%d] has no title or doc_id", i)
 			}
 			if strings.TrimSpace(d.text()) == "" {
-				return fmt.Errorf("%s:%d: docs[%d] (%s) has no text", file, line, i, d.id())
+				return fileline.Errorf(file, line, "docs[%d] (%s) has no text", i, d.id())
 			}
 		}
 		ps = append(ps, p)
@@ -469,7 +470,7 @@ func readProblems(file, name string) ([]problem, error) {
 	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var r docRow
 		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
+			return &fileline.Error{File: file, Line: line, Err: err}
 		}
 		index++
 		return add(line, r, index-1)
@@ -496,14 +497,14 @@ func readArray(file string) ([]arrayRow, bool, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	lineAt := func(off int64) int { return 1 + strings.Count(string(b[:off]), "\n") }
 	if _, err := dec.Token(); err != nil {
-		return nil, true, fmt.Errorf("%s:1: %w", file, err)
+		return nil, true, &fileline.Error{File: file, Line: 1, Err: err}
 	}
 	var rows []arrayRow
 	for dec.More() {
 		off := dec.InputOffset()
 		var r docRow
 		if err := dec.Decode(&r); err != nil {
-			return nil, true, fmt.Errorf("%s:%d: %w", file, lineAt(dec.InputOffset()), err)
+			return nil, true, &fileline.Error{File: file, Line: lineAt(dec.InputOffset()), Err: err}
 		}
 		// InputOffset before Decode may sit on the separating comma.
 		start := int(off)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
@@ -52,6 +53,7 @@ func TestLoadValidation(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
@@ -124,7 +125,7 @@ func readQueries(file string, codeID map[string]int, n int) ([]datasets.Task, er
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, fmt.Errorf("%s:1: want a JSON array of queries", file)
+		return nil, fileline.Errorf(file, 1, "want a JSON array of queries")
 	}
 	var tasks []datasets.Task
 	seen := map[string]int{}
@@ -132,25 +133,25 @@ func readQueries(file string, codeID map[string]int, n int) ([]datasets.Task, er
 		line := lineAt(b, dec.InputOffset())
 		var q query
 		if err := dec.Decode(&q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", file, lineAt(b, dec.InputOffset()), err)
+			return nil, &fileline.Error{File: file, Line: lineAt(b, dec.InputOffset()), Err: err}
 		}
 		switch {
 		case q.Idx == "":
-			return nil, fmt.Errorf("%s:%d: missing idx", file, line)
+			return nil, fileline.Errorf(file, line, "missing idx")
 		case strings.TrimSpace(q.Doc) == "":
-			return nil, fmt.Errorf("%s:%d: %s: empty query (doc)", file, line, q.Idx)
+			return nil, fileline.Errorf(file, line, "%s: empty query (doc)", q.Idx)
 		case q.RetrievalIdx == nil:
-			return nil, fmt.Errorf("%s:%d: %s: missing retrieval_idx", file, line, q.Idx)
+			return nil, fileline.Errorf(file, line, "%s: missing retrieval_idx", q.Idx)
 		case *q.RetrievalIdx < 0 || *q.RetrievalIdx >= n:
-			return nil, fmt.Errorf("%s:%d: %s: retrieval_idx %d outside the code base (0..%d)", file, line, q.Idx, *q.RetrievalIdx, n-1)
+			return nil, fileline.Errorf(file, line, "%s: retrieval_idx %d outside the code base (0..%d)", q.Idx, *q.RetrievalIdx, n-1)
 		case q.Label == nil || *q.Label != 1:
-			return nil, fmt.Errorf("%s:%d: %s: label must be 1 in the retrieval split", file, line, q.Idx)
+			return nil, fileline.Errorf(file, line, "%s: label must be 1 in the retrieval split", q.Idx)
 		}
 		if id, ok := codeID[q.Code]; q.Code != "" && (!ok || id != *q.RetrievalIdx) {
-			return nil, fmt.Errorf("%s:%d: %s: code does not map to retrieval_idx %d in code_idx_map", file, line, q.Idx, *q.RetrievalIdx)
+			return nil, fileline.Errorf(file, line, "%s: code does not map to retrieval_idx %d in code_idx_map", q.Idx, *q.RetrievalIdx)
 		}
 		if prev, dup := seen[q.Idx]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate idx %q (first on line %d)", file, line, q.Idx, prev)
+			return nil, fileline.Errorf(file, line, "duplicate idx %q (first on line %d)", q.Idx, prev)
 		}
 		seen[q.Idx] = line
 		tasks = append(tasks, datasets.Task{

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
@@ -41,12 +42,12 @@ func TestLoadValidation(t *testing.T) {
 	}{
 		{"not an array", codeMap, `{}`, "cosqa-retrieval-test-500.json:1: want a JSON array", "wrong top-level shape"},
 		{"bad json", codeMap, "[\n" + good + ",\n{oops}\n]", "cosqa-retrieval-test-500.json:3:", "malformed record"},
-		{"empty query", codeMap, "[\n" + q("q1", " ", "", "1", "0") + "\n]", "test-500.json:2: q1: empty query", "blank doc"},
-		{"missing idx", codeMap, "[\n" + q("", "x", "", "1", "0") + "\n]", "test-500.json:2: missing idx", "no id"},
+		{"empty query", codeMap, "[\n" + q("q1", " ", "", "1", "0") + "\n]", "cosqa-retrieval-test-500.json:2: q1: empty query", "blank doc"},
+		{"missing idx", codeMap, "[\n" + q("", "x", "", "1", "0") + "\n]", "cosqa-retrieval-test-500.json:2: missing idx", "no id"},
 		{"gold outside", codeMap, "[\n" + q("q1", "x", "", "1", "7") + "\n]", "q1: retrieval_idx 7 outside the code base (0..1)", "gold not in corpus"},
 		{"label zero", codeMap, "[\n" + q("q1", "x", "", "0", "0") + "\n]", "q1: label must be 1", "negative pair in a retrieval split"},
 		{"code mismatch", codeMap, "[\n" + q("q1", "x", `def b():\n    return 2`, "1", "0") + "\n]", "q1: code does not map to retrieval_idx 0", "code and id disagree"},
-		{"duplicate idx", codeMap, "[\n" + good + ",\n" + good + "\n]", `test-500.json:3: duplicate idx "q1" (first on line 2)`, "ids are unique"},
+		{"duplicate idx", codeMap, "[\n" + good + ",\n" + good + "\n]", `cosqa-retrieval-test-500.json:3: duplicate idx "q1" (first on line 2)`, "ids are unique"},
 		{"bad code map", `{"x": 0,`, "[]", "code_idx_map.txt:1:", "malformed code base"},
 		{"code id gap", `{"x": 0, "y": 2}`, "[]", "code id 2 outside 0..1", "ids must be dense"},
 	}
@@ -56,6 +57,7 @@ func TestLoadValidation(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
+	"github.com/retrievalbench/retrievalbench/internal/download"
 )
 
 // DefaultArchiveBaseURL prefixes "owner/repo/archive/COMMIT.tar.gz", the
@@ -160,10 +161,6 @@ func BuildCorpora(ctx context.Context, name, dataDir string, cfg Config) (Report
 	if base == "" {
 		base = DefaultArchiveBaseURL
 	}
-	client := cfg.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
 	for _, c := range Corpora(name) {
 		dst := filepath.Join(dataDir, filepath.FromSlash(c.Path))
 		if files, err := readCorpusFile(dst); err == nil && ContentDigest(files) == c.Digest {
@@ -172,7 +169,7 @@ func BuildCorpora(ctx context.Context, name, dataDir string, cfg Config) (Report
 		}
 		url := base + c.Repo + "/archive/" + c.Commit + ".tar.gz"
 		logf(cfg, "build %s from %s", c.Path, url)
-		files, err := fetchArchiveCorpus(ctx, client, url)
+		files, err := fetchArchiveCorpus(ctx, cfg.Client, url)
 		if err != nil {
 			return rep, err
 		}
@@ -202,19 +199,12 @@ func BuildCorpora(ctx context.Context, name, dataDir string, cfg Config) (Report
 }
 
 func fetchArchiveCorpus(ctx context.Context, client *http.Client, url string) ([]TextFile, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	body, err := download.Get(ctx, client, url)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fetching %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fetching %s: %s", url, resp.Status)
-	}
-	files, err := ReadArchiveCorpus(resp.Body)
+	defer body.Close()
+	files, err := ReadArchiveCorpus(body)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", url, err)
 	}

@@ -14,7 +14,6 @@ package fetch
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,6 +25,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/fileline"
+	"github.com/retrievalbench/retrievalbench/internal/download"
 )
 
 // File is one pinned file.
@@ -119,9 +121,6 @@ func Download(ctx context.Context, name, dataDir string, cfg Config) (Report, er
 
 func downloadFiles(ctx context.Context, fs []File, dataDir string, cfg Config) (Report, error) {
 	var rep Report
-	if cfg.Client == nil {
-		cfg.Client = http.DefaultClient
-	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
@@ -143,7 +142,7 @@ func downloadFiles(ctx context.Context, fs []File, dataDir string, cfg Config) (
 		}
 		url := cfg.BaseURL + f.URL
 		logf(cfg, "fetch %s", url)
-		if err := download(ctx, cfg.Client, url, dst, f.SHA256, f.Size); err != nil {
+		if err := download.File(ctx, cfg.Client, url, dst, download.Pin{SHA256: f.SHA256, Size: f.Size}); err != nil {
 			return rep, err
 		}
 		rep.Fetched = append(rep.Fetched, f.Path)
@@ -157,53 +156,14 @@ func logf(cfg Config, format string, args ...any) {
 	}
 }
 
-func download(ctx context.Context, client *http.Client, url, dst, sum string, size int64) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("fetching %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("fetching %s: %s", url, resp.Status)
-	}
-	body := io.Reader(resp.Body)
-	if size > 0 {
-		body = io.LimitReader(resp.Body, size+1) // a longer body fails the size check
-	}
-	return writeVerified(body, dst, sum, size, url)
-}
-
-// writeVerified streams r into dst through a temporary file, and renames
-// it into place only when the sha256 (and size, when > 0) match.
+// writeVerified streams r into dst through a temporary file, renamed into
+// place only when the sha256 (and size, when > 0) match; from names the
+// source in errors.
 func writeVerified(r io.Reader, dst, sum string, size int64, from string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	if err := download.Install(r, dst, download.Pin{SHA256: sum, Size: size}); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), r)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("copying %s: %w", from, err)
-	}
-	got := hex.EncodeToString(h.Sum(nil))
-	if size > 0 && n != size {
-		return fmt.Errorf("%s: got %d bytes, want %d", from, n, size)
-	}
-	if got != sum {
-		return fmt.Errorf("%s: sha256 %s, want %s", from, got, sum)
-	}
-	return os.Rename(tmp.Name(), dst)
+	return nil
 }
 
 // CopyMirror copies the named dataset folder from a mirror with the data
@@ -273,13 +233,13 @@ func ReadSums(file string) (map[string]string, error) {
 		sum, p, ok := strings.Cut(l, " ")
 		p = strings.TrimPrefix(strings.TrimSpace(p), "*")
 		if !ok || len(sum) != 64 || p == "" {
-			return nil, fmt.Errorf("%s:%d: want \"SHA256  path\"", file, line)
+			return nil, fileline.Errorf(file, line, "want \"SHA256  path\"")
 		}
 		if _, err := hex.DecodeString(sum); err != nil {
-			return nil, fmt.Errorf("%s:%d: %q is not hex", file, line, sum)
+			return nil, fileline.Errorf(file, line, "%q is not hex", sum)
 		}
 		if c := path.Clean(p); c != p || strings.HasPrefix(c, "../") || path.IsAbs(c) {
-			return nil, fmt.Errorf("%s:%d: path %q is not a clean relative path", file, line, p)
+			return nil, fileline.Errorf(file, line, "path %q is not a clean relative path", p)
 		}
 		sums[p] = strings.ToLower(sum)
 	}
@@ -319,7 +279,7 @@ func List(dataDir string) ([]Entry, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || strings.Contains(d.Name(), ".tmp-") {
+		if d.IsDir() || strings.Contains(d.Name(), download.TempMarker) {
 			return nil
 		}
 		rel, err := filepath.Rel(dataDir, p)
@@ -327,7 +287,7 @@ func List(dataDir string) ([]Entry, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		sum, n, err := fileSum(p)
+		sum, n, err := download.FileSum(p)
 		if err != nil {
 			return err
 		}
@@ -355,20 +315,6 @@ func List(dataDir string) ([]Entry, error) {
 }
 
 func hasSum(p, sum string) (bool, error) {
-	got, _, err := fileSum(p)
+	got, _, err := download.FileSum(p)
 	return err == nil && got == sum, err
-}
-
-func fileSum(p string) (string, int64, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", p, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

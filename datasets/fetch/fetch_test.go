@@ -18,6 +18,8 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/datasets/cosqa"
 	"github.com/retrievalbench/retrievalbench/datasets/trec"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
+	"github.com/retrievalbench/retrievalbench/internal/download"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
@@ -76,7 +78,7 @@ func TestDownload(t *testing.T) {
 	}{
 		{"sha mismatch", File{Path: "ds/bad.txt", URL: "o/r/c/bad.txt", SHA256: sum("good\n")}, "sha256 " + sum("tampered\n") + ", want " + sum("good\n")},
 		{"not found", File{Path: "ds/x", URL: "o/r/c/missing", SHA256: sum("")}, "404 Not Found"},
-		{"too long", File{Path: "ds/long", URL: "o/r/c/long", SHA256: sum("longer"), Size: 6}, "got 7 bytes, want 6"},
+		{"too long", File{Path: "ds/long", URL: "o/r/c/long", SHA256: sum("longer"), Size: 6}, "corrupt: 7 bytes, want 6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := downloadFiles(t.Context(), []File{tc.f}, dir, cfg)
@@ -148,6 +150,7 @@ func TestCopyMirror(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error = %v, want %q", err, tc.wantErr)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }
@@ -167,7 +170,7 @@ func TestRegistryMatchesPack(t *testing.T) {
 		if sums[mp] != f.MirrorSHA256 {
 			t.Errorf("%s: pinned mirror sum %s, SHA256SUMS %s", mp, f.MirrorSHA256, sums[mp])
 		}
-		got, n, err := fileSum(filepath.Join(pack, mp))
+		got, n, err := download.FileSum(filepath.Join(pack, mp))
 		require.NoError(t, err)
 		if got != f.MirrorSHA256 || n != f.MirrorSize {
 			t.Errorf("%s: pack file %s (%d bytes), pinned %s (%d)", mp, got, n, f.MirrorSHA256, f.MirrorSize)

@@ -109,7 +109,7 @@ var (
 // definition node of a language.
 func defQuery(lang, p string) (*sitter.Query, error) {
 	key := lang
-	if strings.HasSuffix(p, ".tsx") {
+	if tsgrammar.IsTSX(p) {
 		key += "/tsx"
 	}
 	queryMu.Lock()

@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/download"
 )
 
 // The official release (what RepoQA's repoqa/data.py downloads for this
@@ -85,7 +86,7 @@ func Fetch(ctx context.Context, cfg FetchConfig) (string, error) {
 		}
 	}
 	if data == nil && err == nil {
-		data, err = download(ctx, cfg)
+		data, err = fetchBody(ctx, cfg)
 	}
 	if err != nil {
 		return "", fmt.Errorf("fetching RepoQA release from %s: %w", src, err)
@@ -102,28 +103,17 @@ func Fetch(ctx context.Context, cfg FetchConfig) (string, error) {
 	return dst, nil
 }
 
-func download(ctx context.Context, cfg FetchConfig) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.URL, nil)
+func fetchBody(ctx context.Context, cfg FetchConfig) ([]byte, error) {
+	body, err := download.Get(ctx, cfg.Client, cfg.URL)
 	if err != nil {
 		return nil, err
 	}
-	client := cfg.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %s", resp.Status)
-	}
+	defer body.Close()
 	limit := cfg.MaxBytes
 	if limit <= 0 {
 		limit = 256 << 20
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
 	if err != nil {
 		return nil, err
 	}

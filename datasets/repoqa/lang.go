@@ -1,9 +1,9 @@
 package repoqa
 
 import (
-	"path"
 	"slices"
-	"strings"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
 )
 
 // Languages returns the language keys of the RepoQA release, sorted.
@@ -11,29 +11,11 @@ func Languages() []string {
 	return []string{"cpp", "go", "java", "python", "rust", "typescript"}
 }
 
-// extLanguage maps file extensions to language keys (the suffixes the
-// curation scripts use per language, plus common header variants).
-var extLanguage = map[string]string{
-	".py":   "python",
-	".go":   "go",
-	".java": "java",
-	".ts":   "typescript",
-	".tsx":  "typescript",
-	".rs":   "rust",
-	".cpp":  "cpp",
-	".cc":   "cpp",
-	".cxx":  "cpp",
-	".c++":  "cpp",
-	".hpp":  "cpp",
-	".hh":   "cpp",
-	".hxx":  "cpp",
-	".h":    "cpp",
-}
-
-// LanguageOf returns the language of a file from its extension, or fallback
-// when the extension is not one of the release's languages.
+// LanguageOf returns the language of a file from its extension (chunk's
+// table, shared by every loader), or fallback when the extension is not one
+// of the six languages.
 func LanguageOf(p, fallback string) string {
-	if l, ok := extLanguage[strings.ToLower(path.Ext(p))]; ok {
+	if l := chunk.LanguageOf(p); l != "" {
 		return l
 	}
 	return fallback

@@ -170,6 +170,9 @@ func TestLanguageOf(t *testing.T) {
 		{"x.tsx", "", "typescript", "tsx is typescript"},
 		{"inc/x.H", "", "cpp", "case-insensitive header"},
 		{"Makefile", "rust", "rust", "unknown extension falls back to the repo language"},
+		{"stubs/x.pyi", "go", "python", "a type stub is Python (chunk's table; the RepoQA copy missed it)"},
+		{"esm/x.mts", "", "typescript", "an ES module TypeScript file"},
+		{"cjs/x.cts", "python", "typescript", "a CommonJS TypeScript file"},
 	}
 	for _, tc := range tests {
 		if got := LanguageOf(tc.path, tc.fallback); got != tc.want {

@@ -25,6 +25,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
@@ -212,15 +213,15 @@ func readRows(file string) ([]row, error) {
 	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var raw rawRow
 		if err := json.Unmarshal(b, &raw); err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
+			return &fileline.Error{File: file, Line: line, Err: err}
 		}
 		switch {
 		case raw.Question == nil:
-			return fmt.Errorf("%s:%d: missing \"question\"", file, line)
+			return fileline.Errorf(file, line, "missing \"question\"")
 		case strings.TrimSpace(*raw.Question) == "":
-			return fmt.Errorf("%s:%d: empty question", file, line)
+			return fileline.Errorf(file, line, "empty question")
 		case raw.Answer == nil:
-			return fmt.Errorf("%s:%d: missing \"answer\"", file, line)
+			return fileline.Errorf(file, line, "missing \"answer\"")
 		}
 		r := row{id: fmt.Sprint(line), question: *raw.Question, answer: *raw.Answer, repo: raw.Repo}
 		if raw.QAType != nil {
@@ -250,18 +251,18 @@ func ReadCorpus(file, id, commit string) (*corpus.Corpus, error) {
 			Text *string `json:"text"`
 		}
 		if err := json.Unmarshal(b, &d); err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
+			return &fileline.Error{File: file, Line: line, Err: err}
 		}
 		switch {
 		case d.Path == nil || *d.Path == "":
-			return fmt.Errorf("%s:%d: missing \"path\"", file, line)
+			return fileline.Errorf(file, line, "missing \"path\"")
 		case d.Text == nil:
-			return fmt.Errorf("%s:%d: missing \"text\"", file, line)
+			return fileline.Errorf(file, line, "missing \"text\"")
 		case path.IsAbs(*d.Path) || strings.HasPrefix(path.Clean(*d.Path), "..") || strings.Contains(*d.Path, "\\"):
-			return fmt.Errorf("%s:%d: path %q escapes the corpus root", file, line, *d.Path)
+			return fileline.Errorf(file, line, "path %q escapes the corpus root", *d.Path)
 		}
 		if prev, dup := seen[*d.Path]; dup {
-			return fmt.Errorf("%s:%d: duplicate path %q (first on line %d)", file, line, *d.Path, prev)
+			return fileline.Errorf(file, line, "duplicate path %q (first on line %d)", *d.Path, prev)
 		}
 		seen[*d.Path] = line
 		c.Docs = append(c.Docs, corpus.Doc{ID: *d.Path, Path: *d.Path, Kind: "file", Language: Language(*d.Path), Text: *d.Text})
@@ -282,11 +283,11 @@ func readRepoCommits(file string) (map[string]*repoInfo, error) {
 	err := datafile.EachLine(file, func(line int, b []byte) error {
 		f := strings.Fields(string(b))
 		if len(f) != 2 {
-			return fmt.Errorf("%s:%d: want \"URL COMMIT\", got %q", file, line, string(b))
+			return fileline.Errorf(file, line, "want \"URL COMMIT\", got %q", string(b))
 		}
 		parts := strings.Split(strings.TrimSuffix(f[0], "/"), "/")
 		if len(parts) < 2 {
-			return fmt.Errorf("%s:%d: repository URL %q has no owner/name", file, line, f[0])
+			return fileline.Errorf(file, line, "repository URL %q has no owner/name", f[0])
 		}
 		full := parts[len(parts)-2] + "/" + parts[len(parts)-1]
 		repos[parts[len(parts)-1]] = &repoInfo{full: full, pinned: f[1]}

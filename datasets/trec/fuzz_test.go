@@ -28,9 +28,9 @@ func FuzzReadSGML(f *testing.F) {
 				t.Fatalf("%s: error %q does not name the file", what, err)
 			}
 		}
-		named("docs", ReadDocs(file, func(d corpus.Doc, where string) error {
+		named("docs", ReadDocs(file, func(d corpus.Doc, line int) error {
 			if strings.TrimSpace(d.ID) == "" {
-				t.Errorf("%s: document accepted without a DOCNO", where)
+				t.Errorf("%s:%d: document accepted without a DOCNO", file, line)
 			}
 			return nil
 		}))

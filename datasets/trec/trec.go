@@ -20,6 +20,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
@@ -119,11 +120,11 @@ func LoadFiles(f Files, cfg Config) (*datasets.Dataset, error) {
 	c := &corpus.Corpus{ID: f.Name}
 	seen := map[string]string{}
 	for _, file := range f.Docs {
-		if err := ReadDocs(file, func(d corpus.Doc, where string) error {
+		if err := ReadDocs(file, func(d corpus.Doc, line int) error {
 			if prev, dup := seen[d.ID]; dup {
-				return fmt.Errorf("%s: duplicate DOCNO %q (first at %s)", where, d.ID, prev)
+				return fileline.Errorf(file, line, "duplicate DOCNO %q (first at %s)", d.ID, prev)
 			}
-			seen[d.ID] = where
+			seen[d.ID] = fmt.Sprintf("%s:%d", file, line)
 			c.Docs = append(c.Docs, d)
 			return nil
 		}); err != nil {
@@ -214,10 +215,10 @@ var (
 )
 
 // ReadDocs streams the <DOC> records of an SGML file (gzip when it ends in
-// .gz) to fn with their "file:line". Text is the content of the <TEXT>
+// .gz) to fn with the line each starts on. Text is the content of the <TEXT>
 // elements when there are any, else the whole record without its DOCNO;
 // remaining tags are stripped. Title is a HEADLINE/TITLE/HL/HEAD element.
-func ReadDocs(file string, fn func(d corpus.Doc, where string) error) error {
+func ReadDocs(file string, fn func(d corpus.Doc, line int) error) error {
 	r, err := datafile.Open(file)
 	if err != nil {
 		return err
@@ -232,7 +233,7 @@ func ReadDocs(file string, fn func(d corpus.Doc, where string) error) error {
 		switch {
 		case strings.HasPrefix(upper, "<DOC>"):
 			if in {
-				return fmt.Errorf("%s:%d: <DOC> inside the <DOC> opened on line %d", file, line, start)
+				return fileline.Errorf(file, line, "<DOC> inside the <DOC> opened on line %d", start)
 			}
 			in, start = true, line
 			buf.Reset()
@@ -240,27 +241,26 @@ func ReadDocs(file string, fn func(d corpus.Doc, where string) error) error {
 		case in:
 			buf.WriteString(b)
 		case upper != "":
-			return fmt.Errorf("%s:%d: text outside a <DOC> record", file, line)
+			return fileline.Errorf(file, line, "text outside a <DOC> record")
 		}
 		if in && strings.Contains(upper, "</DOC>") {
 			in = false
 			d, err := parseDoc(buf.String())
-			where := fmt.Sprintf("%s:%d", file, start)
 			if err != nil {
-				return fmt.Errorf("%s: %w", where, err)
+				return &fileline.Error{File: file, Line: start, Err: err}
 			}
-			if err := fn(d, where); err != nil {
+			if err := fn(d, start); err != nil {
 				return err
 			}
 		}
 		if errors.Is(rerr, io.EOF) {
 			if in {
-				return fmt.Errorf("%s:%d: <DOC> never closed", file, start)
+				return fileline.Errorf(file, start, "<DOC> never closed")
 			}
 			return nil
 		}
 		if rerr != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, rerr)
+			return &fileline.Error{File: file, Line: line, Err: rerr}
 		}
 	}
 }
@@ -339,30 +339,30 @@ func ReadTopics(file string) ([]Topic, error) {
 		switch {
 		case name == "top" && !closing:
 			if cur != nil {
-				return nil, fmt.Errorf("%s:%d: <top> inside the <top> opened on line %d", file, lineAt(m[0]), cur.Line)
+				return nil, fileline.Errorf(file, lineAt(m[0]), "<top> inside the <top> opened on line %d", cur.Line)
 			}
 			cur = &Topic{Fields: map[string]string{}, Line: lineAt(m[0])}
 		case name == "top" && closing:
 			if cur == nil {
-				return nil, fmt.Errorf("%s:%d: </top> without <top>", file, lineAt(m[0]))
+				return nil, fileline.Errorf(file, lineAt(m[0]), "</top> without <top>")
 			}
 			flush(m[0])
 			cur.Num = cur.Fields["num"]
 			delete(cur.Fields, "num")
 			if cur.Num == "" {
-				return nil, fmt.Errorf("%s:%d: topic without <num>", file, cur.Line)
+				return nil, fileline.Errorf(file, cur.Line, "topic without <num>")
 			}
 			if prev, dup := seen[cur.Num]; dup {
-				return nil, fmt.Errorf("%s:%d: duplicate topic %q (first on line %d)", file, cur.Line, cur.Num, prev)
+				return nil, fileline.Errorf(file, cur.Line, "duplicate topic %q (first on line %d)", cur.Num, prev)
 			}
 			seen[cur.Num] = cur.Line
 			if cur.Fields["title"] == "" && cur.Fields["desc"] == "" {
-				return nil, fmt.Errorf("%s:%d: topic %s has an empty title", file, cur.Line, cur.Num)
+				return nil, fileline.Errorf(file, cur.Line, "topic %s has an empty title", cur.Num)
 			}
 			topics = append(topics, *cur)
 			cur = nil
 		case cur == nil:
-			return nil, fmt.Errorf("%s:%d: <%s%s> outside a <top>", file, lineAt(m[0]), s[m[2]:m[3]], name)
+			return nil, fileline.Errorf(file, lineAt(m[0]), "<%s%s> outside a <top>", s[m[2]:m[3]], name)
 		case closing:
 			if name == field {
 				flush(m[0])
@@ -373,7 +373,7 @@ func ReadTopics(file string) ([]Topic, error) {
 		}
 	}
 	if cur != nil {
-		return nil, fmt.Errorf("%s:%d: <top> never closed", file, cur.Line)
+		return nil, fileline.Errorf(file, cur.Line, "<top> never closed")
 	}
 	if len(topics) == 0 {
 		return nil, fmt.Errorf("%s: no topics", file)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
@@ -82,6 +83,7 @@ func TestValidation(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Load error = %v, want it to contain %q (%s)", err, tc.wantErr, tc.reason)
 			}
+			filelinetest.Want(t, err, tc.wantErr)
 		})
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/internal/download"
 )
 
 // Config holds the tunables of fetching.
@@ -312,16 +312,10 @@ func findZip(r *zip.Reader, name string) (*zip.File, error) {
 }
 
 func fetchHF(ctx context.Context, cacheDir string, m Model, src Source, need []File, cfg Config) error {
-	client := cfg.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
 	var errs []error
 	for _, f := range need {
 		u := hfURL(cfg.HFEndpoint, src.Repo, src.Revision, src.Paths[f.Name])
-		if err := fetchURL(ctx, client, u, m.Path(cacheDir, f.Name), f); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, fetchURL(ctx, cfg.HTTPClient, u, m.Path(cacheDir, f.Name), f))
 	}
 	return errors.Join(errs...)
 }
@@ -332,48 +326,21 @@ func hfURL(endpoint, repo, revision, path string) string {
 }
 
 func fetchURL(ctx context.Context, client *http.Client, u, dst string, want File) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	body, err := download.Get(ctx, client, u)
 	if err != nil {
 		return err
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
-	return install(resp.Body, dst, want, 0o644, u)
+	defer body.Close()
+	return install(body, dst, want, 0o644, u)
 }
 
-// install copies r to dst through a temp file in dst's directory, and
-// renames it into place only when its size and SHA-256 match want. from
-// names the origin in errors.
+// install copies r to dst under want's size and SHA-256 (download.Install:
+// temp file, check, rename); from names the origin in errors.
 func install(r io.Reader, dst string, want File, mode os.FileMode, from string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, want.Size+1))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := download.Install(r, dst, download.Pin{SHA256: want.SHA256, Size: want.Size, Mode: mode}); err != nil {
 		return fmt.Errorf("%s from %s: %w", want.Name, from, err)
 	}
-	if err := sizeErr(n, want.Size); err != nil {
-		return fmt.Errorf("%s from %s: %w", want.Name, from, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want.SHA256 {
-		return fmt.Errorf("%s from %s: %w: sha256 %s, want %s", want.Name, from, ErrCorrupt, got, want.SHA256)
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return nil
 }
 
 // runTool runs a package client; its output is kept for the error only.

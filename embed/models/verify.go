@@ -1,20 +1,19 @@
 package models
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+
+	"github.com/retrievalbench/retrievalbench/internal/download"
 )
 
 // Errors Verify and VerifyORT wrap, so callers can tell "not fetched yet"
 // (skip, or fetch) from "present but wrong" (fail).
 var (
 	ErrMissing = errors.New("missing")
-	ErrCorrupt = errors.New("corrupt")
+	ErrCorrupt = download.ErrCorrupt
 )
 
 // Verify checks that every file of m is present under cacheDir with the
@@ -52,40 +51,28 @@ func VerifyFile(path, sha string, size int64) error {
 }
 
 func verifyFile(path, sha string, size int64) error {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", path, ErrMissing)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: %w: not a regular file", path, ErrCorrupt)
 	}
-	if err := sizeErr(st.Size(), size); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	pin := download.Pin{SHA256: sha, Size: size}
+	if st.Size() != size { // cheap: no need to hash
+		if err := download.Check(st.Size(), sha, pin); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, n, err := download.FileSum(path)
+	if err != nil {
 		return fmt.Errorf("%s: reading: %w", path, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != sha {
-		return fmt.Errorf("%s: %w: sha256 %s, want %s", path, ErrCorrupt, got, sha)
-	}
-	return nil
-}
-
-func sizeErr(got, want int64) error {
-	switch {
-	case got < want:
-		return fmt.Errorf("%w: truncated: %d bytes, want %d", ErrCorrupt, got, want)
-	case got > want:
-		return fmt.Errorf("%w: %d bytes, want %d", ErrCorrupt, got, want)
+	if err := download.Check(n, sum, pin); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/fileline"
 )
 
 // Find returns name or name.gz, whichever exists (name first).
@@ -88,7 +90,7 @@ func EachLine(file string, fn func(line int, b []byte) error) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
+			return &fileline.Error{File: file, Line: line, Err: err}
 		}
 	}
 }

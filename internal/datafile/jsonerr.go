@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+
+	"github.com/retrievalbench/retrievalbench/fileline"
 )
 
-// JSONError returns err, from decoding data read from file, as
-// "file:line: err". The line is that of the offset a *json.SyntaxError or
+// JSONError returns err, from decoding data read from file, as a
+// *fileline.Error printing "file:line: err". The line is that of the offset a *json.SyntaxError or
 // *json.UnmarshalTypeError carries; for io.ErrUnexpectedEOF (a
 // json.Decoder that ran out of input) it is the last line that is not
 // blank. Any other error has no position and reads "file: err".
@@ -26,8 +27,8 @@ func JSONError(file string, data []byte, err error) error {
 		off = int64(len(bytes.TrimRight(data, " \t\r\n")))
 	}
 	if off < 0 {
-		return fmt.Errorf("%s: %w", file, err)
+		return &fileline.Error{File: file, Err: err}
 	}
 	off = min(off, int64(len(data)))
-	return fmt.Errorf("%s:%d: %w", file, 1+bytes.Count(data[:off], []byte("\n")), err)
+	return &fileline.Error{File: file, Line: 1 + bytes.Count(data[:off], []byte("\n")), Err: err}
 }

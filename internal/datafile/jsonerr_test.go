@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 func TestJSONError(t *testing.T) {
@@ -33,6 +35,7 @@ func TestJSONError(t *testing.T) {
 			if err == nil || !errors.Is(err, derr) || len(err.Error()) < len(tc.want) || err.Error()[:len(tc.want)] != tc.want {
 				t.Errorf("%s: JSONError = %v, want prefix %q wrapping the decoder's error", tc.reason, err, tc.want)
 			}
+			filelinetest.Want(t, err, tc.want)
 		})
 	}
 }

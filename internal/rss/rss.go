@@ -23,6 +23,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/fileline"
 )
 
 // ErrUnsupported is returned where /proc/self/status does not exist.
@@ -102,7 +104,7 @@ func parseStatus(r io.Reader, name string) (Usage, error) {
 		}
 		n, err := parseKB(string(val))
 		if err != nil {
-			return Usage{}, fmt.Errorf("%s:%d: %s: %w", name, line, key, err)
+			return Usage{}, fileline.Errorf(name, line, "%s: %w", key, err)
 		}
 		*dst = n
 	}

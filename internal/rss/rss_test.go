@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 func TestParseStatus(t *testing.T) {
@@ -31,6 +33,7 @@ func TestParseStatus(t *testing.T) {
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				require.Contains(t, err.Error(), tt.wantErr)
+				filelinetest.Want(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)

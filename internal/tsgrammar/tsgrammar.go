@@ -30,7 +30,7 @@ func For(lang, p string) *sitter.Language {
 	case "java":
 		return sitter.NewLanguage(tsjava.Language())
 	case "typescript":
-		if strings.EqualFold(path.Ext(p), ".tsx") {
+		if IsTSX(p) {
 			return sitter.NewLanguage(tsts.LanguageTSX())
 		}
 		return sitter.NewLanguage(tsts.LanguageTypescript())
@@ -41,6 +41,10 @@ func For(lang, p string) *sitter.Language {
 	}
 	return nil
 }
+
+// IsTSX reports whether the TypeScript file at p needs the TSX grammar (a
+// .tsx extension, in any case). Callers that cache per grammar key on it.
+func IsTSX(p string) bool { return strings.EqualFold(path.Ext(p), ".tsx") }
 
 // Languages are the language names For knows, in a fixed order.
 func Languages() []string { return []string{"cpp", "go", "java", "python", "rust", "typescript"} }

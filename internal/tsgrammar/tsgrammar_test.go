@@ -56,3 +56,20 @@ func contains(n *sitter.Node, kind string) bool {
 	}
 	return false
 }
+
+func TestIsTSX(t *testing.T) {
+	for _, tc := range []struct {
+		path   string
+		want   bool
+		reason string
+	}{
+		{"ui/App.tsx", true, "a TSX file"},
+		{"ui/App.TSX", true, "extensions compare case-insensitively"},
+		{"ui/app.ts", false, "plain TypeScript"},
+		{"x.tsx/app.ts", false, "only the file's own extension counts"},
+	} {
+		if got := IsTSX(tc.path); got != tc.want {
+			t.Errorf("IsTSX(%q) = %v, want %v (%s)", tc.path, got, tc.want, tc.reason)
+		}
+	}
+}

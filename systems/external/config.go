@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
@@ -176,31 +177,15 @@ type ResultSpec struct {
 	ItemRegex   string `json:"item_regex,omitempty"` // from "text": where each item starts; named groups are fields
 }
 
-// Error is one problem of a config file, printed as "file:line: field: msg".
-type Error struct {
-	File  string
-	Line  int // 0 when unknown
-	Field string
-	Msg   string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-		}
-		b.WriteString(": ")
+// configError is one problem of a config file: a *fileline.Error printing
+// "file:line: field: msg" (the parts that are unknown left out) and wrapping
+// ErrInvalidConfig.
+func configError(file string, line int, field, msg string) *fileline.Error {
+	if field != "" {
+		msg = field + ": " + msg
 	}
-	if e.Field != "" {
-		b.WriteString(e.Field + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
+	return &fileline.Error{File: file, Line: line, Msg: msg, Err: ErrInvalidConfig}
 }
-
-func (e *Error) Unwrap() error { return ErrInvalidConfig }
 
 // Load reads and validates the config file at path. Every problem found is
 // reported, each as file:line: field: message.
@@ -230,7 +215,7 @@ func LoadDir(dir string) ([]*Config, error) {
 			continue
 		}
 		if other, dup := seen[c.Name()]; dup {
-			errs = append(errs, &Error{File: f, Msg: fmt.Sprintf("%s is also defined by %s", c.Name(), other)})
+			errs = append(errs, configError(f, 0, "", fmt.Sprintf("%s is also defined by %s", c.Name(), other)))
 			continue
 		}
 		seen[c.Name()] = f
@@ -264,37 +249,37 @@ func Parse(file string, data []byte) (*Config, error) {
 func syntaxError(file string, data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &Error{File: file, Line: lineAt(data, se.Offset), Msg: "bad JSON: " + se.Error()}
+		return configError(file, lineAt(data, se.Offset), "", "bad JSON: "+se.Error())
 	}
 	var td trailingData
 	if errors.As(err, &td) {
-		return &Error{File: file, Line: lineAt(data, td.offset), Msg: "bad JSON: " + td.Error()}
+		return configError(file, lineAt(data, td.offset), "", "bad JSON: "+td.Error())
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return &Error{File: file, Line: lineAt(data, int64(len(data))), Msg: "bad JSON: unexpected end of file"}
+		return configError(file, lineAt(data, int64(len(data))), "", "bad JSON: unexpected end of file")
 	}
-	return &Error{File: file, Msg: "bad JSON: " + err.Error()}
+	return configError(file, 0, "", "bad JSON: "+err.Error())
 }
 
 func decodeError(file string, data []byte, pos posIndex, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &Error{File: file, Line: lineAt(data, te.Offset), Field: te.Field, Msg: fmt.Sprintf("got JSON %s, want %s", te.Value, te.Type)}
+		return configError(file, lineAt(data, te.Offset), te.Field, fmt.Sprintf("got JSON %s, want %s", te.Value, te.Type))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name, _ = strconv.Unquote(name)
 		field, line := pos.findKey(name)
-		return &Error{File: file, Line: line, Field: field, Msg: "unknown field (see docs/external-systems.md)"}
+		return configError(file, line, field, "unknown field (see docs/external-systems.md)")
 	}
 	return syntaxError(file, data, err)
 }
 
-// Validate reports every problem of c, each an *Error wrapping
+// Validate reports every problem of c, each a *fileline.Error wrapping
 // ErrInvalidConfig, joined.
 func (c *Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
-		errs = append(errs, &Error{File: c.file, Line: c.pos.line(field), Field: field, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, configError(c.file, c.pos.line(field), field, fmt.Sprintf(format, args...)))
 	}
 	tmpl := func(field, s string, p phase, captured map[string]bool) {
 		if err := checkTemplate(s, p, c.HTTP != nil && len(c.HTTP.Command) > 0, captured); err != nil {

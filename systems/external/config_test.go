@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 // validConfig is a command config using most fields; tests change one
@@ -98,6 +100,27 @@ func TestLoadErrors(t *testing.T) {
 					t.Errorf("%s: error lacks %q:\n%v", tc.reason, w, err)
 				}
 			}
+		})
+	}
+}
+
+// TestConfigErrorPosition checks that a config problem is the module's
+// position error: errors.As finds the file and line, errors.Is the kind.
+func TestConfigErrorPosition(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		line       int
+		reason     string
+	}{
+		{"validation", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "soon"`, 1), 12, "a bad value, at its key's line"},
+		{"bad JSON", "{\n\"system\": \"demo\",\n,\n}", 3, "a syntax error, at its offset's line"},
+		{"unknown field", strings.Replace(validConfig, `"timeout"`, `"timeuot"`, 1), 8, "an unknown key (index's timeout), at its line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeConfig(t, tc.text)
+			_, err := Load(p)
+			require.ErrorIs(t, err, ErrInvalidConfig, tc.reason)
+			filelinetest.At(t, err, p, tc.line)
 		})
 	}
 }
