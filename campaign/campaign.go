@@ -13,7 +13,7 @@
 // Output directory layout:
 //
 //	run.json                 metadata, tasks with gold, system costs, failures
-//	results/*.jsonl          one report.Record per (system, case), gold-judged
+//	results/*.jsonl          one resultfmt.Record per (system, case), gold-judged
 //	pooled-results.jsonl     the pool of every system's top PoolDepth hits
 //	grading-sheet.csv        the same pool for a person to grade
 //	quality-summary.md …     reports on the gold alone (score regrades them)
@@ -45,6 +45,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
 	"github.com/retrievalbench/retrievalbench/systems/static"
@@ -94,7 +95,7 @@ func (c Config) Validate() error {
 // Result is what a campaign produced.
 type Result struct {
 	Run     *report.Run
-	Records []report.Record
+	Records []resultfmt.Record
 	Summary *report.Summary
 	Pool    []report.PoolEntry
 }
@@ -190,7 +191,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		}
 	}
 
-	var recs []report.Record
+	var recs []resultfmt.Record
 	for _, spec := range cfg.Specs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -220,14 +221,14 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		return nil, err
 	}
 	for _, sr := range run.Systems {
-		var mine []report.Record
+		var mine []resultfmt.Record
 		for _, r := range recs {
 			if r.Model() == sr.Name {
 				mine = append(mine, r)
 			}
 		}
 		sys, conf, _ := strings.Cut(sr.Name, "/")
-		if err := report.WriteRecords(filepath.Join(outDir, "results", report.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
+		if err := resultfmt.WriteRecords(filepath.Join(outDir, "results", resultfmt.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
 			return nil, err
 		}
 	}
@@ -358,7 +359,7 @@ func source(s cases.RepoSpec) string {
 
 // runSystem runs one spec over every prepared repository.
 func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []string, prepared map[string]*harness.Prepared,
-	kinds map[string]map[string]string, run *report.Run) (report.SystemRun, []report.Record) {
+	kinds map[string]map[string]string, run *report.Run) (report.SystemRun, []resultfmt.Record) {
 	name := spec.Name()
 	sr := report.SystemRun{Name: name, Status: report.StatusOK}
 	fail := func(kind, repo, task, msg string) {
@@ -401,7 +402,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		rc.Measures = append(rc.Measures, m.String())
 	}
 	resetOK := resetPeak()
-	var recs []report.Record
+	var recs []resultfmt.Record
 	ran := 0
 	for _, repo := range repos {
 		p := prepared[repo]
@@ -421,7 +422,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		ran++
 		sr.IndexSeconds += res.IndexTime.Seconds()
 		sr.IndexedDocs += res.IndexedDocs
-		for _, r := range report.FromHarness(res, kinds[repo], false) {
+		for _, r := range res.Records(kinds[repo], false) {
 			switch {
 			case r.Error != "":
 				fail(report.FailQuery, repo, r.Task, r.Error)

@@ -12,6 +12,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 )
@@ -74,7 +75,7 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	cell, err := harness.Run(t.Context(), p, spec, rc)
 	require.NoError(t, err)
 
-	byTask := map[string]report.Record{}
+	byTask := map[string]resultfmt.Record{}
 	for _, r := range res.Records {
 		byTask[r.Task] = r
 	}
@@ -103,7 +104,7 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	t.Logf("%d task × measure values equal on both paths (%d of %d tasks found a relevant unit)", compared, relevant, len(cell.Tasks))
 }
 
-func mustJudge(t *testing.T, run *report.Run, recs []report.Record) report.Qrels {
+func mustJudge(t *testing.T, run *report.Run, recs []resultfmt.Record) report.Qrels {
 	t.Helper()
 	q, err := report.Judge(run, recs, nil)
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -104,14 +105,14 @@ type Decision struct {
 
 // PairedTest is the paired comparison of one measure with the baseline.
 type PairedTest struct {
-	Measure  string `json:"measure"`
-	Baseline Fixed  `json:"baseline"`
-	Model    Fixed  `json:"model"`
-	Diff     Fixed  `json:"diff"`
-	Low      Fixed  `json:"ci_low"`
-	High     Fixed  `json:"ci_high"`
-	P        Fixed  `json:"p"`
-	N        int    `json:"n"`
+	Measure  string          `json:"measure"`
+	Baseline resultfmt.Fixed `json:"baseline"`
+	Model    resultfmt.Fixed `json:"model"`
+	Diff     resultfmt.Fixed `json:"diff"`
+	Low      resultfmt.Fixed `json:"ci_low"`
+	High     resultfmt.Fixed `json:"ci_high"`
+	P        resultfmt.Fixed `json:"p"`
+	N        int             `json:"n"`
 }
 
 func (s *Summary) system(name string) *SystemSummary {
@@ -193,8 +194,8 @@ func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 	for _, r := range g.Gains {
 		bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
 		p := metrics.PairedBootstrap(bv, cv, g.Resamples, g.Seed)
-		t := PairedTest{Measure: r.Measure, Baseline: Fixed(metrics.Mean(bv)), Model: Fixed(metrics.Mean(cv)),
-			Diff: Fixed(p.MeanDiff), Low: Fixed(p.Low), High: Fixed(p.High), P: Fixed(p.P), N: p.N}
+		t := PairedTest{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
+			Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N}
 		d.Tests = append(d.Tests, t)
 		sig := p.P < g.Alpha
 		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f)", r.Measure, p.MeanDiff, p.Low, p.High, p.P)

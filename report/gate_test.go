@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,7 +31,7 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 		}
 		return docs
 	}
-	var recs []Record
+	var recs []resultfmt.Record
 	k := 0
 	for _, g := range groups {
 		for i := 0; i < g.n; i++ {

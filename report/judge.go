@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"sort"
 	"strings"
 
@@ -31,7 +32,7 @@ type Qrels map[string]map[string]int
 // the rest are not relevant (Judged false when nobody graded them). Every
 // gold unit and every pooled grade is in the qrels, retrieved or not.
 // Judgments for unknown tasks are errors.
-func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
+func Judge(run *Run, recs []resultfmt.Record, human []Judgment) (Qrels, error) {
 	tasks := map[string]*Task{}
 	for i := range run.Tasks {
 		tasks[run.Tasks[i].ID] = &run.Tasks[i]
@@ -106,7 +107,7 @@ func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 }
 
 // hitItem is what the judge reads of a record's hit.
-func hitItem(h Hit) judge.Item {
+func hitItem(h resultfmt.Hit) judge.Item {
 	return judge.Item{DocID: h.DocID, Located: h.Located, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol}
 }
 
@@ -133,7 +134,7 @@ func (t *Task) gold() []datasets.Relevant {
 // Rescore recomputes Values and FirstRelevant of every record from its
 // (re)graded hits and qrels, for measures ms. A failed record keeps no hits
 // and scores 0.
-func Rescore(recs []Record, q Qrels, ms []metrics.Measure) error {
+func Rescore(recs []resultfmt.Record, q Qrels, ms []metrics.Measure) error {
 	for i := range recs {
 		r := &recs[i]
 		ranked := make([]string, 0, len(r.Hits))
@@ -175,7 +176,7 @@ func (q Qrels) Relevant(task string) int {
 // Score regrades recs (in place) with the gold of run and the people's
 // judgments, recomputes every measure of cfg and summarises them: the
 // whole of `retrievalbench score`.
-func Score(run *Run, recs []Record, human []Judgment, cfg Config) (*Summary, error) {
+func Score(run *Run, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
 	q, err := Judge(run, recs, human)
 	if err != nil {
 		return nil, err

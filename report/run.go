@@ -160,11 +160,7 @@ func (f Failure) String() string {
 
 // WriteRun writes run as indented JSON to file atomically.
 func WriteRun(file string, run *Run) error {
-	b, err := marshalJSON(run)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, b)
+	return atomicfile.WriteJSON(file, run)
 }
 
 // ReadRun reads a run.json.
@@ -180,15 +176,4 @@ func ReadRun(file string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return &run, nil
-}
-
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

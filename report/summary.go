@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -10,9 +11,6 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
-
-// Fixed is a number written with four decimals.
-type Fixed = harness.Fixed
 
 // Config holds the tunables of a report.
 type Config struct {
@@ -81,13 +79,6 @@ func (c Config) Measures() []metrics.Measure {
 	return ms
 }
 
-// Stat is a mean with its 95% bootstrap CI.
-type Stat struct {
-	Mean Fixed `json:"mean"`
-	Low  Fixed `json:"ci_low"`
-	High Fixed `json:"ci_high"`
-}
-
 // Summary is everything a report shows.
 type Summary struct {
 	Meta        Meta            `json:"meta"`
@@ -105,7 +96,7 @@ type Summary struct {
 	tasks []Task              // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
 	cfg   Config
-	recs  []Record
+	recs  []resultfmt.Record
 	order []string // systems in run order
 }
 
@@ -118,28 +109,28 @@ type SystemSummary struct {
 	Failed  int    `json:"failed"`
 	// Micro averages every case once; MacroRepo every repository once
 	// (stratified bootstrap CI); MacroIntent every intent once.
-	Micro       map[string]Stat  `json:"micro"`
-	MacroRepo   map[string]Stat  `json:"macro_repo"`
-	MacroIntent map[string]Fixed `json:"macro_intent"`
+	Micro       map[string]resultfmt.Stat  `json:"micro"`
+	MacroRepo   map[string]resultfmt.Stat  `json:"macro_repo"`
+	MacroIntent map[string]resultfmt.Fixed `json:"macro_intent"`
 	// Judged is the share of the top-k hits that have a grade, per k
 	// ("judged@10"); Unjudged counts the hits without one in the top
 	// max(K).
-	Judged       map[string]Fixed `json:"judged"`
-	Unjudged     int              `json:"unjudged"`
-	LatencyP50MS Fixed            `json:"latency_p50_ms"`
-	LatencyP95MS Fixed            `json:"latency_p95_ms"`
-	IndexSeconds Fixed            `json:"index_seconds"`
-	PeakRSSMB    Fixed            `json:"peak_rss_mb"`
-	Dimension    int              `json:"dimension,omitempty"`
-	Decision     string           `json:"decision,omitempty"`
+	Judged       map[string]resultfmt.Fixed `json:"judged"`
+	Unjudged     int                        `json:"unjudged"`
+	LatencyP50MS resultfmt.Fixed            `json:"latency_p50_ms"`
+	LatencyP95MS resultfmt.Fixed            `json:"latency_p95_ms"`
+	IndexSeconds resultfmt.Fixed            `json:"index_seconds"`
+	PeakRSSMB    resultfmt.Fixed            `json:"peak_rss_mb"`
+	Dimension    int                        `json:"dimension,omitempty"`
+	Decision     string                     `json:"decision,omitempty"`
 }
 
 // GroupRow is one system's means over one repository or intent.
 type GroupRow struct {
-	Model  string           `json:"model"`
-	Group  string           `json:"group"`
-	N      int              `json:"n"`
-	Values map[string]Fixed `json:"values"`
+	Model  string                     `json:"model"`
+	Group  string                     `json:"group"`
+	N      int                        `json:"n"`
+	Values map[string]resultfmt.Fixed `json:"values"`
 }
 
 // columns holds one system's per-task values, aligned with Summary.tasks.
@@ -155,7 +146,7 @@ type Input struct {
 	// Run carries metadata, tasks with gold, system costs and failures;
 	// nil for records of `go test ./bench` (tasks come from the records).
 	Run     *Run
-	Records []Record
+	Records []resultfmt.Record
 	// Qrels, when set, are the merged judgments the records were rescored
 	// with: tasks without a relevant judgment are left out of every
 	// average and reported as missing labels.
@@ -233,7 +224,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		known[sr.Name] = true
 	}
 	var extra []string
-	byModel := map[string][]*Record{}
+	byModel := map[string][]*resultfmt.Record{}
 	for i := range in.Records {
 		r := &in.Records[i]
 		if !known[r.Model()] {
@@ -260,10 +251,10 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		for _, m := range s.Measures {
 			c.vals[m] = make([]float64, len(s.tasks))
 		}
-		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]Stat{}, MacroRepo: map[string]Stat{},
-			MacroIntent: map[string]Fixed{}, Judged: map[string]Fixed{}}
+		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
+			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
 		if sr, ok := costs[name]; ok {
-			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sr.Status, Fixed(sr.IndexSeconds), Fixed(sr.PeakRSSMB), sr.Dimension
+			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sr.Status, resultfmt.Fixed(sr.IndexSeconds), resultfmt.Fixed(sr.PeakRSSMB), sr.Dimension
 		}
 		judged, shown := make([]int, len(cfg.Ks)), make([]int, len(cfg.Ks))
 		var lat []float64
@@ -317,20 +308,20 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		for _, m := range s.Measures {
 			v := c.vals[m]
 			ci := metrics.Bootstrap(v, cfg.Resamples, cfg.Seed)
-			ss.Micro[m] = Stat{Fixed(ci.Mean), Fixed(ci.Low), Fixed(ci.High)}
+			ss.Micro[m] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
 			lo, hi := stratifiedBootstrap(v, repos, cfg.Resamples, cfg.Seed)
-			ss.MacroRepo[m] = Stat{Fixed(metrics.Macro(v, repos)), Fixed(lo), Fixed(hi)}
-			ss.MacroIntent[m] = Fixed(metrics.Macro(v, intents))
+			ss.MacroRepo[m] = resultfmt.Stat{Mean: resultfmt.Fixed(metrics.Macro(v, repos)), Low: resultfmt.Fixed(lo), High: resultfmt.Fixed(hi)}
+			ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
 		}
 		for ki, k := range cfg.Ks {
 			frac := 0.0
 			if shown[ki] > 0 {
 				frac = float64(judged[ki]) / float64(shown[ki])
 			}
-			ss.Judged["judged@"+strconv.Itoa(k)] = Fixed(frac)
+			ss.Judged["judged@"+strconv.Itoa(k)] = resultfmt.Fixed(frac)
 		}
 		sort.Float64s(lat)
-		ss.LatencyP50MS, ss.LatencyP95MS = Fixed(percentile(lat, 50)), Fixed(percentile(lat, 95))
+		ss.LatencyP50MS, ss.LatencyP95MS = resultfmt.Fixed(percentile(lat, 50)), resultfmt.Fixed(percentile(lat, 95))
 		s.Systems = append(s.Systems, ss)
 		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
 		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
@@ -375,9 +366,9 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 			if !ok {
 				i = len(rows)
 				idx[g.Key] = i
-				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]Fixed{}})
+				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]resultfmt.Fixed{}})
 			}
-			rows[i].Values[m] = Fixed(g.Mean)
+			rows[i].Values[m] = resultfmt.Fixed(g.Mean)
 		}
 	}
 	return rows

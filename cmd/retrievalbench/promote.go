@@ -19,7 +19,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/promote"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
 )
 
@@ -229,10 +229,10 @@ func (p *promotion) stage(ctx context.Context, stage string) (*promote.Verdict, 
 }
 
 // results returns the records of one stage: run (exec) or read.
-func (p *promotion) results(ctx context.Context, stage string) ([]report.Record, error) {
+func (p *promotion) results(ctx context.Context, stage string) ([]resultfmt.Record, error) {
 	dir := filepath.Join(p.root, stage)
 	if !p.exec {
-		recs, err := report.ReadRecords(dir)
+		recs, err := resultfmt.ReadRecords(dir)
 		if err != nil {
 			return nil, fmt.Errorf("promote: %s results: %w", stage, err)
 		}
@@ -269,7 +269,7 @@ func (p *promotion) results(ctx context.Context, stage string) ([]report.Record,
 			}
 		}
 	}
-	recs, err := report.ReadRecords(dir)
+	recs, err := resultfmt.ReadRecords(dir)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %s: the go test runs wrote no results (see %s/%s-*.log): %w", stage, p.root, stage, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // reportFlags are the flags campaign, score and report share.
@@ -140,11 +141,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("report: %v", err)
 	}
-	recs, err := report.ReadRecords(*results)
+	recs, err := resultfmt.ReadRecords(*results)
 	if err != nil {
 		return err
 	}
-	groups := map[string][]report.Record{}
+	groups := map[string][]resultfmt.Record{}
 	for _, r := range recs {
 		k := r.Dataset + "." + r.Split
 		groups[k] = append(groups[k], r)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // runScore merges a filled grading sheet (or labels.jsonl) with the case
@@ -46,7 +47,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	recs, err := report.ReadRecords(filepath.Join(*runDir, "results"))
+	recs, err := resultfmt.ReadRecords(filepath.Join(*runDir, "results"))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package report
+package resultfmt
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
@@ -62,40 +61,6 @@ type Hit struct {
 // "system/config".
 func (r *Record) Model() string { return r.System + "/" + r.Config }
 
-// FromHarness converts a harness result to records. kinds maps doc id →
-// doc kind (chunk kind); nil leaves Kind empty. Hits the harness judged
-// with a grade above 0 are judged; the rest are marked judged only when
-// judgedAll says the dataset's qrels are complete (official benchmarks
-// whose gold is the whole truth).
-func FromHarness(res *harness.Result, kinds map[string]string, judgedAll bool) []Record {
-	recs := make([]Record, 0, len(res.Tasks))
-	for _, tr := range res.Tasks {
-		r := Record{
-			Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
-			Task: tr.ID, Repo: tr.Meta.Repo, Intent: tr.Meta.Intent, Difficulty: tr.Meta.Difficulty,
-			Library: tr.Meta.Library, QAType: tr.Meta.QAType, Language: tr.Meta.Language,
-			Query: tr.Query, FirstRelevant: tr.FirstRelevant, Values: map[string]float64{},
-			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err,
-		}
-		for i, m := range res.Measures {
-			if i < len(tr.Values) {
-				r.Values[m.String()] = tr.Values[i]
-			}
-		}
-		for _, h := range tr.Hits {
-			rh := Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
-				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0}
-			if h.DocID == "" {
-				rh.DocID = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
-				rh.StartLine, rh.EndLine, rh.Located = h.StartLine, h.EndLine, true
-			}
-			r.Hits = append(r.Hits, rh)
-		}
-		recs = append(recs, r)
-	}
-	return recs
-}
-
 // WriteRecords writes recs as JSON Lines to file atomically.
 func WriteRecords(file string, recs []Record) error {
 	var buf bytes.Buffer
@@ -105,9 +70,6 @@ func WriteRecords(file string, recs []Record) error {
 		if err := enc.Encode(&recs[i]); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
 	}
 	return atomicfile.WriteFile(file, buf.Bytes())
 }

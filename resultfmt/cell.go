@@ -1,4 +1,4 @@
-package report
+package resultfmt
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
 
@@ -37,21 +36,6 @@ type Cell struct {
 // Model names the cell's system configuration: "system/config".
 func (c *Cell) Model() string { return c.System + "/" + c.Config }
 
-// CellFromHarness is the cell of a harness result; peakRSSMB is what the
-// caller measured around harness.Run (0 = not measured).
-func CellFromHarness(res *harness.Result, peakRSSMB float64, commit string) Cell {
-	c := Cell{Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
-		ConfigHash: res.ConfigHash, DataHash: res.DataHash, IndexSeconds: res.IndexTime.Seconds(),
-		IndexedDocs: res.IndexedDocs, PeakRSSMB: peakRSSMB, Commit: commit}
-	if len(res.Versions) > 0 {
-		c.Versions = map[string]string{}
-		for k, v := range res.Versions {
-			c.Versions[k] = v
-		}
-	}
-	return c
-}
-
 // CellFileName is the file name of a cell in a results directory, next to
 // RecordsFileName: "<dataset>.<split>.<system>.<config>.cell.json".
 func CellFileName(dataset, split, system, config string) string {
@@ -60,14 +44,7 @@ func CellFileName(dataset, split, system, config string) string {
 
 // WriteCell writes c as indented JSON to file atomically.
 func WriteCell(file string, c Cell) error {
-	b, err := marshalJSON(c)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, b)
+	return atomicfile.WriteJSON(file, c)
 }
 
 // ReadCells reads every *.cell.json file of dir, sorted by dataset, split,
