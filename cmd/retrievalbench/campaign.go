@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/campaign"
 	"github.com/retrievalbench/retrievalbench/embed/models"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
@@ -35,7 +35,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models")
 	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
-	fs.StringVar(&cfg.CacheDir, "cache", testenv.CacheDir(), "cache `dir` (models, ONNX Runtime, vector stores)")
+	fs.StringVar(&cfg.CacheDir, "cache", cache.Dir(), "cache `dir` (models, ONNX Runtime, vector stores)")
 	fs.BoolVar(&cfg.NoCache, "no-cache", false, "embed every doc again (cold index cost) instead of reusing stored vectors")
 	fs.StringVar(&cfg.Name, "name", "", "dataset `name` in the reports (default: cases-<case file or its folder>)")
 	verbose := fs.Bool("v", false, "log progress to stderr")

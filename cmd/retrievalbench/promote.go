@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/promote"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
@@ -250,8 +250,8 @@ func (p *promotion) results(ctx context.Context, stage string) ([]resultfmt.Reco
 		if err != nil {
 			return nil, err
 		}
-		env = append(env, testenv.EnvCache+"="+fresh)
-		fmt.Fprintf(p.stderr, "promote: test stage with caches off: %s=%s (inputs linked from %s)\n", testenv.EnvCache, fresh, testenv.CacheDir())
+		env = append(env, cache.EnvDir+"="+fresh)
+		fmt.Fprintf(p.stderr, "promote: test stage with caches off: %s=%s (inputs linked from %s)\n", cache.EnvDir, fresh, cache.Dir())
 	}
 	cells := []string{p.cell}
 	if stage == promote.StageTest {
@@ -332,7 +332,7 @@ func freshCache(root string) (string, error) {
 	if err := os.MkdirAll(fresh, 0o755); err != nil {
 		return "", err
 	}
-	real, err := filepath.Abs(testenv.CacheDir())
+	real, err := filepath.Abs(cache.Dir())
 	if err != nil {
 		return "", err
 	}
