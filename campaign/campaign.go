@@ -94,10 +94,10 @@ func (c Config) Validate() error {
 
 // Result is what a campaign produced.
 type Result struct {
-	Run     *report.Run
-	Records []resultfmt.Record
-	Summary *report.Summary
-	Pool    []report.PoolEntry
+	Campaign *report.Campaign
+	Records  []resultfmt.Record
+	Summary  *report.Summary
+	Pool     []report.PoolEntry
 }
 
 func (c Config) logf(format string, args ...any) {
@@ -113,7 +113,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	run := &report.Run{Meta: cfg.Meta}
+	run := &report.Campaign{Meta: cfg.Meta}
 	ds, repoInfo, err := loadCases(cfg, run)
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := report.WriteRun(filepath.Join(outDir, "run.json"), run); err != nil {
+	if err := report.WriteCampaign(filepath.Join(outDir, "run.json"), run); err != nil {
 		return nil, err
 	}
 	s, err := report.Score(run, recs, nil, cfg.Report)
@@ -249,13 +249,13 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err := plots.Write(filepath.Join(outDir, "plots"), s); err != nil {
 		cfg.logf("plots: %v", err)
 	}
-	return &Result{Run: run, Records: recs, Summary: s, Pool: pool}, nil
+	return &Result{Campaign: run, Records: recs, Summary: s, Pool: pool}, nil
 }
 
 // loadCases loads the case file over the repositories that load; a
 // repository that does not is a repo_missing failure and its cases are
 // left out.
-func loadCases(cfg Config, run *report.Run) (*datasets.Dataset, map[string]report.RepoInfo, error) {
+func loadCases(cfg Config, run *report.Campaign) (*datasets.Dataset, map[string]report.RepoInfo, error) {
 	man, err := cases.ReadManifest(cfg.Repos)
 	if err != nil {
 		return nil, nil, err
@@ -359,9 +359,9 @@ func source(s cases.RepoSpec) string {
 
 // runSystem runs one spec over every prepared repository.
 func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []string, prepared map[string]*harness.Prepared,
-	kinds map[string]map[string]string, run *report.Run) (report.SystemRun, []resultfmt.Record) {
+	kinds map[string]map[string]string, run *report.Campaign) (report.SystemCost, []resultfmt.Record) {
 	name := spec.Name()
-	sr := report.SystemRun{Name: name, Status: report.StatusOK}
+	sr := report.SystemCost{Name: name, Status: report.StatusOK}
 	fail := func(kind, repo, task, msg string) {
 		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
 	}
@@ -457,7 +457,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 	return sr, recs
 }
 
-func hasFailure(run *report.Run, name string) bool {
+func hasFailure(run *report.Campaign, name string) bool {
 	for _, f := range run.Failures {
 		if f.System == name && f.Kind != report.FailDimensionMismatch {
 			return true

@@ -167,12 +167,12 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	rc.Ks = []int{10}
 	rc.Resamples, rc.Seed = cfg.Resamples, cfg.Seed
 	rc.Only = measures
-	rc.Gates.Primary = primary
-	rc.Gates.Resamples, rc.Gates.Seed = cfg.Resamples, cfg.Seed
+	rc.Rules.Primary = primary
+	rc.Rules.Resamples, rc.Rules.Seed = cfg.Resamples, cfg.Seed
 	// The gains name the measures plots.Write draws score bars for.
-	rc.Gates.Gains = nil
+	rc.Rules.Gains = nil
 	for _, m := range plotMeasures(measures, primary) {
-		rc.Gates.Gains = append(rc.Gates.Gains, report.Gain{Measure: m, Threshold: 0.05})
+		rc.Rules.Gains = append(rc.Rules.Gains, report.Gain{Measure: m, Threshold: 0.05})
 	}
 	s, err := report.Summarize(report.Input{Records: rs}, rc)
 	if err != nil {

@@ -22,8 +22,8 @@
 //  4. Summarise: micro means (every case once) and macro means (every
 //     repository once) with 95% bootstrap CIs, per-repo and per-intent
 //     tables, latency percentiles, failures.
-//  5. Decide: each system is gated against a baseline with paired tests on
-//     the same cases (Gates); the report names the rule that decided.
+//  5. Decide: each system is decided against a baseline with paired tests on
+//     the same cases (Rules); the report names the rule that decided.
 //  6. Write: quality-summary.md/.json, per-query-results.jsonl,
 //     per-model-ranking.csv, per-repo-summary.csv, per-intent-summary.csv,
 //     regressions.md; package report/plots draws the figures. Everything

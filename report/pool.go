@@ -54,7 +54,7 @@ func (e PoolEntry) bestRank() int {
 // by best rank, then by how many systems ranked the result (more first),
 // then by doc id. Records should be judged first (Judge) so that gold
 // grades are filled in.
-func Pool(run *Run, recs []resultfmt.Record, depth int) []PoolEntry {
+func Pool(run *Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
 	for i := range recs {
 		r := &recs[i]

@@ -32,7 +32,7 @@ func task(id, repo, intent string, gold ...Gold) Task {
 }
 
 func TestPoolDedupAndOrder(t *testing.T) {
-	run := &Run{Tasks: []Task{
+	run := &Campaign{Tasks: []Task{
 		task("t2", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}),
 		task("t1", "r", "symbol_lookup"),
 	}}
@@ -80,7 +80,7 @@ func TestPoolDedupAndOrder(t *testing.T) {
 }
 
 func TestSheetRoundTripAndScore(t *testing.T) {
-	run := &Run{Meta: Meta{Dataset: "d"}, Tasks: []Task{
+	run := &Campaign{Meta: Meta{Dataset: "d"}, Tasks: []Task{
 		task("t1", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}, Gold{Kind: "file", ID: "never.py", Grade: 1}),
 	}}
 	recs := []resultfmt.Record{rec("bm25/x", "t1", "r", "symbol_lookup", "x.py#B.g", "a.py#A.f", "y.py#C.h")}
@@ -113,7 +113,7 @@ func TestSheetRoundTripAndScore(t *testing.T) {
 		t.Errorf("judgments (-want +got):\n%s", diff)
 	}
 	cfg := DefaultConfig()
-	cfg.Gates.Gains = nil
+	cfg.Rules.Gains = nil
 	s, err := Score(run, recs, human, cfg)
 	require.NoError(t, err)
 	// Relevant: x.py#B.g (2), a.py#A.f (3) and the never-retrieved gold
@@ -158,7 +158,7 @@ func TestReadSheetErrors(t *testing.T) {
 			}
 		})
 	}
-	run := &Run{Tasks: []Task{task("t1", "r", "i")}}
+	run := &Campaign{Tasks: []Task{task("t1", "r", "i")}}
 	if _, err := Judge(run, nil, []Judgment{{Task: "t9", DocID: "a", Grade: 1, Source: "s.csv:7"}}); err == nil || !strings.Contains(err.Error(), `s.csv:7: unknown case "t9"`) {
 		t.Errorf("unknown case: error = %v", err)
 	}
@@ -167,7 +167,7 @@ func TestReadSheetErrors(t *testing.T) {
 func TestMacroVsMicro(t *testing.T) {
 	// Repo "big" has three cases, all hits at rank 1; repo "small" one
 	// case that misses. Micro hit@1 = 3/4, macro (per repo) = (1 + 0)/2.
-	run := &Run{Meta: Meta{Dataset: "d"}, Tasks: []Task{
+	run := &Campaign{Meta: Meta{Dataset: "d"}, Tasks: []Task{
 		task("b1", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 		task("b2", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 		task("b3", "big", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
@@ -179,7 +179,7 @@ func TestMacroVsMicro(t *testing.T) {
 	}
 	recs = append(recs, rec("bm25/x", "s1", "small", "docs_lookup", "n"))
 	cfg := DefaultConfig()
-	cfg.Gates.Gains = nil
+	cfg.Rules.Gains = nil
 	s, err := Score(run, recs, nil, cfg)
 	require.NoError(t, err)
 	ss := s.Systems[0]
@@ -203,9 +203,9 @@ func TestSummarizeRefusesMixedDatasets(t *testing.T) {
 
 // writeTwice summarises and writes the same inputs into two directories.
 func TestReportsByteIdentical(t *testing.T) {
-	build := func() (*Run, []resultfmt.Record) {
-		run := &Run{Meta: Meta{Tool: "retrievalbench", Generated: "2026-01-01T00:00:00Z"},
-			Systems: []SystemRun{{Name: "dense/a", Status: StatusOK, IndexSeconds: 2, PeakRSSMB: 100, Dimension: 384},
+	build := func() (*Campaign, []resultfmt.Record) {
+		run := &Campaign{Meta: Meta{Tool: "retrievalbench", Generated: "2026-01-01T00:00:00Z"},
+			Systems: []SystemCost{{Name: "dense/a", Status: StatusOK, IndexSeconds: 2, PeakRSSMB: 100, Dimension: 384},
 				{Name: "bm25/x", Status: StatusOK, IndexSeconds: 1, PeakRSSMB: 50}}}
 		var recs []resultfmt.Record
 		for i, id := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {

@@ -17,16 +17,16 @@ type Config struct {
 	Ks        []int  // cutoffs of hit@k, recall@k, ndcg@k and judged@k
 	Resamples int    // bootstrap resamples
 	Seed      uint64 // bootstrap and paired-test seed
-	Gates     Gates
+	Rules     Rules
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
 }
 
 // DefaultConfig returns K = 1, 3, 5, 10, 20, 1000 resamples, the
-// harness's bootstrap seed and DefaultGates.
+// harness's bootstrap seed and DefaultRules.
 func DefaultConfig() Config {
-	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Gates: DefaultGates()}
+	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Rules: DefaultRules()}
 }
 
 // Validate reports a config Summarize cannot use.
@@ -39,11 +39,11 @@ func (c Config) Validate() error {
 			return fmt.Errorf("report: K %d is not positive", k)
 		}
 	}
-	return c.Gates.Validate()
+	return c.Rules.Validate()
 }
 
 // Measures returns the measures of a report over ks: hit@k, recall@k and
-// ndcg@k per k, then mrr@10 — plus the measures the gates read, when ks
+// ndcg@k per k, then mrr@10 — plus the measures the decision rules read, when ks
 // lacks their cutoffs.
 func (c Config) Measures() []metrics.Measure {
 	var ms []metrics.Measure
@@ -70,7 +70,7 @@ func (c Config) Measures() []metrics.Measure {
 		add(metrics.Measure{Name: metrics.NDCG, K: k})
 	}
 	add(metrics.Measure{Name: metrics.MRR, K: 10})
-	for _, g := range c.Gates.Rules() {
+	for _, g := range c.Rules.Gains {
 		m, err := metrics.ParseMeasure(g.Measure)
 		if err == nil {
 			add(m)
@@ -88,7 +88,7 @@ type Summary struct {
 	PerRepo     []GroupRow      `json:"per_repo"`
 	PerIntent   []GroupRow      `json:"per_intent"`
 	Baseline    string          `json:"baseline,omitempty"`
-	Gates       Gates           `json:"gates"`
+	Rules       Rules           `json:"gates"`
 	Decisions   []Decision      `json:"decisions,omitempty"`
 	Regressions []Regression    `json:"regressions,omitempty"`
 	Failures    []Failure       `json:"failures,omitempty"`
@@ -145,12 +145,12 @@ type columns struct {
 type Input struct {
 	// Run carries metadata, tasks with gold, system costs and failures;
 	// nil for records of `go test ./bench` (tasks come from the records).
-	Run     *Run
-	Records []resultfmt.Record
+	Campaign *Campaign
+	Records  []resultfmt.Record
 	// Qrels, when set, are the merged judgments the records were rescored
 	// with: tasks without a relevant judgment are left out of every
 	// average and reported as missing labels.
-	Qrels Qrels
+	Qrels metrics.Qrels
 }
 
 // Summarize computes the summary of in. Records of more than one dataset
@@ -163,8 +163,8 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	switch {
 	case len(in.Records) > 0:
 		ds = in.Records[0].Dataset
-	case in.Run != nil:
-		ds = in.Run.Meta.Dataset // every system failed: report the failures
+	case in.Campaign != nil:
+		ds = in.Campaign.Meta.Dataset // every system failed: report the failures
 	default:
 		return nil, fmt.Errorf("report: no records")
 	}
@@ -173,15 +173,15 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 			return nil, fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
 		}
 	}
-	s := &Summary{cfg: cfg, Gates: cfg.Gates, cols: map[string]*columns{}, recs: in.Records}
+	s := &Summary{cfg: cfg, Rules: cfg.Rules, cols: map[string]*columns{}, recs: in.Records}
 	for _, m := range cfg.Measures() {
 		s.Measures = append(s.Measures, m.String())
 	}
-	var sysRuns []SystemRun
-	if in.Run != nil {
-		s.Meta = in.Run.Meta
-		s.Failures = append(s.Failures, in.Run.Failures...)
-		sysRuns = in.Run.Systems
+	var sysRuns []SystemCost
+	if in.Campaign != nil {
+		s.Meta = in.Campaign.Meta
+		s.Failures = append(s.Failures, in.Campaign.Failures...)
+		sysRuns = in.Campaign.Systems
 	}
 	s.Meta.Dataset, s.Meta.Ks = ds, cfg.Ks
 	if s.Meta.Split == "" && len(in.Records) > 0 {
@@ -190,8 +190,8 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 
 	// The tasks: the run's, or the records' in id order.
 	var tasks []Task
-	if in.Run != nil {
-		tasks = in.Run.Tasks
+	if in.Campaign != nil {
+		tasks = in.Campaign.Tasks
 	} else {
 		seen := map[string]bool{}
 		for _, r := range in.Records {
@@ -203,7 +203,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
 	}
 	for _, t := range tasks {
-		if in.Qrels != nil && in.Qrels.Relevant(t.ID) == 0 {
+		if in.Qrels != nil && relevant(in.Qrels, t.ID) == 0 {
 			s.Failures = append(s.Failures, Failure{Kind: FailMissingLabels, Repo: t.Repo, Task: t.ID,
 				Message: "no relevant judgment (gold or graded); left out of every average"})
 			continue
@@ -236,7 +236,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	sort.Strings(extra)
 	names = append(names, extra...)
 	s.order = names
-	costs := map[string]SystemRun{}
+	costs := map[string]SystemCost{}
 	for _, sr := range sysRuns {
 		costs[sr.Name] = sr
 	}
@@ -326,7 +326,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
 		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
 	}
-	primary := cfg.Gates.Primary
+	primary := cfg.Rules.Primary
 	sort.SliceStable(s.Systems, func(i, j int) bool {
 		a, b := s.Systems[i], s.Systems[j]
 		if (a.Status == StatusFailed) != (b.Status == StatusFailed) {

@@ -80,7 +80,7 @@ func (s *Summary) Markdown() string {
 	if len(s.Decisions) == 0 {
 		b.WriteString("No decision: no baseline.\n\n")
 	} else {
-		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Gates.Alpha)
+		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Rules.Alpha)
 		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
@@ -162,7 +162,7 @@ func (s *Summary) Markdown() string {
 			}
 		}
 	}
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	b.WriteString("\n## Gates\n\n")
 	var gains []string
 	for _, r := range g.Gains {

@@ -106,7 +106,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d cases, %d systems, %d failures; pool of %d results → %s\n",
-		res.Summary.Cases, len(res.Run.Systems), len(res.Run.Failures), len(res.Pool), filepath.Join(*out, "grading-sheet.csv"))
+		res.Summary.Cases, len(res.Campaign.Systems), len(res.Campaign.Failures), len(res.Pool), filepath.Join(*out, "grading-sheet.csv"))
 	for _, d := range res.Summary.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
 	}

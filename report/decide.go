@@ -18,10 +18,10 @@ const (
 	BaselineOutcome    = "baseline"            // the system the others are judged against
 )
 
-// Gates are the decision rules (the Codira seed's defaults, every number
+// Rules are the decision rules (the Codira seed's defaults, every number
 // configurable). A candidate is compared with Baseline on the cases both
 // ran, measure by measure, with a paired bootstrap test.
-type Gates struct {
+type Rules struct {
 	// Baseline is the system ("system/config") the others are judged
 	// against; "" means the first system of the run.
 	Baseline string `json:"baseline"`
@@ -54,11 +54,11 @@ type Gain struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// DefaultGates returns the seed's rules: Recall@5 +5 points, or MRR@10 or
+// DefaultRules returns the seed's rules: Recall@5 +5 points, or MRR@10 or
 // nDCG@10 +0.05, significant at α = 0.05, with query latency ≤ 1.25× the
 // baseline, index time ≤ 2× and peak RSS ≤ 4 GiB.
-func DefaultGates() Gates {
-	return Gates{
+func DefaultRules() Rules {
+	return Rules{
 		Gains:           []Gain{{"recall@5", 0.05}, {"mrr@10", 0.05}, {"ndcg@10", 0.05}},
 		Primary:         "ndcg@10",
 		Alpha:           0.05,
@@ -69,27 +69,24 @@ func DefaultGates() Gates {
 	}
 }
 
-// Rules returns the gain rules.
-func (g Gates) Rules() []Gain { return g.Gains }
-
-// Validate reports gates Decide cannot use.
-func (g Gates) Validate() error {
+// Validate reports rules Decide cannot use.
+func (g Rules) Validate() error {
 	for _, r := range g.Gains {
 		if _, err := metrics.ParseMeasure(r.Measure); err != nil {
-			return fmt.Errorf("gates: %w", err)
+			return fmt.Errorf("decision rules: %w", err)
 		}
 		if r.Threshold <= 0 {
-			return fmt.Errorf("gates: %s threshold %v is not positive", r.Measure, r.Threshold)
+			return fmt.Errorf("decision rules: %s threshold %v is not positive", r.Measure, r.Threshold)
 		}
 	}
 	if _, err := metrics.ParseMeasure(g.Primary); err != nil && g.Primary != "" {
-		return fmt.Errorf("gates: primary: %w", err)
+		return fmt.Errorf("decision rules: primary: %w", err)
 	}
 	if g.Alpha <= 0 || g.Alpha >= 1 {
-		return fmt.Errorf("gates: alpha %v outside (0, 1)", g.Alpha)
+		return fmt.Errorf("decision rules: alpha %v outside (0, 1)", g.Alpha)
 	}
 	if g.MaxLatencyRatio <= 0 || g.MaxIndexRatio <= 0 || g.MaxPeakRSSMB < 0 || g.InteractiveLatencyRatio <= 0 {
-		return fmt.Errorf("gates: budgets must be positive")
+		return fmt.Errorf("decision rules: budgets must be positive")
 	}
 	return nil
 }
@@ -126,7 +123,7 @@ func (s *Summary) system(name string) *SystemSummary {
 
 // decide fills s.Decisions: every system against the baseline.
 func (s *Summary) decide() {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	if len(g.Gains) == 0 {
 		return // nothing to decide on
 	}
@@ -169,7 +166,7 @@ func (s *Summary) setDecisions() {
 func (s *Summary) orderedNames() []string { return s.order }
 
 func (s *Summary) decideOne(b, c *SystemSummary) Decision {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	d := Decision{Model: c.Name}
 	if c.Status == StatusFailed {
 		d.Outcome, d.Rule, d.Detail = Rejected, "system_failed", "no case ran"
@@ -257,7 +254,7 @@ func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 // inconsistent names a repository or intent (with at least MinGroupCases
 // cases) where a gaining measure loses at least its threshold.
 func (s *Summary) inconsistent(base, cand string, measures []string) string {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	thr := map[string]float64{}
 	for _, r := range g.Gains {
 		thr[r.Measure] = r.Threshold

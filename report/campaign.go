@@ -28,11 +28,11 @@ const (
 // Run is what a campaign leaves in its output directory as run.json,
 // next to the records of each system under results/: everything score
 // needs to recompute the reports without the repositories or the models.
-type Run struct {
-	Meta     Meta        `json:"meta"`
-	Systems  []SystemRun `json:"systems"`
-	Tasks    []Task      `json:"tasks"`
-	Failures []Failure   `json:"failures"`
+type Campaign struct {
+	Meta     Meta         `json:"meta"`
+	Systems  []SystemCost `json:"systems"`
+	Tasks    []Task       `json:"tasks"`
+	Failures []Failure    `json:"failures"`
 }
 
 // Meta says how the numbers of a report came to be.
@@ -99,8 +99,8 @@ type RepoInfo struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// SystemRun is the cost side of one system in a campaign.
-type SystemRun struct {
+// SystemCost is the cost side of one system in a campaign.
+type SystemCost struct {
 	Name         string  `json:"name"` // "system/config"
 	Status       string  `json:"status"`
 	IndexSeconds float64 `json:"index_seconds"`
@@ -158,18 +158,18 @@ func (f Failure) String() string {
 	return s + ": " + f.Message
 }
 
-// WriteRun writes run as indented JSON to file atomically.
-func WriteRun(file string, run *Run) error {
+// WriteCampaign writes run as indented JSON to file atomically.
+func WriteCampaign(file string, run *Campaign) error {
 	return atomicfile.WriteJSON(file, run)
 }
 
-// ReadRun reads a run.json.
-func ReadRun(file string) (*Run, error) {
+// ReadCampaign reads a run.json.
+func ReadCampaign(file string) (*Campaign, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var run Run
+	var run Campaign
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&run); err != nil {
