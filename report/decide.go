@@ -129,14 +129,14 @@ func (s *Summary) decide() {
 	}
 	base := g.Baseline
 	if base == "" {
-		for _, sr := range s.orderedNames() {
+		for _, sr := range s.order {
 			base = sr
 			break
 		}
 	}
 	b := s.system(base)
 	if b == nil || b.Status == StatusFailed {
-		for _, ss := range s.orderedNames() {
+		for _, ss := range s.order {
 			s.Decisions = append(s.Decisions, Decision{Model: ss, Outcome: NeedsMoreData, Rule: "no_baseline",
 				Detail: fmt.Sprintf("baseline %q has no results to compare with", base)})
 		}
@@ -144,7 +144,7 @@ func (s *Summary) decide() {
 		return
 	}
 	s.Baseline = base
-	for _, name := range s.orderedNames() {
+	for _, name := range s.order {
 		if name == base {
 			s.Decisions = append(s.Decisions, Decision{Model: name, Outcome: BaselineOutcome, Rule: "baseline", Detail: "the system the others are judged against"})
 			continue
@@ -161,9 +161,6 @@ func (s *Summary) setDecisions() {
 		}
 	}
 }
-
-// orderedNames lists systems in the order they ran.
-func (s *Summary) orderedNames() []string { return s.order }
 
 func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 	g := s.cfg.Rules

@@ -5,6 +5,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -97,7 +98,8 @@ type Summary struct {
 	cols  map[string]*columns // system → per-task values
 	cfg   Config
 	recs  []resultfmt.Record
-	order []string // systems in run order
+	order []string       // systems in run order
+	pos   map[string]int // task id → index in tasks
 }
 
 // SystemSummary is one row of the ranking.
@@ -154,11 +156,70 @@ type Input struct {
 }
 
 // Summarize computes the summary of in. Records of more than one dataset
-// are refused: their numbers do not average.
+// are refused: their numbers do not average. The stages, in order: the
+// dataset and metadata, the tasks that count, the systems in order, each
+// system's per-task columns and aggregates, the ranking, the decisions
+// and regressions.
 func Summarize(in Input, cfg Config) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	ds, err := datasetOf(in)
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{cfg: cfg, Rules: cfg.Rules, cols: map[string]*columns{}, recs: in.Records}
+	for _, m := range cfg.Measures() {
+		s.Measures = append(s.Measures, m.String())
+	}
+	var costs []SystemCost
+	if in.Campaign != nil {
+		s.Meta = in.Campaign.Meta
+		s.Failures = append(s.Failures, in.Campaign.Failures...)
+		costs = in.Campaign.Systems
+	}
+	s.Meta.Dataset, s.Meta.Ks = ds, cfg.Ks
+	if s.Meta.Split == "" && len(in.Records) > 0 {
+		s.Meta.Split = in.Records[0].Split
+	}
+	s.selectTasks(in)
+	var byModel map[string][]*resultfmt.Record
+	s.order, byModel = systemOrder(costs, in.Records)
+	costOf := map[string]SystemCost{}
+	for _, sc := range costs {
+		costOf[sc.Name] = sc
+	}
+	// The groups are the tasks', the same for every system.
+	repos, intents := s.keys(func(t Task) string { return t.Repo }), s.keys(func(t Task) string { return t.Intent })
+	for _, name := range s.order {
+		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
+			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
+		if sc, ok := costOf[name]; ok {
+			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sc.Status, resultfmt.Fixed(sc.IndexSeconds), resultfmt.Fixed(sc.PeakRSSMB), sc.Dimension
+		}
+		c := s.collect(&ss, byModel[name])
+		s.cols[name] = c
+		s.aggregate(&ss, c, repos, intents)
+		s.Systems = append(s.Systems, ss)
+		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
+		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
+	}
+	s.rank()
+	s.decide()
+	s.regressions()
+	sort.SliceStable(s.Failures, func(i, j int) bool {
+		a, b := s.Failures[i], s.Failures[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.String() < b.String()
+	})
+	return s, nil
+}
+
+// datasetOf is the one dataset of in's records (or of its campaign, when
+// every system failed).
+func datasetOf(in Input) (string, error) {
 	var ds string
 	switch {
 	case len(in.Records) > 0:
@@ -166,29 +227,20 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	case in.Campaign != nil:
 		ds = in.Campaign.Meta.Dataset // every system failed: report the failures
 	default:
-		return nil, fmt.Errorf("report: no records")
+		return "", fmt.Errorf("report: no records")
 	}
 	for _, r := range in.Records {
 		if r.Dataset != ds {
-			return nil, fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
+			return "", fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
 		}
 	}
-	s := &Summary{cfg: cfg, Rules: cfg.Rules, cols: map[string]*columns{}, recs: in.Records}
-	for _, m := range cfg.Measures() {
-		s.Measures = append(s.Measures, m.String())
-	}
-	var sysRuns []SystemCost
-	if in.Campaign != nil {
-		s.Meta = in.Campaign.Meta
-		s.Failures = append(s.Failures, in.Campaign.Failures...)
-		sysRuns = in.Campaign.Systems
-	}
-	s.Meta.Dataset, s.Meta.Ks = ds, cfg.Ks
-	if s.Meta.Split == "" && len(in.Records) > 0 {
-		s.Meta.Split = in.Records[0].Split
-	}
+	return ds, nil
+}
 
-	// The tasks: the run's, or the records' in id order.
+// selectTasks sets the tasks that count: the campaign's, or the records'
+// in id order, without those the qrels give no relevant judgment (each a
+// missing-labels failure).
+func (s *Summary) selectTasks(in Input) {
 	var tasks []Task
 	if in.Campaign != nil {
 		tasks = in.Campaign.Tasks
@@ -211,22 +263,25 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		s.tasks = append(s.tasks, t)
 	}
 	s.Cases = len(s.tasks)
-	pos := map[string]int{}
+	s.pos = make(map[string]int, len(s.tasks))
 	for i, t := range s.tasks {
-		pos[t.ID] = i
+		s.pos[t.ID] = i
 	}
+}
 
-	// Systems: the run's order, then any others by name.
+// systemOrder is the campaign's systems in its order, then any others of
+// recs by name, with each system's records.
+func systemOrder(costs []SystemCost, recs []resultfmt.Record) ([]string, map[string][]*resultfmt.Record) {
 	var names []string
 	known := map[string]bool{}
-	for _, sr := range sysRuns {
-		names = append(names, sr.Name)
-		known[sr.Name] = true
+	for _, sc := range costs {
+		names = append(names, sc.Name)
+		known[sc.Name] = true
 	}
 	var extra []string
 	byModel := map[string][]*resultfmt.Record{}
-	for i := range in.Records {
-		r := &in.Records[i]
+	for i := range recs {
+		r := &recs[i]
 		if !known[r.Model()] {
 			known[r.Model()] = true
 			extra = append(extra, r.Model())
@@ -234,99 +289,97 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		byModel[r.Model()] = append(byModel[r.Model()], r)
 	}
 	sort.Strings(extra)
-	names = append(names, extra...)
-	s.order = names
-	costs := map[string]SystemCost{}
-	for _, sr := range sysRuns {
-		costs[sr.Name] = sr
-	}
+	return append(names, extra...), byModel
+}
 
-	maxK := 0
-	for _, k := range cfg.Ks {
-		maxK = max(maxK, k)
+// collect lays one system's records out as columns aligned with s.tasks
+// and fills in ss the counts (cases, failed, status), judged@k, unjudged
+// hits and latency percentiles.
+func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns {
+	ks := s.cfg.Ks
+	maxK := slices.Max(ks)
+	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)),
+		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+	for _, m := range s.Measures {
+		c.vals[m] = make([]float64, len(s.tasks))
 	}
-	for _, name := range names {
-		c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)),
-			first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+	judged, shown := make([]int, len(ks)), make([]int, len(ks))
+	var lat []float64
+	for _, r := range recs {
+		i, ok := s.pos[r.Task]
+		if !ok {
+			continue
+		}
+		c.present[i] = true
+		if r.Error != "" {
+			ss.Failed++
+			continue
+		}
+		lat = append(lat, r.LatencyMS)
 		for _, m := range s.Measures {
-			c.vals[m] = make([]float64, len(s.tasks))
+			c.vals[m][i] = r.Values[m]
 		}
-		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
-			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
-		if sr, ok := costs[name]; ok {
-			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sr.Status, resultfmt.Fixed(sr.IndexSeconds), resultfmt.Fixed(sr.PeakRSSMB), sr.Dimension
-		}
-		judged, shown := make([]int, len(cfg.Ks)), make([]int, len(cfg.Ks))
-		var lat []float64
-		for _, r := range byModel[name] {
-			i, ok := pos[r.Task]
-			if !ok {
-				continue
-			}
-			c.present[i] = true
-			if r.Error != "" {
-				ss.Failed++
-				continue
-			}
-			lat = append(lat, r.LatencyMS)
-			for _, m := range s.Measures {
-				c.vals[m][i] = r.Values[m]
-			}
-			c.first[i] = r.FirstRelevant
-			c.top1[i] = r.FirstRelevant == 1
-			for ki, k := range cfg.Ks {
-				for _, h := range r.Hits {
-					if h.Rank <= k {
-						shown[ki]++
-						if h.Judged {
-							judged[ki]++
-						}
+		c.first[i] = r.FirstRelevant
+		c.top1[i] = r.FirstRelevant == 1
+		for ki, k := range ks {
+			for _, h := range r.Hits {
+				if h.Rank <= k {
+					shown[ki]++
+					if h.Judged {
+						judged[ki]++
 					}
 				}
 			}
-			for _, h := range r.Hits {
-				if h.Rank <= maxK && !h.Judged {
-					ss.Unjudged++
-				}
+		}
+		for _, h := range r.Hits {
+			if h.Rank <= maxK && !h.Judged {
+				ss.Unjudged++
 			}
 		}
-		for _, p := range c.present {
-			if p {
-				ss.Cases++
-			}
-		}
-		if missing := len(s.tasks) - ss.Cases; missing > 0 {
-			ss.Failed += missing
-		}
-		if ss.Cases == 0 {
-			ss.Status = StatusFailed
-		} else if ss.Failed > 0 && ss.Status == StatusOK {
-			ss.Status = StatusPartial
-		}
-		s.cols[name] = c
-		repos, intents := s.keys(func(t Task) string { return t.Repo }), s.keys(func(t Task) string { return t.Intent })
-		for _, m := range s.Measures {
-			v := c.vals[m]
-			ci := metrics.Bootstrap(v, cfg.Resamples, cfg.Seed)
-			ss.Micro[m] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
-			lo, hi := stratifiedBootstrap(v, repos, cfg.Resamples, cfg.Seed)
-			ss.MacroRepo[m] = resultfmt.Stat{Mean: resultfmt.Fixed(metrics.Macro(v, repos)), Low: resultfmt.Fixed(lo), High: resultfmt.Fixed(hi)}
-			ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
-		}
-		for ki, k := range cfg.Ks {
-			frac := 0.0
-			if shown[ki] > 0 {
-				frac = float64(judged[ki]) / float64(shown[ki])
-			}
-			ss.Judged["judged@"+strconv.Itoa(k)] = resultfmt.Fixed(frac)
-		}
-		sort.Float64s(lat)
-		ss.LatencyP50MS, ss.LatencyP95MS = resultfmt.Fixed(percentile(lat, 50)), resultfmt.Fixed(percentile(lat, 95))
-		s.Systems = append(s.Systems, ss)
-		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
-		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
 	}
-	primary := cfg.Rules.Primary
+	for _, p := range c.present {
+		if p {
+			ss.Cases++
+		}
+	}
+	if missing := len(s.tasks) - ss.Cases; missing > 0 {
+		ss.Failed += missing
+	}
+	if ss.Cases == 0 {
+		ss.Status = StatusFailed
+	} else if ss.Failed > 0 && ss.Status == StatusOK {
+		ss.Status = StatusPartial
+	}
+	for ki, k := range ks {
+		frac := 0.0
+		if shown[ki] > 0 {
+			frac = float64(judged[ki]) / float64(shown[ki])
+		}
+		ss.Judged["judged@"+strconv.Itoa(k)] = resultfmt.Fixed(frac)
+	}
+	sort.Float64s(lat)
+	ss.LatencyP50MS, ss.LatencyP95MS = resultfmt.Fixed(percentile(lat, 50)), resultfmt.Fixed(percentile(lat, 95))
+	return c
+}
+
+// aggregate fills in ss the micro means with bootstrap CIs, the macro
+// means over repos (stratified bootstrap CI) and over intents.
+func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []string) {
+	n, seed := s.cfg.Resamples, s.cfg.Seed
+	for _, m := range s.Measures {
+		v := c.vals[m]
+		ci := metrics.Bootstrap(v, n, seed)
+		ss.Micro[m] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
+		lo, hi := stratifiedBootstrap(v, repos, n, seed)
+		ss.MacroRepo[m] = resultfmt.Stat{Mean: resultfmt.Fixed(metrics.Macro(v, repos)), Low: resultfmt.Fixed(lo), High: resultfmt.Fixed(hi)}
+		ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
+	}
+}
+
+// rank orders the systems: failed ones last, then by the primary measure's
+// micro mean, best first, then by name.
+func (s *Summary) rank() {
+	primary := s.cfg.Rules.Primary
 	sort.SliceStable(s.Systems, func(i, j int) bool {
 		a, b := s.Systems[i], s.Systems[j]
 		if (a.Status == StatusFailed) != (b.Status == StatusFailed) {
@@ -337,16 +390,6 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		}
 		return a.Name < b.Name
 	})
-	s.decide()
-	s.regressions()
-	sort.SliceStable(s.Failures, func(i, j int) bool {
-		a, b := s.Failures[i], s.Failures[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.String() < b.String()
-	})
-	return s, nil
 }
 
 func (s *Summary) keys(f func(Task) string) []string {
