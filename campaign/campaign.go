@@ -108,7 +108,9 @@ func (c Config) logf(format string, args ...any) {
 
 // Run runs the campaign and writes its output directory. The error is for
 // problems that leave nothing to report (bad config, unreadable case file,
-// no repository at all); everything else becomes a report.Failure.
+// no repository at all); everything else becomes a report.Failure. The
+// stages: load the cases, describe the campaign (metadata), prepare each
+// repository, run each system, write the outputs.
 func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -118,21 +120,38 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &run.Meta
+	copt := chunk.DefaultOptions()
+	if err := describe(&run.Meta, cfg, ds, copt); err != nil {
+		return nil, err
+	}
+	repos, err := prepare(ds, copt, run, repoInfo)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := runSystems(ctx, cfg, repos, run)
+	if err != nil {
+		return nil, err
+	}
+	return write(cfg, outDir, ds, run, recs)
+}
+
+// describe fills in m what the campaign rests on: dataset, cutoffs, pool
+// depth, how RSS is measured, ONNX Runtime, chunking, input files with
+// their SHA-256, the dataset's notes.
+func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Options) error {
 	m.Dataset, m.Split, m.Ks, m.PoolDepth = ds.Name, ds.Split, cfg.Report.Ks, cfg.PoolDepth
 	m.RSSMethod = RSSMethod
 	m.Judgments = "gold labels of the case file only (grade the pool, then run score)"
 	if ort, err := models.ORT(); err == nil {
 		m.ORTVersion = ort.Version
 	}
-	copt := chunk.DefaultOptions()
 	if b, err := json.Marshal(copt); err == nil {
 		m.Chunking = "chunk.DefaultOptions " + string(b)
 	}
 	for _, f := range []struct{ role, path string }{{"cases", cfg.Cases}, {"repository manifest", cfg.Repos}} {
 		sum, err := report.SumFile(f.role, f.path)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.Files = append(m.Files, sum)
 	}
@@ -142,8 +161,23 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		m.Files = append(m.Files, report.FileSum{Role: "model manifest (canonical JSON)", Path: models.ManifestName, SHA256: hex.EncodeToString(sum[:])})
 	}
 	m.Notes = append(m.Notes, ds.Notes...)
+	return nil
+}
 
-	// Tasks and the per-repo prepared datasets.
+// repos are the prepared repositories of a campaign: names in order, each
+// one's chunked dataset and the kind of each of its docs.
+type repos struct {
+	names    []string
+	prepared map[string]*harness.Prepared
+	kinds    map[string]map[string]string
+}
+
+// prepare records the tasks in run, chunks each repository once (a
+// failure is an index_failed failure of the repository), records the
+// repositories in run.Meta and where each symbol and section gold lies,
+// so that score can judge the location hits of external systems without
+// the repositories.
+func prepare(ds *datasets.Dataset, copt chunk.Options, run *report.Campaign, repoInfo map[string]report.RepoInfo) (*repos, error) {
 	for _, t := range ds.Tasks {
 		rt := report.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
 		for _, g := range t.Gold {
@@ -151,10 +185,8 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		}
 		run.Tasks = append(run.Tasks, rt)
 	}
-	repos := slices.Sorted(maps.Keys(ds.Corpora))
-	prepared := map[string]*harness.Prepared{}
-	kinds := map[string]map[string]string{}
-	for _, r := range repos {
+	rs := &repos{names: slices.Sorted(maps.Keys(ds.Corpora)), prepared: map[string]*harness.Prepared{}, kinds: map[string]map[string]string{}}
+	for _, r := range rs.names {
 		sub, err := datasets.Restrict(ds, []string{r}, ds.Split)
 		if err != nil {
 			return nil, err
@@ -165,22 +197,20 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 			run.Failures = append(run.Failures, report.Failure{Kind: report.FailIndex, Repo: r, Message: "chunking: " + err.Error()})
 			continue
 		}
-		prepared[r] = p
-		kinds[r] = map[string]string{}
+		rs.prepared[r] = p
+		rs.kinds[r] = map[string]string{}
 		for _, d := range p.Corpora[r].Docs {
-			kinds[r][d.ID] = d.Kind
+			rs.kinds[r][d.ID] = d.Kind
 		}
 		info := repoInfo[r]
 		info.Chunks = len(p.Corpora[r].Docs)
 		repoInfo[r] = info
 	}
 	for _, r := range slices.Sorted(maps.Keys(repoInfo)) {
-		m.Repos = append(m.Repos, repoInfo[r])
+		run.Meta.Repos = append(run.Meta.Repos, repoInfo[r])
 	}
-	// Where each symbol and section gold lies, so that score can judge the
-	// location hits of external systems without the repositories.
 	for i, t := range ds.Tasks {
-		p := prepared[t.CorpusID]
+		p := rs.prepared[t.CorpusID]
 		if p == nil {
 			continue
 		}
@@ -190,24 +220,29 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 			}
 		}
 	}
+	return rs, nil
+}
 
+// runSystems runs every system of cfg over the repositories, records each
+// one's costs in run.Systems and returns the records by system in run
+// order, then in case order, so that files diff well.
+func runSystems(ctx context.Context, cfg Config, rs *repos, run *report.Campaign) ([]resultfmt.Record, error) {
 	var recs []resultfmt.Record
 	for _, spec := range cfg.Specs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		sr, rs := runSystem(ctx, cfg, spec, repos, prepared, kinds, run)
-		run.Systems = append(run.Systems, sr)
-		recs = append(recs, rs...)
+		sc, sr := runSystem(ctx, cfg, spec, rs.names, rs.prepared, rs.kinds, run)
+		run.Systems = append(run.Systems, sc)
+		recs = append(recs, sr...)
 	}
-	// Records by system in run order, then in case order, so files diff well.
 	order := map[string]int{}
 	for i, t := range run.Tasks {
 		order[t.ID] = i
 	}
 	sysOrder := map[string]int{}
-	for i, sr := range run.Systems {
-		sysOrder[sr.Name] = i
+	for i, sc := range run.Systems {
+		sysOrder[sc.Name] = i
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		a, b := recs[i], recs[j]
@@ -216,18 +251,24 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		}
 		return order[a.Task] < order[b.Task]
 	})
+	return recs, nil
+}
 
+// write writes the output directory (see the package doc): each system's
+// records, run.json, the pool and grading sheet, the reports on the gold
+// alone and the plots (a plotting error is only logged).
+func write(cfg Config, outDir string, ds *datasets.Dataset, run *report.Campaign, recs []resultfmt.Record) (*Result, error) {
 	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
 		return nil, err
 	}
-	for _, sr := range run.Systems {
+	for _, sc := range run.Systems {
 		var mine []resultfmt.Record
 		for _, r := range recs {
-			if r.Model() == sr.Name {
+			if r.Model() == sc.Name {
 				mine = append(mine, r)
 			}
 		}
-		sys, conf, _ := strings.Cut(sr.Name, "/")
+		sys, conf, _ := strings.Cut(sc.Name, "/")
 		if err := resultfmt.WriteRecords(filepath.Join(outDir, "results", resultfmt.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
 			return nil, err
 		}
