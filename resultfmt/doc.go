@@ -6,7 +6,7 @@
 // (Fixed, Stat) of golden files and reports.
 //
 // It is a leaf, as x/perf's benchfmt is: it imports only the standard
-// library and internal/atomicfile, so reading or writing results never
+// library and internal/{atomicfile,datafile}, so reading or writing results never
 // links statistics, decisions or plotting. Package report computes
 // summaries and decisions above it; package harness converts its results
 // to records (Result.Records, Result.Cell).

@@ -1,16 +1,15 @@
 package resultfmt
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Record is the result of one task for one system: the canonical line of
@@ -108,31 +107,19 @@ func ReadRecords(dir string) ([]Record, error) {
 }
 
 func readRecordFile(file string) ([]Record, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	var recs []Record
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var r Record
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", file, line, err)
+			return fmt.Errorf("%s:%d: %w", file, line, err)
 		}
 		if r.System == "" || r.Task == "" {
-			return nil, fmt.Errorf("%s:%d: record needs system and task", file, line)
+			return fmt.Errorf("%s:%d: record needs system and task", file, line)
 		}
 		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return recs, nil
+		return nil
+	})
+	return recs, err
 }
