@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -96,18 +96,13 @@ func GoldenPath(root, dataset, split, system, config string) string {
 
 // ReadGolden reads a golden file.
 func ReadGolden(path string) (*Golden, error) {
-	b, err := os.ReadFile(path)
+	var g Golden
+	err := datafile.ReadJSON(path, &g)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoGolden)
 	}
 	if err != nil {
 		return nil, err
-	}
-	var g Golden
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &g, nil
 }

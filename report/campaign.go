@@ -1,15 +1,13 @@
 package report
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/judge"
 )
 
@@ -165,15 +163,9 @@ func WriteCampaign(file string, run *Campaign) error {
 
 // ReadCampaign reads a run.json.
 func ReadCampaign(file string) (*Campaign, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
 	var run Campaign
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&run); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	if err := datafile.ReadJSON(file, &run); err != nil {
+		return nil, err
 	}
 	return &run, nil
 }

@@ -1,15 +1,13 @@
 package resultfmt
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Cell is what one (dataset, split, system, config) run costs and rests
@@ -56,15 +54,9 @@ func ReadCells(dir string) ([]Cell, error) {
 	}
 	var cells []Cell
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
 		var c Cell
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+		if err := datafile.ReadJSON(f, &c); err != nil {
+			return nil, err
 		}
 		if c.Dataset == "" || c.System == "" || c.Config == "" {
 			return nil, fmt.Errorf("%s: cell needs dataset, system and config", f)
