@@ -23,7 +23,7 @@ const (
 	FailCommitDrift       = "commit_drift"
 )
 
-// Run is what a campaign leaves in its output directory as run.json,
+// Campaign is what a campaign leaves in its output directory as run.json,
 // next to the records of each system under results/: everything score
 // needs to recompute the reports without the repositories or the models.
 type Campaign struct {

@@ -145,7 +145,7 @@ type columns struct {
 
 // Input is what Summarize reads.
 type Input struct {
-	// Run carries metadata, tasks with gold, system costs and failures;
+	// Campaign carries metadata, tasks with gold, system costs and failures;
 	// nil for records of `go test ./bench` (tasks come from the records).
 	Campaign *Campaign
 	Records  []resultfmt.Record
