@@ -48,4 +48,3 @@ func TestDataDirDefault(t *testing.T) {
 		t.Errorf("DataDir with %s set = %q, %v; want %q, true (the variable wins)", EnvData, got, ok, other)
 	}
 }
-
