@@ -4,7 +4,8 @@
 #   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked)
 #   make test        the whole test suite, golden quality gate included (JUnit XML in out/), the examples/
 #                    module's tests, and the race detector over the harness and every system
-#   make lint        go vet + gofmt check + staticcheck (a tool dependency in go.mod)
+#   make lint        go vet + gofmt check + staticcheck (a tool dependency in go.mod) + go.mod/go.sum
+#                    tidy in both modules (go mod tidy -diff prints what tidy would change, and fails)
 #   make bench       latency + quality benchmarks → results/bench-<commit>.txt
 #   make compare OLD=a.txt NEW=b.txt   benchstat table
 #   make gate    OLD=a.txt NEW=b.txt   exit 1 on a significant regression
@@ -75,6 +76,8 @@ lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
 	$(GO) tool staticcheck ./...
+	$(GO) mod tidy -diff
+	cd examples && $(GO) mod tidy -diff
 
 # Building an embedding index (dense, hybrid, graph) takes minutes per model,
 # so those op=index benchmarks run INDEX_COUNT times (1: reported by the gate

@@ -20,7 +20,7 @@ var flags = benchtest.NewFlags(flag.CommandLine)
 
 const goldenDir = "../golden"
 
-// suite is this repository's benchmark: every built-in system, gated by the
+// suite is this repository's benchmark: every built-in system, checked against the
 // golden files under golden/.
 func suite() benchtest.Suite {
 	return benchtest.Suite{Systems: specs(), Golden: goldenDir, Flags: flags, Package: "./bench"}

@@ -40,7 +40,7 @@ func runOwnBenchmarks(t *testing.T, env ...string) []byte {
 // TestBenchmarkFile checks the file a benchmark run writes: the unit
 // metadata reaches it and benchfmt reads it back, every result parses with
 // key=value name parts, the quality numbers equal the golden file that
-// TestRepoQA gates, and the gate finds no regression comparing the file
+// TestRepoQA checks against, and the gate finds no regression comparing the file
 // with itself.
 func TestBenchmarkFile(t *testing.T) {
 	out := runOwnBenchmarks(t)

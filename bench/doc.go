@@ -1,7 +1,7 @@
 // Package bench holds the go test entry points of retrievalbench: one Test
 // function per benchmark family (TestRepoQA, TestSWEQA, TestCodeRAG,
 // TestCoSQA, TestTREC, TestBEIR, TestCases) whose subtests are
-// system/config/dataset cells gated by golden files, and the matching
+// system/config/dataset cells checked against golden files, and the matching
 // Benchmark functions for latency.
 //
 //	go test ./bench -run 'RepoQA/bm25'             # every BM25 cell of RepoQA

@@ -14,7 +14,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/metrics"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -178,7 +178,7 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	if err != nil {
 		t.Fatalf("%v\ncreate it with: %s -update", err, again)
 	}
-	v := harness.Compare(g, res, spec.Tolerance)
+	v := harness.CheckGolden(g, res, spec.Tolerance)
 	for _, msg := range v.Failures {
 		t.Error(msg)
 	}
@@ -310,12 +310,12 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 			kinds[d.ID] = d.Kind
 		}
 	}
-	file := filepath.Join(dir, report.RecordsFileName(res.Dataset, res.Split, res.System, res.Config))
-	if err := report.WriteRecords(file, report.FromHarness(res, kinds, true)); err != nil {
+	file := filepath.Join(dir, resultfmt.RecordsFileName(res.Dataset, res.Split, res.System, res.Config))
+	if err := resultfmt.WriteRecords(file, res.Records(kinds, true)); err != nil {
 		return err
 	}
-	cell := filepath.Join(dir, report.CellFileName(res.Dataset, res.Split, res.System, res.Config))
-	return report.WriteCell(cell, report.CellFromHarness(res, peakMB, os.Getenv("RETRIEVALBENCH_COMMIT")))
+	cell := filepath.Join(dir, resultfmt.CellFileName(res.Dataset, res.Split, res.System, res.Config))
+	return resultfmt.WriteCell(cell, res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT")))
 }
 
 // read records the golden files the cells of this binary read, for Orphans.

@@ -1,5 +1,5 @@
 // Package cache inventories and evicts the on-disk cache of retrievalbench
-// (internal/testenv.CacheDir, default ~/.cache/retrievalbench).
+// (Dir, default ~/.cache/retrievalbench).
 //
 // The cache is a set of entries, each a directory (or file) a system or a
 // fetcher created and reuses whole:

@@ -13,7 +13,7 @@
 // Output directory layout:
 //
 //	run.json                 metadata, tasks with gold, system costs, failures
-//	results/*.jsonl          one report.Record per (system, case), gold-judged
+//	results/*.jsonl          one resultfmt.Record per (system, case), gold-judged
 //	pooled-results.jsonl     the pool of every system's top PoolDepth hits
 //	grading-sheet.csv        the same pool for a person to grade
 //	quality-summary.md …     reports on the gold alone (score regrades them)
@@ -45,6 +45,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
 	"github.com/retrievalbench/retrievalbench/systems/static"
@@ -93,10 +94,10 @@ func (c Config) Validate() error {
 
 // Result is what a campaign produced.
 type Result struct {
-	Run     *report.Run
-	Records []report.Record
-	Summary *report.Summary
-	Pool    []report.PoolEntry
+	Campaign *report.Campaign
+	Records  []resultfmt.Record
+	Summary  *report.Summary
+	Pool     []report.PoolEntry
 }
 
 func (c Config) logf(format string, args ...any) {
@@ -107,31 +108,50 @@ func (c Config) logf(format string, args ...any) {
 
 // Run runs the campaign and writes its output directory. The error is for
 // problems that leave nothing to report (bad config, unreadable case file,
-// no repository at all); everything else becomes a report.Failure.
+// no repository at all); everything else becomes a report.Failure. The
+// stages: load the cases, describe the campaign (metadata), prepare each
+// repository, run each system, write the outputs.
 func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	run := &report.Run{Meta: cfg.Meta}
+	run := &report.Campaign{Meta: cfg.Meta}
 	ds, repoInfo, err := loadCases(cfg, run)
 	if err != nil {
 		return nil, err
 	}
-	m := &run.Meta
+	copt := chunk.DefaultOptions()
+	if err := describe(&run.Meta, cfg, ds, copt); err != nil {
+		return nil, err
+	}
+	repos, err := prepare(ds, copt, run, repoInfo)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := runSystems(ctx, cfg, repos, run)
+	if err != nil {
+		return nil, err
+	}
+	return write(cfg, outDir, ds, run, recs)
+}
+
+// describe fills in m what the campaign rests on: dataset, cutoffs, pool
+// depth, how RSS is measured, ONNX Runtime, chunking, input files with
+// their SHA-256, the dataset's notes.
+func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Options) error {
 	m.Dataset, m.Split, m.Ks, m.PoolDepth = ds.Name, ds.Split, cfg.Report.Ks, cfg.PoolDepth
 	m.RSSMethod = RSSMethod
 	m.Judgments = "gold labels of the case file only (grade the pool, then run score)"
 	if ort, err := models.ORT(); err == nil {
 		m.ORTVersion = ort.Version
 	}
-	copt := chunk.DefaultOptions()
 	if b, err := json.Marshal(copt); err == nil {
 		m.Chunking = "chunk.DefaultOptions " + string(b)
 	}
 	for _, f := range []struct{ role, path string }{{"cases", cfg.Cases}, {"repository manifest", cfg.Repos}} {
 		sum, err := report.SumFile(f.role, f.path)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.Files = append(m.Files, sum)
 	}
@@ -141,8 +161,23 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		m.Files = append(m.Files, report.FileSum{Role: "model manifest (canonical JSON)", Path: models.ManifestName, SHA256: hex.EncodeToString(sum[:])})
 	}
 	m.Notes = append(m.Notes, ds.Notes...)
+	return nil
+}
 
-	// Tasks and the per-repo prepared datasets.
+// repos are the prepared repositories of a campaign: names in order, each
+// one's chunked dataset and the kind of each of its docs.
+type repos struct {
+	names    []string
+	prepared map[string]*harness.Prepared
+	kinds    map[string]map[string]string
+}
+
+// prepare records the tasks in run, chunks each repository once (a
+// failure is an index_failed failure of the repository), records the
+// repositories in run.Meta and where each symbol and section gold lies,
+// so that score can judge the location hits of external systems without
+// the repositories.
+func prepare(ds *datasets.Dataset, copt chunk.Options, run *report.Campaign, repoInfo map[string]report.RepoInfo) (*repos, error) {
 	for _, t := range ds.Tasks {
 		rt := report.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
 		for _, g := range t.Gold {
@@ -150,10 +185,8 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		}
 		run.Tasks = append(run.Tasks, rt)
 	}
-	repos := slices.Sorted(maps.Keys(ds.Corpora))
-	prepared := map[string]*harness.Prepared{}
-	kinds := map[string]map[string]string{}
-	for _, r := range repos {
+	rs := &repos{names: slices.Sorted(maps.Keys(ds.Corpora)), prepared: map[string]*harness.Prepared{}, kinds: map[string]map[string]string{}}
+	for _, r := range rs.names {
 		sub, err := datasets.Restrict(ds, []string{r}, ds.Split)
 		if err != nil {
 			return nil, err
@@ -164,22 +197,20 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 			run.Failures = append(run.Failures, report.Failure{Kind: report.FailIndex, Repo: r, Message: "chunking: " + err.Error()})
 			continue
 		}
-		prepared[r] = p
-		kinds[r] = map[string]string{}
+		rs.prepared[r] = p
+		rs.kinds[r] = map[string]string{}
 		for _, d := range p.Corpora[r].Docs {
-			kinds[r][d.ID] = d.Kind
+			rs.kinds[r][d.ID] = d.Kind
 		}
 		info := repoInfo[r]
 		info.Chunks = len(p.Corpora[r].Docs)
 		repoInfo[r] = info
 	}
 	for _, r := range slices.Sorted(maps.Keys(repoInfo)) {
-		m.Repos = append(m.Repos, repoInfo[r])
+		run.Meta.Repos = append(run.Meta.Repos, repoInfo[r])
 	}
-	// Where each symbol and section gold lies, so that score can judge the
-	// location hits of external systems without the repositories.
 	for i, t := range ds.Tasks {
-		p := prepared[t.CorpusID]
+		p := rs.prepared[t.CorpusID]
 		if p == nil {
 			continue
 		}
@@ -189,24 +220,29 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 			}
 		}
 	}
+	return rs, nil
+}
 
-	var recs []report.Record
+// runSystems runs every system of cfg over the repositories, records each
+// one's costs in run.Systems and returns the records by system in run
+// order, then in case order, so that files diff well.
+func runSystems(ctx context.Context, cfg Config, rs *repos, run *report.Campaign) ([]resultfmt.Record, error) {
+	var recs []resultfmt.Record
 	for _, spec := range cfg.Specs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		sr, rs := runSystem(ctx, cfg, spec, repos, prepared, kinds, run)
-		run.Systems = append(run.Systems, sr)
-		recs = append(recs, rs...)
+		sc, sr := runSystem(ctx, cfg, spec, rs.names, rs.prepared, rs.kinds, run)
+		run.Systems = append(run.Systems, sc)
+		recs = append(recs, sr...)
 	}
-	// Records by system in run order, then in case order, so files diff well.
 	order := map[string]int{}
 	for i, t := range run.Tasks {
 		order[t.ID] = i
 	}
 	sysOrder := map[string]int{}
-	for i, sr := range run.Systems {
-		sysOrder[sr.Name] = i
+	for i, sc := range run.Systems {
+		sysOrder[sc.Name] = i
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		a, b := recs[i], recs[j]
@@ -215,23 +251,29 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 		}
 		return order[a.Task] < order[b.Task]
 	})
+	return recs, nil
+}
 
+// write writes the output directory (see the package doc): each system's
+// records, run.json, the pool and grading sheet, the reports on the gold
+// alone and the plots (a plotting error is only logged).
+func write(cfg Config, outDir string, ds *datasets.Dataset, run *report.Campaign, recs []resultfmt.Record) (*Result, error) {
 	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
 		return nil, err
 	}
-	for _, sr := range run.Systems {
-		var mine []report.Record
+	for _, sc := range run.Systems {
+		var mine []resultfmt.Record
 		for _, r := range recs {
-			if r.Model() == sr.Name {
+			if r.Model() == sc.Name {
 				mine = append(mine, r)
 			}
 		}
-		sys, conf, _ := strings.Cut(sr.Name, "/")
-		if err := report.WriteRecords(filepath.Join(outDir, "results", report.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
+		sys, conf, _ := strings.Cut(sc.Name, "/")
+		if err := resultfmt.WriteRecords(filepath.Join(outDir, "results", resultfmt.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
 			return nil, err
 		}
 	}
-	if err := report.WriteRun(filepath.Join(outDir, "run.json"), run); err != nil {
+	if err := report.WriteCampaign(filepath.Join(outDir, "run.json"), run); err != nil {
 		return nil, err
 	}
 	s, err := report.Score(run, recs, nil, cfg.Report)
@@ -248,13 +290,13 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 	if err := plots.Write(filepath.Join(outDir, "plots"), s); err != nil {
 		cfg.logf("plots: %v", err)
 	}
-	return &Result{Run: run, Records: recs, Summary: s, Pool: pool}, nil
+	return &Result{Campaign: run, Records: recs, Summary: s, Pool: pool}, nil
 }
 
 // loadCases loads the case file over the repositories that load; a
 // repository that does not is a repo_missing failure and its cases are
 // left out.
-func loadCases(cfg Config, run *report.Run) (*datasets.Dataset, map[string]report.RepoInfo, error) {
+func loadCases(cfg Config, run *report.Campaign) (*datasets.Dataset, map[string]report.RepoInfo, error) {
 	man, err := cases.ReadManifest(cfg.Repos)
 	if err != nil {
 		return nil, nil, err
@@ -358,9 +400,9 @@ func source(s cases.RepoSpec) string {
 
 // runSystem runs one spec over every prepared repository.
 func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []string, prepared map[string]*harness.Prepared,
-	kinds map[string]map[string]string, run *report.Run) (report.SystemRun, []report.Record) {
+	kinds map[string]map[string]string, run *report.Campaign) (report.SystemCost, []resultfmt.Record) {
 	name := spec.Name()
-	sr := report.SystemRun{Name: name, Status: report.StatusOK}
+	sr := report.SystemCost{Name: name, Status: report.StatusOK}
 	fail := func(kind, repo, task, msg string) {
 		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
 	}
@@ -401,7 +443,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		rc.Measures = append(rc.Measures, m.String())
 	}
 	resetOK := resetPeak()
-	var recs []report.Record
+	var recs []resultfmt.Record
 	ran := 0
 	for _, repo := range repos {
 		p := prepared[repo]
@@ -421,7 +463,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		ran++
 		sr.IndexSeconds += res.IndexTime.Seconds()
 		sr.IndexedDocs += res.IndexedDocs
-		for _, r := range report.FromHarness(res, kinds[repo], false) {
+		for _, r := range res.Records(kinds[repo], false) {
 			switch {
 			case r.Error != "":
 				fail(report.FailQuery, repo, r.Task, r.Error)
@@ -456,7 +498,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 	return sr, recs
 }
 
-func hasFailure(run *report.Run, name string) bool {
+func hasFailure(run *report.Campaign, name string) bool {
 	for _, f := range run.Failures {
 		if f.System == name && f.Kind != report.FailDimensionMismatch {
 			return true

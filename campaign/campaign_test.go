@@ -67,7 +67,7 @@ func TestFailingModelReported(t *testing.T) {
 	cfg.CacheDir = t.TempDir()
 	cfg.PoolDepth = 3
 	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
-	cfg.Report.Gates.MinCases = 2
+	cfg.Report.Rules.MinCases = 2
 	cfg.Specs = []systems.Spec{
 		bm25Spec(t),
 		{System: "dense", Config: "broken", Hash: "test-broken", New: func(systems.Options) (systems.System, error) {
@@ -86,7 +86,7 @@ func TestFailingModelReported(t *testing.T) {
 	require.NoError(t, err)
 
 	status := map[string]string{}
-	for _, s := range res.Run.Systems {
+	for _, s := range res.Campaign.Systems {
 		status[s.Name] = s.Status
 	}
 	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok", "dense/minilm-l6-q": "ok"}
@@ -94,7 +94,7 @@ func TestFailingModelReported(t *testing.T) {
 		t.Errorf("system status (-want +got):\n%s", diff)
 	}
 	kinds := map[string]int{}
-	for _, f := range res.Run.Failures {
+	for _, f := range res.Campaign.Failures {
 		kinds[f.System+" "+f.Kind]++
 	}
 	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10, "dense/minilm-l6-q dimension_mismatch": 1} {
@@ -139,7 +139,7 @@ func TestRepoMissing(t *testing.T) {
 	res, err := Run(t.Context(), cfg, t.TempDir())
 	require.NoError(t, err)
 	var missing []string
-	for _, f := range res.Run.Failures {
+	for _, f := range res.Campaign.Failures {
 		if f.Kind == report.FailRepoMissing {
 			missing = append(missing, f.Repo)
 		}
@@ -224,7 +224,7 @@ func TestDatapackCommitDrift(t *testing.T) {
 	res, err := Run(t.Context(), cfg, t.TempDir())
 	require.NoError(t, err)
 	var drift []string
-	for _, f := range res.Run.Failures {
+	for _, f := range res.Campaign.Failures {
 		if f.Kind == report.FailCommitDrift {
 			drift = append(drift, f.Repo+": "+f.Message)
 		}
@@ -232,8 +232,8 @@ func TestDatapackCommitDrift(t *testing.T) {
 	if diff := cmp.Diff([]string{`kv: commit drift: kv corpus is at 1234567, manifest pins "89abcdef"`}, drift); diff != "" {
 		t.Errorf("commit drift (-want +got):\n%s", diff)
 	}
-	require.Len(t, res.Run.Meta.Repos, 1)
-	if r := res.Run.Meta.Repos[0]; r.Commit != "1234567" || r.Source != "datapack swe-qa/corpora/kv.jsonl.gz" {
+	require.Len(t, res.Campaign.Meta.Repos, 1)
+	if r := res.Campaign.Meta.Repos[0]; r.Commit != "1234567" || r.Source != "datapack swe-qa/corpora/kv.jsonl.gz" {
 		t.Errorf("repo info = %+v", r)
 	}
 	if got := res.Summary.Systems[0].Micro["hit@1"].Mean; got != 1 {

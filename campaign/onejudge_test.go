@@ -11,7 +11,9 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 )
@@ -54,11 +56,11 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	cfg.Specs = append(cfg.Specs[:0], spec)
 	res, err := Run(t.Context(), cfg, t.TempDir())
 	require.NoError(t, err)
-	for _, f := range res.Run.Failures {
+	for _, f := range res.Campaign.Failures {
 		t.Errorf("campaign failure: %+v", f)
 	}
 	ms := cfg.Report.Measures()
-	require.NoError(t, report.Rescore(res.Records, mustJudge(t, res.Run, res.Records), ms))
+	require.NoError(t, report.Rescore(res.Records, mustJudge(t, res.Campaign, res.Records), ms))
 
 	ccfg := cases.DefaultConfig()
 	ds, err := cases.Load(cfg.Cases, cfg.Repos, ccfg)
@@ -74,7 +76,7 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	cell, err := harness.Run(t.Context(), p, spec, rc)
 	require.NoError(t, err)
 
-	byTask := map[string]report.Record{}
+	byTask := map[string]resultfmt.Record{}
 	for _, r := range res.Records {
 		byTask[r.Task] = r
 	}
@@ -103,7 +105,7 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	t.Logf("%d task × measure values equal on both paths (%d of %d tasks found a relevant unit)", compared, relevant, len(cell.Tasks))
 }
 
-func mustJudge(t *testing.T, run *report.Run, recs []report.Record) report.Qrels {
+func mustJudge(t *testing.T, run *report.Campaign, recs []resultfmt.Record) metrics.Qrels {
 	t.Helper()
 	q, err := report.Judge(run, recs, nil)
 	require.NoError(t, err)

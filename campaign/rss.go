@@ -9,7 +9,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 )
 
-// RSSMethod says how SystemRun.PeakRSSMB is measured; reports quote it.
+// RSSMethod says how SystemCost.PeakRSSMB is measured; reports quote it.
 const RSSMethod = "VmHWM of the campaign process (/proc/self/status), reset before each system by writing 5 to /proc/self/clear_refs after a GC that returns freed memory to the OS; it includes the process baseline (Go runtime, loaded corpora) and ONNX Runtime's native allocations"
 
 // resetPeak lowers the process's RSS high-water mark to its current RSS.

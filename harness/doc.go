@@ -16,7 +16,7 @@
 //  4. Measure: the judged ranked list goes to the metrics package (trec_eval
 //     semantics) per task; aggregates are micro means with bootstrap CIs,
 //     macro means and per-group tables over repo / intent / library / qa_type.
-//  5. Gate: the result is compared with its golden file (golden/…); equal or
+//  5. Check: the result is checked against its golden file (CheckGolden); equal or
 //     better passes, a drop below golden − tolerance fails with the tasks that
 //     flipped, a changed corpus or config hash is a stale baseline.
 package harness

@@ -1,11 +1,9 @@
 package harness
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,50 +12,35 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Golden is the committed baseline of one cell. Its JSON form has sorted
 // keys and four decimals so that a change reads well in a diff.
 type Golden struct {
-	Dataset         string             `json:"dataset"`
-	Split           string             `json:"split"`
-	System          string             `json:"system"`
-	Config          string             `json:"config"`
-	ConfigHash      string             `json:"config_hash"`
-	DataHash        string             `json:"data_hash"`
-	Tolerance       Fixed              `json:"tolerance"`
-	ToleranceReason string             `json:"tolerance_reason"`
-	Versions        map[string]string  `json:"versions"`
-	TasksRan        int                `json:"tasks_ran"`
-	Undefined       map[string]string  `json:"undefined,omitempty"`
-	Metrics         map[string]Summary `json:"metrics"`
-	Tasks           map[string]Outcome `json:"tasks"`
-}
-
-// Summary is a micro mean with its 95% bootstrap CI.
-type Summary struct {
-	Mean   Fixed `json:"mean"`
-	CILow  Fixed `json:"ci_low"`
-	CIHigh Fixed `json:"ci_high"`
+	Dataset         string                    `json:"dataset"`
+	Split           string                    `json:"split"`
+	System          string                    `json:"system"`
+	Config          string                    `json:"config"`
+	ConfigHash      string                    `json:"config_hash"`
+	DataHash        string                    `json:"data_hash"`
+	Tolerance       resultfmt.Fixed           `json:"tolerance"`
+	ToleranceReason string                    `json:"tolerance_reason"`
+	Versions        map[string]string         `json:"versions"`
+	TasksRan        int                       `json:"tasks_ran"`
+	Undefined       map[string]string         `json:"undefined,omitempty"`
+	Metrics         map[string]resultfmt.Stat `json:"metrics"`
+	Tasks           map[string]Outcome        `json:"tasks"`
 }
 
 // Outcome is one task's result in a golden file: the rank of its first
 // relevant hit (0 = none within depth) and its per-measure values.
 type Outcome struct {
-	FirstRelevant int              `json:"first_relevant"`
-	Values        map[string]Fixed `json:"values"`
+	FirstRelevant int                        `json:"first_relevant"`
+	Values        map[string]resultfmt.Fixed `json:"values"`
 }
-
-// Fixed is a float64 written with exactly four decimals.
-type Fixed float64
-
-// MarshalJSON writes f rounded to four decimals.
-func (f Fixed) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.FormatFloat(round4(float64(f)), 'f', 4, 64)), nil
-}
-
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // Bootstrap parameters of every golden CI.
 const (
@@ -70,10 +53,10 @@ func NewGolden(r *Result, tolerance float64, reason string) *Golden {
 	g := &Golden{
 		Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
 		ConfigHash: r.ConfigHash, DataHash: r.DataHash,
-		Tolerance: Fixed(tolerance), ToleranceReason: reason,
+		Tolerance: resultfmt.Fixed(tolerance), ToleranceReason: reason,
 		Versions: map[string]string{"go": runtime.Version()},
 		TasksRan: len(r.Tasks), Undefined: r.Undefined,
-		Metrics: make(map[string]Summary, len(r.Measures)),
+		Metrics: make(map[string]resultfmt.Stat, len(r.Measures)),
 		Tasks:   make(map[string]Outcome, len(r.Tasks)),
 	}
 	for k, v := range r.Versions {
@@ -82,12 +65,12 @@ func NewGolden(r *Result, tolerance float64, reason string) *Golden {
 	for _, m := range r.Measures {
 		col, _ := r.Column(m.String())
 		ci := metrics.Bootstrap(col, BootstrapResamples, BootstrapSeed)
-		g.Metrics[m.String()] = Summary{Mean: Fixed(ci.Mean), CILow: Fixed(ci.Low), CIHigh: Fixed(ci.High)}
+		g.Metrics[m.String()] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
 	}
 	for _, t := range r.Tasks {
-		o := Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]Fixed, len(r.Measures))}
+		o := Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]resultfmt.Fixed, len(r.Measures))}
 		for i, m := range r.Measures {
-			o.Values[m.String()] = Fixed(t.Values[i])
+			o.Values[m.String()] = resultfmt.Fixed(t.Values[i])
 		}
 		g.Tasks[t.ID] = o
 	}
@@ -113,18 +96,13 @@ func GoldenPath(root, dataset, split, system, config string) string {
 
 // ReadGolden reads a golden file.
 func ReadGolden(path string) (*Golden, error) {
-	b, err := os.ReadFile(path)
+	var g Golden
+	err := datafile.ReadJSON(path, &g)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNoGolden)
 	}
 	if err != nil {
 		return nil, err
-	}
-	var g Golden
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &g, nil
 }
@@ -139,8 +117,10 @@ func WriteGolden(path string, g *Golden) error {
 	return atomicfile.WriteFile(path, b)
 }
 
-// Verdict is the comparison of a run with its golden file.
-type Verdict struct {
+// Check is the outcome of checking a run against its golden file
+// (CheckGolden). The word "gate" is package gate's: a benchstat-style
+// comparison of two benchmark files.
+type Check struct {
 	Failures     []string // each one fails the cell
 	Improvements []string // reported with a hint to run -update
 	// Versions lists what the run was made with that differs from the
@@ -149,28 +129,28 @@ type Verdict struct {
 	Versions []string
 }
 
-// OK reports whether the run passes the gate.
-func (v *Verdict) OK() bool { return len(v.Failures) == 0 }
+// OK reports whether the run passes its golden file.
+func (v *Check) OK() bool { return len(v.Failures) == 0 }
 
-// Compare gates r against g with the tolerance of the system's config (from
-// code, never from the file: editing a golden file cannot loosen the gate).
+// CheckGolden checks r against g with the tolerance of the system's config (from
+// code, never from the file: editing a golden file cannot loosen the check).
 // A measure passes when its mean, at four decimals, is at least
 // golden − tolerance. A failing measure lists the tasks whose value for it
 // dropped. Every measure of the run must have a baseline and every baseline
 // measure must be measured. A different data or config hash is a stale
 // baseline and fails regardless of the numbers; so does a golden file made
 // with another tolerance, and any task the system failed on.
-func Compare(g *Golden, r *Result, tolerance float64) *Verdict {
-	v := &Verdict{}
+func CheckGolden(g *Golden, r *Result, tolerance float64) *Check {
+	v := &Check{}
 	if g.DataHash != r.DataHash {
 		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: data hash %s ≠ golden %s (corpus, chunking or tasks changed)", short(r.DataHash), short(g.DataHash)))
 	}
 	if g.ConfigHash != r.ConfigHash {
 		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: config hash %s ≠ golden %s (system config changed)", short(r.ConfigHash), short(g.ConfigHash)))
 	}
-	tol := round4(tolerance)
-	if round4(float64(g.Tolerance)) != tol {
-		v.Failures = append(v.Failures, fmt.Sprintf("golden tolerance %.4f ≠ the config's %.4f: the baseline was made or edited with another tolerance (the gate uses the config's)", round4(float64(g.Tolerance)), tol))
+	tol := resultfmt.Round4(tolerance)
+	if resultfmt.Round4(float64(g.Tolerance)) != tol {
+		v.Failures = append(v.Failures, fmt.Sprintf("golden tolerance %.4f ≠ the config's %.4f: the baseline was made or edited with another tolerance (the check uses the config's)", resultfmt.Round4(float64(g.Tolerance)), tol))
 	}
 	for _, t := range r.Failed() {
 		v.Failures = append(v.Failures, fmt.Sprintf("task %s failed: %s", t.ID, firstLine(t.Err)))
@@ -178,21 +158,21 @@ func Compare(g *Golden, r *Result, tolerance float64) *Verdict {
 	now := NewGolden(r, tolerance, g.ToleranceReason)
 	for _, m := range sortedKeys(now.Metrics) {
 		if _, ok := g.Metrics[m]; !ok {
-			v.Failures = append(v.Failures, fmt.Sprintf("%s: measured (%.4f) but not in golden: a new measure needs a baseline", m, round4(float64(now.Metrics[m].Mean))))
+			v.Failures = append(v.Failures, fmt.Sprintf("%s: measured (%.4f) but not in golden: a new measure needs a baseline", m, resultfmt.Round4(float64(now.Metrics[m].Mean))))
 		}
 	}
 	for _, m := range sortedKeys(g.Metrics) {
-		want := round4(float64(g.Metrics[m].Mean))
+		want := resultfmt.Round4(float64(g.Metrics[m].Mean))
 		got, ok := now.Metrics[m]
 		if !ok {
 			v.Failures = append(v.Failures, fmt.Sprintf("%s: in golden (%.4f) but not measured by this run", m, want))
 			continue
 		}
-		have := round4(float64(got.Mean))
+		have := resultfmt.Round4(float64(got.Mean))
 		switch {
-		case have < round4(want-tol):
+		case have < resultfmt.Round4(want-tol):
 			v.Failures = append(v.Failures, fmt.Sprintf("%s: %.4f → %.4f (tolerance %.4f; %s)", m, want, have, tol, flips(m, g, now)))
-		case have > round4(want+tol):
+		case have > resultfmt.Round4(want+tol):
 			v.Improvements = append(v.Improvements, fmt.Sprintf("%s: %.4f → %.4f (%s)", m, want, have, flips(m, g, now)))
 		}
 	}
@@ -246,7 +226,7 @@ func flips(m string, g, now *Golden) string {
 		if !ok {
 			continue
 		}
-		before, after := round4(float64(o.Values[m])), round4(float64(n.Values[m]))
+		before, after := resultfmt.Round4(float64(o.Values[m])), resultfmt.Round4(float64(n.Values[m]))
 		switch {
 		case after < before:
 			lost = append(lost, id+" "+rankChange(o.FirstRelevant, n.FirstRelevant))
@@ -285,7 +265,7 @@ func rankChange(before, after int) string {
 	return r(before) + " → " + r(after)
 }
 
-// list shows at most ten items; a gate message stays readable.
+// list shows at most ten items; a check message stays readable.
 func list(items []string) string {
 	const max = 10
 	if len(items) <= max {

@@ -15,6 +15,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -267,20 +268,20 @@ func runFixed(t *testing.T, answers map[string][]systems.Hit) (*Result, *Golden)
 	return res, NewGolden(res, 0, "deterministic")
 }
 
-func TestCompare(t *testing.T) {
+func TestCheckGolden(t *testing.T) {
 	base := map[string][]systems.Hit{"q1": hits("a"), "q2": hits("a", "b"), "q3": hits("c")}
 	_, golden := runFixed(t, base)
 
 	t.Run("equal passes", func(t *testing.T) {
 		res, _ := runFixed(t, base)
-		v := Compare(golden, res, 0)
+		v := CheckGolden(golden, res, 0)
 		if !v.OK() || len(v.Improvements) != 0 {
 			t.Errorf("verdict = %+v, want a clean pass", v)
 		}
 	})
 	t.Run("drop fails and names the flipped task", func(t *testing.T) {
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b", "c", "a"), "q2": hits("a", "b"), "q3": hits("c")})
-		v := Compare(golden, res, 0)
+		v := CheckGolden(golden, res, 0)
 		require.False(t, v.OK())
 		joined := strings.Join(v.Failures, "\n")
 		for _, want := range []string{"hit@1: 0.6667 → 0.3333", "−1 task: t1 rank 1 → rank 3", "mrr: 0.8333 → 0.6111"} {
@@ -291,14 +292,14 @@ func TestCompare(t *testing.T) {
 	})
 	t.Run("lost task says lost", func(t *testing.T) {
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b"), "q2": hits("a", "b"), "q3": hits("c")})
-		v := Compare(golden, res, 0)
+		v := CheckGolden(golden, res, 0)
 		if !strings.Contains(strings.Join(v.Failures, "\n"), "t1 lost rank 1") {
 			t.Errorf("failures = %q, want t1 lost rank 1", v.Failures)
 		}
 	})
 	t.Run("improvement passes and is reported", func(t *testing.T) {
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("a"), "q2": hits("b"), "q3": hits("c")})
-		v := Compare(golden, res, 0)
+		v := CheckGolden(golden, res, 0)
 		if !v.OK() || len(v.Improvements) != 2 {
 			t.Errorf("verdict = %+v, want pass with 2 improvements", v)
 		}
@@ -307,7 +308,7 @@ func TestCompare(t *testing.T) {
 		g := *golden
 		g.Tolerance = 0.4
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b", "a"), "q2": hits("a", "b"), "q3": hits("c")})
-		if v := Compare(&g, res, 0.4); !v.OK() {
+		if v := CheckGolden(&g, res, 0.4); !v.OK() {
 			t.Errorf("failures = %q, want pass within tolerance 0.4", v.Failures)
 		}
 	})
@@ -315,17 +316,17 @@ func TestCompare(t *testing.T) {
 		res, _ := runFixed(t, base)
 		g := *golden
 		g.DataHash, g.ConfigHash = "old-data", "old-config"
-		v := Compare(&g, res, 0)
+		v := CheckGolden(&g, res, 0)
 		joined := strings.Join(v.Failures, "\n")
 		if !strings.Contains(joined, "stale baseline: data hash") || !strings.Contains(joined, "stale baseline: config hash") {
 			t.Errorf("failures = %q, want both stale-baseline messages", v.Failures)
 		}
 	})
-	t.Run("a file's tolerance cannot loosen the gate", func(t *testing.T) {
+	t.Run("a file's tolerance cannot loosen the check", func(t *testing.T) {
 		g := *golden
 		g.Tolerance = 0.4 // edited by hand; the config says 0
 		res, _ := runFixed(t, map[string][]systems.Hit{"q1": hits("b", "a"), "q2": hits("a", "b"), "q3": hits("c")})
-		v := Compare(&g, res, 0)
+		v := CheckGolden(&g, res, 0)
 		joined := strings.Join(v.Failures, "\n")
 		if !strings.Contains(joined, "golden tolerance 0.4000 ≠ the config's 0.0000") || !strings.Contains(joined, "hit@1: 0.6667 → 0.3333") {
 			t.Errorf("failures = %q, want the tolerance mismatch and the drop judged at the config's tolerance", v.Failures)
@@ -334,8 +335,8 @@ func TestCompare(t *testing.T) {
 	t.Run("a measure without a baseline fails", func(t *testing.T) {
 		res, _ := runFixed(t, base)
 		g := *golden
-		g.Metrics = map[string]Summary{"hit@1": golden.Metrics["hit@1"]} // mrr added to the measures since
-		v := Compare(&g, res, 0)
+		g.Metrics = map[string]resultfmt.Stat{"hit@1": golden.Metrics["hit@1"]} // mrr added to the measures since
+		v := CheckGolden(&g, res, 0)
 		if !strings.Contains(strings.Join(v.Failures, "\n"), "mrr: measured (0.8333) but not in golden") {
 			t.Errorf("failures = %q, want mrr without a baseline to fail", v.Failures)
 		}
@@ -345,7 +346,7 @@ func TestCompare(t *testing.T) {
 		g := *golden
 		g.Versions = map[string]string{"go": res.Versions["go"], "onnxruntime": "1.29.0"}
 		res.Versions["onnxruntime"] = "1.30.0"
-		v := Compare(&g, res, 0)
+		v := CheckGolden(&g, res, 0)
 		if diff := cmp.Diff([]string{"onnxruntime: 1.29.0 → 1.30.0"}, v.Versions, cmpopts.IgnoreSliceElements(func(s string) bool { return !strings.HasPrefix(s, "onnx") })); diff != "" {
 			t.Errorf("versions (-want +got):\n%s", diff)
 		}
@@ -353,8 +354,8 @@ func TestCompare(t *testing.T) {
 	t.Run("measure missing from the run fails", func(t *testing.T) {
 		res, _ := runFixed(t, base)
 		g := *golden
-		g.Metrics = map[string]Summary{"ndcg@10": {Mean: 0.5}}
-		if v := Compare(&g, res, 0); v.OK() {
+		g.Metrics = map[string]resultfmt.Stat{"ndcg@10": {Mean: 0.5}}
+		if v := CheckGolden(&g, res, 0); v.OK() {
 			t.Error("a golden measure the run does not compute must fail")
 		}
 	})

@@ -18,13 +18,13 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Fixed is a number written with four decimals.
-type Fixed = harness.Fixed
+type Fixed = resultfmt.Fixed
 
 // Config holds the tunables of a leaderboard.
 type Config struct {
@@ -80,19 +80,19 @@ type Dataset struct {
 
 // Row is one system/config of a dataset.
 type Row struct {
-	Rank   int                    `json:"rank"`
-	Model  string                 `json:"model"`
-	Status string                 `json:"status"`
-	Cases  int                    `json:"cases"`
-	Failed int                    `json:"failed"`
-	Scores map[string]report.Stat `json:"scores"`
+	Rank   int                       `json:"rank"`
+	Model  string                    `json:"model"`
+	Status string                    `json:"status"`
+	Cases  int                       `json:"cases"`
+	Failed int                       `json:"failed"`
+	Scores map[string]resultfmt.Stat `json:"scores"`
 	// VsBest is the paired test of this row against the best row on the
 	// primary measure; nil for the best row itself and failed rows.
 	VsBest       *Paired `json:"vs_best,omitempty"`
 	LatencyP50MS Fixed   `json:"latency_p50_ms"`
 	LatencyP95MS Fixed   `json:"latency_p95_ms"`
 	// Cell is the row's cell file, nil when the results have none.
-	Cell *report.Cell `json:"cell,omitempty"`
+	Cell *resultfmt.Cell `json:"cell,omitempty"`
 }
 
 // Paired is a paired comparison with the best system, on the tasks of
@@ -115,7 +115,7 @@ type Paired struct {
 // Build computes the leaderboard of recs, one Dataset per dataset and
 // split in key order. cells (may be nil) add index time, peak RSS and
 // hashes to the rows they match.
-func Build(recs []report.Record, cells []report.Cell, cfg Config) (*Board, error) {
+func Build(recs []resultfmt.Record, cells []resultfmt.Cell, cfg Config) (*Board, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("leaderboard: no records")
 	}
@@ -123,12 +123,12 @@ func Build(recs []report.Record, cells []report.Cell, cfg Config) (*Board, error
 		return nil, fmt.Errorf("leaderboard: alpha %v outside (0, 1)", cfg.Alpha)
 	}
 	b := &Board{Title: cfg.Title, Commit: cfg.Commit, Generated: cfg.Generated, Alpha: cfg.Alpha, Resamples: cfg.Resamples, Seed: cfg.Seed}
-	groups := map[string][]report.Record{}
+	groups := map[string][]resultfmt.Record{}
 	for _, r := range recs {
 		k := key(r.Dataset, r.Split)
 		groups[k] = append(groups[k], r)
 	}
-	cellOf := map[string]*report.Cell{}
+	cellOf := map[string]*resultfmt.Cell{}
 	for i := range cells {
 		c := &cells[i]
 		cellOf[key(c.Dataset, c.Split)+"\x00"+c.Model()] = c
@@ -145,7 +145,7 @@ func Build(recs []report.Record, cells []report.Cell, cfg Config) (*Board, error
 
 func key(dataset, split string) string { return dataset + "." + split }
 
-func buildDataset(k string, rs []report.Record, cellOf map[string]*report.Cell, cfg Config) (*Dataset, error) {
+func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.Cell, cfg Config) (*Dataset, error) {
 	set := map[string]bool{}
 	for _, r := range rs {
 		for m := range r.Values {
@@ -167,12 +167,12 @@ func buildDataset(k string, rs []report.Record, cellOf map[string]*report.Cell, 
 	rc.Ks = []int{10}
 	rc.Resamples, rc.Seed = cfg.Resamples, cfg.Seed
 	rc.Only = measures
-	rc.Gates.Primary = primary
-	rc.Gates.Resamples, rc.Gates.Seed = cfg.Resamples, cfg.Seed
+	rc.Rules.Primary = primary
+	rc.Rules.Resamples, rc.Rules.Seed = cfg.Resamples, cfg.Seed
 	// The gains name the measures plots.Write draws score bars for.
-	rc.Gates.Gains = nil
+	rc.Rules.Gains = nil
 	for _, m := range plotMeasures(measures, primary) {
-		rc.Gates.Gains = append(rc.Gates.Gains, report.Gain{Measure: m, Threshold: 0.05})
+		rc.Rules.Gains = append(rc.Rules.Gains, report.Gain{Measure: m, Threshold: 0.05})
 	}
 	s, err := report.Summarize(report.Input{Records: rs}, rc)
 	if err != nil {
@@ -182,7 +182,7 @@ func buildDataset(k string, rs []report.Record, cellOf map[string]*report.Cell, 
 	cols := taskColumns(rs, primary)
 	for i, ss := range s.Systems {
 		row := Row{Rank: i + 1, Model: ss.Name, Status: ss.Status, Cases: ss.Cases, Failed: ss.Failed,
-			Scores: map[string]report.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS}
+			Scores: map[string]resultfmt.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS}
 		for _, m := range measures {
 			row.Scores[m] = ss.Micro[m]
 		}
@@ -213,7 +213,7 @@ func buildDataset(k string, rs []report.Record, cellOf map[string]*report.Cell, 
 // taskColumns returns each model's values of measure m over every task of
 // rs in task-id order; a task a model failed or lacks scores 0, as in
 // report.Summarize's means.
-func taskColumns(rs []report.Record, m string) map[string][]float64 {
+func taskColumns(rs []resultfmt.Record, m string) map[string][]float64 {
 	ids := map[string]bool{}
 	for _, r := range rs {
 		ids[r.Task] = true

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // system is a constructed system: its hit@1 per task is 1 when task i
@@ -24,8 +24,8 @@ type system struct {
 
 // records constructs n tasks of dataset ds for each system; ndcg@10 is
 // hit@1 halved on odd tasks so the two measures differ.
-func records(ds, split string, n int, systems []system) []report.Record {
-	var recs []report.Record
+func records(ds, split string, n int, systems []system) []resultfmt.Record {
+	var recs []resultfmt.Record
 	for _, s := range systems {
 		sys, cfg, _ := strings.Cut(s.model, "/")
 		for i := range n {
@@ -37,10 +37,10 @@ func records(ds, split string, n int, systems []system) []report.Record {
 			if i%2 == 1 {
 				nd = h / 2
 			}
-			recs = append(recs, report.Record{Dataset: ds, Split: split, System: sys, Config: cfg,
+			recs = append(recs, resultfmt.Record{Dataset: ds, Split: split, System: sys, Config: cfg,
 				Task: fmt.Sprintf("t%03d", i), Repo: fmt.Sprintf("repo%d", i%3), Query: fmt.Sprintf("query %d", i),
 				Values: map[string]float64{"hit@1": h, "ndcg@10": nd}, LatencyMS: s.lat + float64(i%5),
-				Hits: []report.Hit{{Rank: 1, DocID: "d", Grade: int(h), Judged: true}}})
+				Hits: []resultfmt.Hit{{Rank: 1, DocID: "d", Grade: int(h), Judged: true}}})
 		}
 	}
 	return recs
@@ -48,7 +48,7 @@ func records(ds, split string, n int, systems []system) []report.Record {
 
 // fixtureBoard is two datasets: on "alpha" bm25/code wins clearly over
 // dense/small and barely over bm25/porter; "beta" has one system.
-func fixtureBoard() ([]report.Record, []report.Cell) {
+func fixtureBoard() ([]resultfmt.Record, []resultfmt.Cell) {
 	alpha := []system{
 		{"bm25/code", func(i int) bool { return i%10 < 8 }, 2},
 		{"bm25/porter", func(i int) bool { return i%10 < 8 && i != 3 }, 3},
@@ -56,7 +56,7 @@ func fixtureBoard() ([]report.Record, []report.Cell) {
 	}
 	recs := records("alpha", "small", 60, alpha)
 	recs = append(recs, records("beta", "all", 12, []system{{"bm25/code", func(i int) bool { return i%3 == 0 }, 1}})...)
-	cells := []report.Cell{
+	cells := []resultfmt.Cell{
 		{Dataset: "alpha", Split: "small", System: "bm25", Config: "code", ConfigHash: "c1", DataHash: "d1", IndexSeconds: 1.25, IndexedDocs: 100, PeakRSSMB: 80},
 		{Dataset: "alpha", Split: "small", System: "dense", Config: "small", ConfigHash: "c2", DataHash: "d1", IndexSeconds: 30.5, IndexedDocs: 100, PeakRSSMB: 310.5},
 	}

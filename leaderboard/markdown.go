@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 func f4(v Fixed) string { return strconv.FormatFloat(float64(v), 'f', 4, 64) }
@@ -14,7 +14,7 @@ func ms(v Fixed) string { return strconv.FormatFloat(float64(v), 'f', 2, 64) }
 
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
-func stat(s report.Stat) string {
+func stat(s resultfmt.Stat) string {
 	return f4(s.Mean) + " [" + f4(s.Low) + ", " + f4(s.High) + "]"
 }
 

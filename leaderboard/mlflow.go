@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/mlflow"
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // LogMLflow logs one MLflow run per cell of b (dataset × split × system ×
@@ -70,7 +71,7 @@ func logCell(ctx context.Context, c *mlflow.Client, exp, resultsDir string, b *B
 			metric("vs_best.ci_high", float64(v.High)), metric("vs_best.p_permutation", float64(v.PPermutation)),
 			metric("vs_best.p_bootstrap", float64(v.PBootstrap)))
 	}
-	artefacts := []string{report.RecordsFileName(d.Dataset, d.Split, system, config)}
+	artefacts := []string{resultfmt.RecordsFileName(d.Dataset, d.Split, system, config)}
 	if cell := r.Cell; cell != nil {
 		params = append(params, mlflow.Param{Key: "config_hash", Value: cell.ConfigHash}, mlflow.Param{Key: "data_hash", Value: cell.DataHash},
 			mlflow.Param{Key: "indexed_docs", Value: strconv.Itoa(cell.IndexedDocs)})
@@ -86,7 +87,7 @@ func logCell(ctx context.Context, c *mlflow.Client, exp, resultsDir string, b *B
 		if cell.PeakRSSMB > 0 {
 			metrics = append(metrics, metric("peak_rss_mb", cell.PeakRSSMB))
 		}
-		artefacts = append(artefacts, report.CellFileName(d.Dataset, d.Split, system, config))
+		artefacts = append(artefacts, resultfmt.CellFileName(d.Dataset, d.Split, system, config))
 	}
 	if err := c.LogBatch(ctx, run.RunID, params, metrics, nil); err != nil {
 		return run.RunID, err

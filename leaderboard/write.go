@@ -1,8 +1,6 @@
 package leaderboard
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,7 +40,7 @@ func Write(dir string, b *Board) error {
 			return err
 		}
 	}
-	js, err := marshalJSON(b)
+	js, err := atomicfile.MarshalJSON(b)
 	if err != nil {
 		return err
 	}
@@ -60,15 +58,4 @@ func Write(dir string, b *Board) error {
 		}
 	}
 	return nil
-}
-
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Arm names one side of a comparison: a system and a config, with the
@@ -70,7 +70,7 @@ type Comparison struct {
 // each, with the measure recorded; anything else is an error naming the
 // first offending task, because a comparison over different task sets is
 // not paired.
-func Compare(recs []report.Record, base, cand Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
+func Compare(recs []resultfmt.Record, base, cand Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
 	c := Comparison{Dataset: dataset, Split: split, Measure: measure}
 	bv, berr, err := column(recs, base, dataset, split, measure)
 	if err != nil {
@@ -123,7 +123,7 @@ func Compare(recs []report.Record, base, cand Arm, dataset, split, measure strin
 
 // column returns arm's values of measure on dataset/split by task id, and
 // which tasks failed.
-func column(recs []report.Record, arm Arm, dataset, split, measure string) (map[string]float64, map[string]bool, error) {
+func column(recs []resultfmt.Record, arm Arm, dataset, split, measure string) (map[string]float64, map[string]bool, error) {
 	vals, failed := map[string]float64{}, map[string]bool{}
 	for _, r := range recs {
 		if r.System != arm.System || r.Config != arm.Config || r.Dataset != dataset || r.Split != split {

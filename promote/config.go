@@ -51,7 +51,7 @@ type Config struct {
 	// MinGain is the smallest mean gain on the primary measure that can
 	// promote or confirm (0: any significant gain).
 	MinGain float64 `json:"min_gain"`
-	// Rules are the do-no-harm gates of the test stage.
+	// Rules are the do-no-harm rules of the test stage.
 	Rules []Rule `json:"rules"`
 }
 
@@ -83,7 +83,7 @@ type Rule struct {
 	Cell string `json:"cell,omitempty"`
 }
 
-// DefaultRules are the seed protocol's gates: recall@10 on the structural
+// DefaultRules are the seed protocol's do-no-harm rules: recall@10 on the structural
 // RepoQA split must not regress (the bench runs it whole, split "all",
 // whatever -split says), and a RepoQA-tuned promotion must not regress
 // DS-1000 (ranked) on its test split.
@@ -96,7 +96,7 @@ func DefaultRules() []Rule {
 	}
 }
 
-// Applies reports whether r gates a promotion tuned on dataset.
+// Applies reports whether r applies to a promotion tuned on dataset.
 func (r Rule) Applies(dataset string) bool {
 	if r.When == "" {
 		return true

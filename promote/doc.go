@@ -1,7 +1,7 @@
 // Package promote automates the sweep protocol that keeps a benchmark honest
 // when people tune against it: a ladder of three stages over the per-task
 // results files that "go test ./bench -split SPLIT -results DIR" writes
-// (report.Record JSONL), and a ledger of every use of the test split.
+// (resultfmt.Record JSONL), and a ledger of every use of the test split.
 //
 // The ladder, for a candidate system/config against a frozen baseline on one
 // primary dataset and one primary measure:

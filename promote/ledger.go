@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Candidate is what a test evaluation consumes the test split for: an arm
@@ -278,7 +278,7 @@ func NewEntry(v *Verdict, c Candidate, time, commit string, overrode *RefusalErr
 	}
 	e := Entry{
 		Time: time, Commit: commit, Candidate: c, Baseline: v.Baseline, Datasets: v.Datasets(),
-		Measure: v.Primary.Measure, MeanDiff: round4(v.Primary.Diff.Mean), P: round4(v.Primary.P),
+		Measure: v.Primary.Measure, MeanDiff: resultfmt.Round4(v.Primary.Diff.Mean), P: resultfmt.Round4(v.Primary.P),
 		Verdict: v.Decision, Reasons: v.Reasons,
 	}
 	if overrode != nil {
@@ -305,8 +305,6 @@ func NewErrorEntry(base Arm, c Candidate, dataset, time, commit string, failure 
 	}
 	return e
 }
-
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // Line is e as the ledger writes it, without the newline.
 func (e Entry) Line() string {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Decisions of a stage.
@@ -62,7 +62,7 @@ func (v *Verdict) Datasets() []string {
 // datasets). The primary records are those of cfg.Dataset with split
 // stage. An error means the primary comparison could not be made; a rule
 // that cannot be evaluated is RuleMissing, which rejects.
-func Evaluate(stage string, recs []report.Record, base, cand Arm, cfg Config) (*Verdict, error) {
+func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config) (*Verdict, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (v *Verdict) isWin(cfg Config) (bool, string) {
 	return true, fmt.Sprintf("win beyond noise (p < α=%g): %s", cfg.Alpha, nums)
 }
 
-func evalRule(recs []report.Record, base, cand Arm, r Rule, cfg Config) RuleResult {
+func evalRule(recs []resultfmt.Record, base, cand Arm, r Rule, cfg Config) RuleResult {
 	rr := RuleResult{Rule: r}
 	if !r.Applies(cfg.Dataset) {
 		rr.Status, rr.Reason = RuleSkipped, fmt.Sprintf("applies to %s, not %s", r.When, cfg.Dataset)

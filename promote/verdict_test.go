@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 var (
@@ -19,10 +19,10 @@ const primary = "repoqa-python-docstring"
 
 // recs builds one record per value: tasks t00, t01, … of arm on
 // dataset/split with values[i] as both measure m's value.
-func recs(arm Arm, dataset, split, m string, values ...float64) []report.Record {
-	out := make([]report.Record, len(values))
+func recs(arm Arm, dataset, split, m string, values ...float64) []resultfmt.Record {
+	out := make([]resultfmt.Record, len(values))
 	for i, v := range values {
-		out[i] = report.Record{Dataset: dataset, Split: split, System: arm.System, Config: arm.Config,
+		out[i] = resultfmt.Record{Dataset: dataset, Split: split, System: arm.System, Config: arm.Config,
 			Task: fmt.Sprintf("t%02d", i), Values: map[string]float64{m: v}}
 	}
 	return out
@@ -44,8 +44,8 @@ func testConfig(rules ...Rule) Config {
 	return c
 }
 
-func join(rs ...[]report.Record) []report.Record {
-	var out []report.Record
+func join(rs ...[]resultfmt.Record) []resultfmt.Record {
+	var out []resultfmt.Record
 	for _, r := range rs {
 		out = append(out, r...)
 	}
@@ -57,7 +57,7 @@ func TestEvaluateDecisions(t *testing.T) {
 	structural := Rule{Name: "structural", Measure: "recall@10", Dataset: "repoqa-structural", Split: "all"}
 	ds1000 := Rule{Name: "ds1000", Measure: "recall@10", Dataset: "coderag-ds1000-ranked", Split: "test", When: "repoqa-*"}
 	onlyCosqa := Rule{Name: "cosqa-only", Measure: "recall@10", Dataset: "cosqa", Split: "test", When: "cosqa*"}
-	ruleRecs := func(r Rule, baseHits, candHits int) []report.Record {
+	ruleRecs := func(r Rule, baseHits, candHits int) []resultfmt.Record {
 		return join(recs(base, r.Dataset, r.Split, r.Measure, ones(n, baseHits)...),
 			recs(cand, r.Dataset, r.Split, r.Measure, ones(n, candHits)...))
 	}
@@ -67,7 +67,7 @@ func TestEvaluateDecisions(t *testing.T) {
 		baseHits       int // of n primary tasks (the candidate's hits are a superset or subset: t00…)
 		candHits       int
 		rules          []Rule
-		extra          []report.Record
+		extra          []resultfmt.Record
 		wantDecision   string
 		wantReason     string // substring of the joined reasons
 		wantRuleStatus []string
@@ -173,7 +173,7 @@ func TestCompareErrors(t *testing.T) {
 	b := recs(base, primary, "dev", "mrr", 1, 0, 1)
 	tests := []struct {
 		name string
-		c    []report.Record
+		c    []resultfmt.Record
 		want string
 	}{
 		{"unpaired task", recs(cand, primary, "dev", "mrr", 1, 0), "task t02 has a result for bm25/unicode61 but not for bm25/code-weighted"},

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"sort"
 	"strings"
 
@@ -20,9 +21,6 @@ type Judgment struct {
 	Source string // file:line
 }
 
-// Qrels are the merged judgments of a campaign: task → doc id → grade.
-type Qrels map[string]map[string]int
-
 // Judge merges the case file's gold (run.Tasks), the people's judgments
 // and the hits of recs into qrels, and regrades every hit of recs in place,
 // by the rules of package judge — the same rules a go test cell uses: each
@@ -31,7 +29,7 @@ type Qrels map[string]map[string]int
 // the rest are not relevant (Judged false when nobody graded them). Every
 // gold unit and every pooled grade is in the qrels, retrieved or not.
 // Judgments for unknown tasks are errors.
-func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
+func Judge(run *Campaign, recs []resultfmt.Record, human []Judgment) (metrics.Qrels, error) {
 	tasks := map[string]*Task{}
 	for i := range run.Tasks {
 		tasks[run.Tasks[i].ID] = &run.Tasks[i]
@@ -75,7 +73,7 @@ func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 			pools[task] = append(pools[task], judge.Pooled{Item: it, Grade: docs[id]})
 		}
 	}
-	q := Qrels{}
+	q := metrics.Qrels{}
 	for _, t := range run.Tasks {
 		q[t.ID] = judge.Rank(t.gold(), nil, t.spanCorpus(), pools[t.ID]).Qrels
 	}
@@ -106,7 +104,7 @@ func Judge(run *Run, recs []Record, human []Judgment) (Qrels, error) {
 }
 
 // hitItem is what the judge reads of a record's hit.
-func hitItem(h Hit) judge.Item {
+func hitItem(h resultfmt.Hit) judge.Item {
 	return judge.Item{DocID: h.DocID, Located: h.Located, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol}
 }
 
@@ -133,7 +131,7 @@ func (t *Task) gold() []datasets.Relevant {
 // Rescore recomputes Values and FirstRelevant of every record from its
 // (re)graded hits and qrels, for measures ms. A failed record keeps no hits
 // and scores 0.
-func Rescore(recs []Record, q Qrels, ms []metrics.Measure) error {
+func Rescore(recs []resultfmt.Record, q metrics.Qrels, ms []metrics.Measure) error {
 	for i := range recs {
 		r := &recs[i]
 		ranked := make([]string, 0, len(r.Hits))
@@ -161,8 +159,8 @@ func Rescore(recs []Record, q Qrels, ms []metrics.Measure) error {
 	return nil
 }
 
-// Relevant counts the relevant docs (grade ≥ 1) of a task's qrels.
-func (q Qrels) Relevant(task string) int {
+// relevant counts the relevant docs (grade ≥ 1) of a task's qrels.
+func relevant(q metrics.Qrels, task string) int {
 	n := 0
 	for _, g := range q[task] {
 		if g >= 1 {
@@ -175,7 +173,7 @@ func (q Qrels) Relevant(task string) int {
 // Score regrades recs (in place) with the gold of run and the people's
 // judgments, recomputes every measure of cfg and summarises them: the
 // whole of `retrievalbench score`.
-func Score(run *Run, recs []Record, human []Judgment, cfg Config) (*Summary, error) {
+func Score(run *Campaign, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
 	q, err := Judge(run, recs, human)
 	if err != nil {
 		return nil, err
@@ -183,5 +181,5 @@ func Score(run *Run, recs []Record, human []Judgment, cfg Config) (*Summary, err
 	if err := Rescore(recs, q, cfg.Measures()); err != nil {
 		return nil, err
 	}
-	return Summarize(Input{Run: run, Records: recs, Qrels: q}, cfg)
+	return Summarize(Input{Campaign: run, Records: recs, Qrels: q}, cfg)
 }

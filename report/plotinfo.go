@@ -13,11 +13,11 @@ func (s *Summary) PlotFiles() []string {
 	return append(fs, "timing", "pareto")
 }
 
-// PlotMeasures are the gate measures, or the first three measures when
-// there are no gates.
+// PlotMeasures are the measures of the gain rules, or the first three measures when
+// there are none.
 func (s *Summary) PlotMeasures() []string {
 	var ms []string
-	for _, r := range s.cfg.Gates.Gains {
+	for _, r := range s.cfg.Rules.Gains {
 		ms = append(ms, r.Measure)
 	}
 	if len(ms) == 0 {
@@ -26,10 +26,10 @@ func (s *Summary) PlotMeasures() []string {
 	return ms
 }
 
-// Primary is the measure that ranks the systems (the gates' primary), or
+// Primary is the measure that ranks the systems (the rules' primary), or
 // the first plotted measure.
 func (s *Summary) Primary() string {
-	if p := s.cfg.Gates.Primary; p != "" {
+	if p := s.cfg.Rules.Primary; p != "" {
 		return p
 	}
 	if ms := s.PlotMeasures(); len(ms) > 0 {

@@ -1,11 +1,11 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"io"
 	"os"
 	"sort"
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // PoolEntry is one distinct result of a task's pool.
@@ -53,7 +54,7 @@ func (e PoolEntry) bestRank() int {
 // by best rank, then by how many systems ranked the result (more first),
 // then by doc id. Records should be judged first (Judge) so that gold
 // grades are filled in.
-func Pool(run *Run, recs []Record, depth int) []PoolEntry {
+func Pool(run *Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
 	for i := range recs {
 		r := &recs[i]
@@ -227,41 +228,32 @@ func addJudgment(js *[]Judgment, seen map[[2]string]Judgment, j Judgment) error 
 // ReadLabels reads judgments from JSON Lines {"case_id", "result_id",
 // "grade"}.
 func ReadLabels(file string) ([]Judgment, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 16<<20)
 	var js []Judgment
 	seen := map[[2]string]Judgment{}
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var l struct {
 			Task  string `json:"case_id"`
 			DocID string `json:"result_id"`
 			Grade *int   `json:"grade"`
 			Notes string `json:"notes"`
 		}
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		where := fmt.Sprintf("%s:%d", file, line)
 		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		if l.Grade == nil {
-			return nil, fmt.Errorf("%s: missing grade", where)
+			return fmt.Errorf("%s: missing grade", where)
 		}
 		j, err := judgment(where, l.Task, l.DocID, strconv.Itoa(*l.Grade))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if err := addJudgment(&js, seen, *j); err != nil {
-			return nil, err
-		}
+		return addJudgment(&js, seen, *j)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return js, sc.Err()
+	return js, nil
 }

@@ -33,7 +33,7 @@ func rankText(r int) string {
 
 // regressions fills s.Regressions, model by model in run order.
 func (s *Summary) regressions() {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	base := s.Baseline
 	bc := s.cols[base]
 	thr := 0.05

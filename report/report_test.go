@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,13 +16,13 @@ import (
 
 // rec builds a record whose hits are the given doc ids in rank order; a
 // doc id "path#Symbol" gives the hit that path and symbol.
-func rec(model, task, repo, intent string, docs ...string) Record {
+func rec(model, task, repo, intent string, docs ...string) resultfmt.Record {
 	sys, conf, _ := strings.Cut(model, "/")
-	r := Record{Dataset: "d", Split: "all", System: sys, Config: conf, Task: task, Repo: repo, Intent: intent, Query: "q " + task,
+	r := resultfmt.Record{Dataset: "d", Split: "all", System: sys, Config: conf, Task: task, Repo: repo, Intent: intent, Query: "q " + task,
 		LatencyMS: 1}
 	for i, d := range docs {
 		p, sym, _ := strings.Cut(d, "#")
-		r.Hits = append(r.Hits, Hit{Rank: i + 1, DocID: d, Path: p, Symbol: sym, Score: float64(len(docs) - i)})
+		r.Hits = append(r.Hits, resultfmt.Hit{Rank: i + 1, DocID: d, Path: p, Symbol: sym, Score: float64(len(docs) - i)})
 	}
 	return r
 }
@@ -31,11 +32,11 @@ func task(id, repo, intent string, gold ...Gold) Task {
 }
 
 func TestPoolDedupAndOrder(t *testing.T) {
-	run := &Run{Tasks: []Task{
+	run := &Campaign{Tasks: []Task{
 		task("t2", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}),
 		task("t1", "r", "symbol_lookup"),
 	}}
-	recs := []Record{
+	recs := []resultfmt.Record{
 		rec("bm25/x", "t1", "r", "symbol_lookup", "c", "b", "z"),
 		rec("dense/m", "t1", "r", "symbol_lookup", "b", "a", "c"),
 		rec("bm25/x", "t2", "r", "symbol_lookup", "a.py#A.f", "y", "deep"),
@@ -70,7 +71,7 @@ func TestPoolDedupAndOrder(t *testing.T) {
 		t.Errorf("pool (-want +got):\n%s", diff)
 	}
 	// The same input in another record order pools identically.
-	recs2 := []Record{recs[3], recs[1], recs[2], recs[0]}
+	recs2 := []resultfmt.Record{recs[3], recs[1], recs[2], recs[0]}
 	_, err = Judge(run, recs2, nil)
 	require.NoError(t, err)
 	if diff := cmp.Diff(pool, Pool(run, recs2, 2)); diff != "" {
@@ -79,10 +80,10 @@ func TestPoolDedupAndOrder(t *testing.T) {
 }
 
 func TestSheetRoundTripAndScore(t *testing.T) {
-	run := &Run{Meta: Meta{Dataset: "d"}, Tasks: []Task{
+	run := &Campaign{Meta: Meta{Dataset: "d"}, Tasks: []Task{
 		task("t1", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}, Gold{Kind: "file", ID: "never.py", Grade: 1}),
 	}}
-	recs := []Record{rec("bm25/x", "t1", "r", "symbol_lookup", "x.py#B.g", "a.py#A.f", "y.py#C.h")}
+	recs := []resultfmt.Record{rec("bm25/x", "t1", "r", "symbol_lookup", "x.py#B.g", "a.py#A.f", "y.py#C.h")}
 	_, err := Judge(run, recs, nil)
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -112,7 +113,7 @@ func TestSheetRoundTripAndScore(t *testing.T) {
 		t.Errorf("judgments (-want +got):\n%s", diff)
 	}
 	cfg := DefaultConfig()
-	cfg.Gates.Gains = nil
+	cfg.Rules.Gains = nil
 	s, err := Score(run, recs, human, cfg)
 	require.NoError(t, err)
 	// Relevant: x.py#B.g (2), a.py#A.f (3) and the never-retrieved gold
@@ -127,7 +128,7 @@ func TestSheetRoundTripAndScore(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-4)); diff != "" {
 		t.Errorf("scores (-want +got):\n%s", diff)
 	}
-	if j := s.Systems[0].Judged["judged@3"]; j != Fixed(2.0/3) {
+	if j := s.Systems[0].Judged["judged@3"]; j != resultfmt.Fixed(2.0/3) {
 		t.Errorf("judged@3 = %v, want 2/3: the ungraded third hit is unjudged", j)
 	}
 	if s.Systems[0].Unjudged != 1 {
@@ -157,7 +158,7 @@ func TestReadSheetErrors(t *testing.T) {
 			}
 		})
 	}
-	run := &Run{Tasks: []Task{task("t1", "r", "i")}}
+	run := &Campaign{Tasks: []Task{task("t1", "r", "i")}}
 	if _, err := Judge(run, nil, []Judgment{{Task: "t9", DocID: "a", Grade: 1, Source: "s.csv:7"}}); err == nil || !strings.Contains(err.Error(), `s.csv:7: unknown case "t9"`) {
 		t.Errorf("unknown case: error = %v", err)
 	}
@@ -166,19 +167,19 @@ func TestReadSheetErrors(t *testing.T) {
 func TestMacroVsMicro(t *testing.T) {
 	// Repo "big" has three cases, all hits at rank 1; repo "small" one
 	// case that misses. Micro hit@1 = 3/4, macro (per repo) = (1 + 0)/2.
-	run := &Run{Meta: Meta{Dataset: "d"}, Tasks: []Task{
+	run := &Campaign{Meta: Meta{Dataset: "d"}, Tasks: []Task{
 		task("b1", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 		task("b2", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 		task("b3", "big", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 		task("s1", "small", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
 	}}
-	var recs []Record
+	var recs []resultfmt.Record
 	for _, tk := range run.Tasks[:3] {
 		recs = append(recs, rec("bm25/x", tk.ID, tk.Repo, tk.Intent, "g"))
 	}
 	recs = append(recs, rec("bm25/x", "s1", "small", "docs_lookup", "n"))
 	cfg := DefaultConfig()
-	cfg.Gates.Gains = nil
+	cfg.Rules.Gains = nil
 	s, err := Score(run, recs, nil, cfg)
 	require.NoError(t, err)
 	ss := s.Systems[0]
@@ -195,18 +196,18 @@ func TestMacroVsMicro(t *testing.T) {
 func TestSummarizeRefusesMixedDatasets(t *testing.T) {
 	a, b := rec("bm25/x", "t1", "r", "i", "g"), rec("bm25/x", "t2", "r", "i", "g")
 	b.Dataset = "other"
-	if _, err := Summarize(Input{Records: []Record{a, b}}, DefaultConfig()); err == nil || !strings.Contains(err.Error(), "report each dataset on its own") {
+	if _, err := Summarize(Input{Records: []resultfmt.Record{a, b}}, DefaultConfig()); err == nil || !strings.Contains(err.Error(), "report each dataset on its own") {
 		t.Errorf("error = %v", err)
 	}
 }
 
 // writeTwice summarises and writes the same inputs into two directories.
 func TestReportsByteIdentical(t *testing.T) {
-	build := func() (*Run, []Record) {
-		run := &Run{Meta: Meta{Tool: "retrievalbench", Generated: "2026-01-01T00:00:00Z"},
-			Systems: []SystemRun{{Name: "dense/a", Status: StatusOK, IndexSeconds: 2, PeakRSSMB: 100, Dimension: 384},
+	build := func() (*Campaign, []resultfmt.Record) {
+		run := &Campaign{Meta: Meta{Tool: "retrievalbench", Generated: "2026-01-01T00:00:00Z"},
+			Systems: []SystemCost{{Name: "dense/a", Status: StatusOK, IndexSeconds: 2, PeakRSSMB: 100, Dimension: 384},
 				{Name: "bm25/x", Status: StatusOK, IndexSeconds: 1, PeakRSSMB: 50}}}
-		var recs []Record
+		var recs []resultfmt.Record
 		for i, id := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {
 			repo := []string{"r1", "r2"}[i%2]
 			run.Tasks = append(run.Tasks, task(id, repo, "symbol_lookup", Gold{Kind: "doc", ID: "g" + id, Grade: 2}))

@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -11,24 +13,21 @@ import (
 	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
-// Fixed is a number written with four decimals.
-type Fixed = harness.Fixed
-
 // Config holds the tunables of a report.
 type Config struct {
 	Ks        []int  // cutoffs of hit@k, recall@k, ndcg@k and judged@k
 	Resamples int    // bootstrap resamples
 	Seed      uint64 // bootstrap and paired-test seed
-	Gates     Gates
+	Rules     Rules
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
 }
 
 // DefaultConfig returns K = 1, 3, 5, 10, 20, 1000 resamples, the
-// harness's bootstrap seed and DefaultGates.
+// harness's bootstrap seed and DefaultRules.
 func DefaultConfig() Config {
-	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Gates: DefaultGates()}
+	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Rules: DefaultRules()}
 }
 
 // Validate reports a config Summarize cannot use.
@@ -41,11 +40,11 @@ func (c Config) Validate() error {
 			return fmt.Errorf("report: K %d is not positive", k)
 		}
 	}
-	return c.Gates.Validate()
+	return c.Rules.Validate()
 }
 
 // Measures returns the measures of a report over ks: hit@k, recall@k and
-// ndcg@k per k, then mrr@10 — plus the measures the gates read, when ks
+// ndcg@k per k, then mrr@10 — plus the measures the decision rules read, when ks
 // lacks their cutoffs.
 func (c Config) Measures() []metrics.Measure {
 	var ms []metrics.Measure
@@ -72,20 +71,13 @@ func (c Config) Measures() []metrics.Measure {
 		add(metrics.Measure{Name: metrics.NDCG, K: k})
 	}
 	add(metrics.Measure{Name: metrics.MRR, K: 10})
-	for _, g := range c.Gates.Rules() {
+	for _, g := range c.Rules.Gains {
 		m, err := metrics.ParseMeasure(g.Measure)
 		if err == nil {
 			add(m)
 		}
 	}
 	return ms
-}
-
-// Stat is a mean with its 95% bootstrap CI.
-type Stat struct {
-	Mean Fixed `json:"mean"`
-	Low  Fixed `json:"ci_low"`
-	High Fixed `json:"ci_high"`
 }
 
 // Summary is everything a report shows.
@@ -97,7 +89,7 @@ type Summary struct {
 	PerRepo     []GroupRow      `json:"per_repo"`
 	PerIntent   []GroupRow      `json:"per_intent"`
 	Baseline    string          `json:"baseline,omitempty"`
-	Gates       Gates           `json:"gates"`
+	Rules       Rules           `json:"gates"`
 	Decisions   []Decision      `json:"decisions,omitempty"`
 	Regressions []Regression    `json:"regressions,omitempty"`
 	Failures    []Failure       `json:"failures,omitempty"`
@@ -105,8 +97,9 @@ type Summary struct {
 	tasks []Task              // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
 	cfg   Config
-	recs  []Record
-	order []string // systems in run order
+	recs  []resultfmt.Record
+	order []string       // systems in run order
+	pos   map[string]int // task id → index in tasks
 }
 
 // SystemSummary is one row of the ranking.
@@ -118,28 +111,28 @@ type SystemSummary struct {
 	Failed  int    `json:"failed"`
 	// Micro averages every case once; MacroRepo every repository once
 	// (stratified bootstrap CI); MacroIntent every intent once.
-	Micro       map[string]Stat  `json:"micro"`
-	MacroRepo   map[string]Stat  `json:"macro_repo"`
-	MacroIntent map[string]Fixed `json:"macro_intent"`
+	Micro       map[string]resultfmt.Stat  `json:"micro"`
+	MacroRepo   map[string]resultfmt.Stat  `json:"macro_repo"`
+	MacroIntent map[string]resultfmt.Fixed `json:"macro_intent"`
 	// Judged is the share of the top-k hits that have a grade, per k
 	// ("judged@10"); Unjudged counts the hits without one in the top
 	// max(K).
-	Judged       map[string]Fixed `json:"judged"`
-	Unjudged     int              `json:"unjudged"`
-	LatencyP50MS Fixed            `json:"latency_p50_ms"`
-	LatencyP95MS Fixed            `json:"latency_p95_ms"`
-	IndexSeconds Fixed            `json:"index_seconds"`
-	PeakRSSMB    Fixed            `json:"peak_rss_mb"`
-	Dimension    int              `json:"dimension,omitempty"`
-	Decision     string           `json:"decision,omitempty"`
+	Judged       map[string]resultfmt.Fixed `json:"judged"`
+	Unjudged     int                        `json:"unjudged"`
+	LatencyP50MS resultfmt.Fixed            `json:"latency_p50_ms"`
+	LatencyP95MS resultfmt.Fixed            `json:"latency_p95_ms"`
+	IndexSeconds resultfmt.Fixed            `json:"index_seconds"`
+	PeakRSSMB    resultfmt.Fixed            `json:"peak_rss_mb"`
+	Dimension    int                        `json:"dimension,omitempty"`
+	Decision     string                     `json:"decision,omitempty"`
 }
 
 // GroupRow is one system's means over one repository or intent.
 type GroupRow struct {
-	Model  string           `json:"model"`
-	Group  string           `json:"group"`
-	N      int              `json:"n"`
-	Values map[string]Fixed `json:"values"`
+	Model  string                     `json:"model"`
+	Group  string                     `json:"group"`
+	N      int                        `json:"n"`
+	Values map[string]resultfmt.Fixed `json:"values"`
 }
 
 // columns holds one system's per-task values, aligned with Summary.tasks.
@@ -152,55 +145,105 @@ type columns struct {
 
 // Input is what Summarize reads.
 type Input struct {
-	// Run carries metadata, tasks with gold, system costs and failures;
+	// Campaign carries metadata, tasks with gold, system costs and failures;
 	// nil for records of `go test ./bench` (tasks come from the records).
-	Run     *Run
-	Records []Record
+	Campaign *Campaign
+	Records  []resultfmt.Record
 	// Qrels, when set, are the merged judgments the records were rescored
 	// with: tasks without a relevant judgment are left out of every
 	// average and reported as missing labels.
-	Qrels Qrels
+	Qrels metrics.Qrels
 }
 
 // Summarize computes the summary of in. Records of more than one dataset
-// are refused: their numbers do not average.
+// are refused: their numbers do not average. The stages, in order: the
+// dataset and metadata, the tasks that count, the systems in order, each
+// system's per-task columns and aggregates, the ranking, the decisions
+// and regressions.
 func Summarize(in Input, cfg Config) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	var ds string
-	switch {
-	case len(in.Records) > 0:
-		ds = in.Records[0].Dataset
-	case in.Run != nil:
-		ds = in.Run.Meta.Dataset // every system failed: report the failures
-	default:
-		return nil, fmt.Errorf("report: no records")
+	ds, err := datasetOf(in)
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range in.Records {
-		if r.Dataset != ds {
-			return nil, fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
-		}
-	}
-	s := &Summary{cfg: cfg, Gates: cfg.Gates, cols: map[string]*columns{}, recs: in.Records}
+	s := &Summary{cfg: cfg, Rules: cfg.Rules, cols: map[string]*columns{}, recs: in.Records}
 	for _, m := range cfg.Measures() {
 		s.Measures = append(s.Measures, m.String())
 	}
-	var sysRuns []SystemRun
-	if in.Run != nil {
-		s.Meta = in.Run.Meta
-		s.Failures = append(s.Failures, in.Run.Failures...)
-		sysRuns = in.Run.Systems
+	var costs []SystemCost
+	if in.Campaign != nil {
+		s.Meta = in.Campaign.Meta
+		s.Failures = append(s.Failures, in.Campaign.Failures...)
+		costs = in.Campaign.Systems
 	}
 	s.Meta.Dataset, s.Meta.Ks = ds, cfg.Ks
 	if s.Meta.Split == "" && len(in.Records) > 0 {
 		s.Meta.Split = in.Records[0].Split
 	}
+	s.selectTasks(in)
+	var byModel map[string][]*resultfmt.Record
+	s.order, byModel = systemOrder(costs, in.Records)
+	costOf := map[string]SystemCost{}
+	for _, sc := range costs {
+		costOf[sc.Name] = sc
+	}
+	// The groups are the tasks', the same for every system.
+	repos, intents := s.keys(func(t Task) string { return t.Repo }), s.keys(func(t Task) string { return t.Intent })
+	for _, name := range s.order {
+		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
+			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
+		if sc, ok := costOf[name]; ok {
+			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sc.Status, resultfmt.Fixed(sc.IndexSeconds), resultfmt.Fixed(sc.PeakRSSMB), sc.Dimension
+		}
+		c := s.collect(&ss, byModel[name])
+		s.cols[name] = c
+		s.aggregate(&ss, c, repos, intents)
+		s.Systems = append(s.Systems, ss)
+		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
+		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
+	}
+	s.rank()
+	s.decide()
+	s.regressions()
+	sort.SliceStable(s.Failures, func(i, j int) bool {
+		a, b := s.Failures[i], s.Failures[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.String() < b.String()
+	})
+	return s, nil
+}
 
-	// The tasks: the run's, or the records' in id order.
+// datasetOf is the one dataset of in's records (or of its campaign, when
+// every system failed).
+func datasetOf(in Input) (string, error) {
+	var ds string
+	switch {
+	case len(in.Records) > 0:
+		ds = in.Records[0].Dataset
+	case in.Campaign != nil:
+		ds = in.Campaign.Meta.Dataset // every system failed: report the failures
+	default:
+		return "", fmt.Errorf("report: no records")
+	}
+	for _, r := range in.Records {
+		if r.Dataset != ds {
+			return "", fmt.Errorf("report: records of datasets %q and %q in one report; report each dataset on its own", ds, r.Dataset)
+		}
+	}
+	return ds, nil
+}
+
+// selectTasks sets the tasks that count: the campaign's, or the records'
+// in id order, without those the qrels give no relevant judgment (each a
+// missing-labels failure).
+func (s *Summary) selectTasks(in Input) {
 	var tasks []Task
-	if in.Run != nil {
-		tasks = in.Run.Tasks
+	if in.Campaign != nil {
+		tasks = in.Campaign.Tasks
 	} else {
 		seen := map[string]bool{}
 		for _, r := range in.Records {
@@ -212,7 +255,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
 	}
 	for _, t := range tasks {
-		if in.Qrels != nil && in.Qrels.Relevant(t.ID) == 0 {
+		if in.Qrels != nil && relevant(in.Qrels, t.ID) == 0 {
 			s.Failures = append(s.Failures, Failure{Kind: FailMissingLabels, Repo: t.Repo, Task: t.ID,
 				Message: "no relevant judgment (gold or graded); left out of every average"})
 			continue
@@ -220,22 +263,25 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		s.tasks = append(s.tasks, t)
 	}
 	s.Cases = len(s.tasks)
-	pos := map[string]int{}
+	s.pos = make(map[string]int, len(s.tasks))
 	for i, t := range s.tasks {
-		pos[t.ID] = i
+		s.pos[t.ID] = i
 	}
+}
 
-	// Systems: the run's order, then any others by name.
+// systemOrder is the campaign's systems in its order, then any others of
+// recs by name, with each system's records.
+func systemOrder(costs []SystemCost, recs []resultfmt.Record) ([]string, map[string][]*resultfmt.Record) {
 	var names []string
 	known := map[string]bool{}
-	for _, sr := range sysRuns {
-		names = append(names, sr.Name)
-		known[sr.Name] = true
+	for _, sc := range costs {
+		names = append(names, sc.Name)
+		known[sc.Name] = true
 	}
 	var extra []string
-	byModel := map[string][]*Record{}
-	for i := range in.Records {
-		r := &in.Records[i]
+	byModel := map[string][]*resultfmt.Record{}
+	for i := range recs {
+		r := &recs[i]
 		if !known[r.Model()] {
 			known[r.Model()] = true
 			extra = append(extra, r.Model())
@@ -243,99 +289,97 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		byModel[r.Model()] = append(byModel[r.Model()], r)
 	}
 	sort.Strings(extra)
-	names = append(names, extra...)
-	s.order = names
-	costs := map[string]SystemRun{}
-	for _, sr := range sysRuns {
-		costs[sr.Name] = sr
-	}
+	return append(names, extra...), byModel
+}
 
-	maxK := 0
-	for _, k := range cfg.Ks {
-		maxK = max(maxK, k)
+// collect lays one system's records out as columns aligned with s.tasks
+// and fills in ss the counts (cases, failed, status), judged@k, unjudged
+// hits and latency percentiles.
+func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns {
+	ks := s.cfg.Ks
+	maxK := slices.Max(ks)
+	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)),
+		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+	for _, m := range s.Measures {
+		c.vals[m] = make([]float64, len(s.tasks))
 	}
-	for _, name := range names {
-		c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)),
-			first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+	judged, shown := make([]int, len(ks)), make([]int, len(ks))
+	var lat []float64
+	for _, r := range recs {
+		i, ok := s.pos[r.Task]
+		if !ok {
+			continue
+		}
+		c.present[i] = true
+		if r.Error != "" {
+			ss.Failed++
+			continue
+		}
+		lat = append(lat, r.LatencyMS)
 		for _, m := range s.Measures {
-			c.vals[m] = make([]float64, len(s.tasks))
+			c.vals[m][i] = r.Values[m]
 		}
-		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]Stat{}, MacroRepo: map[string]Stat{},
-			MacroIntent: map[string]Fixed{}, Judged: map[string]Fixed{}}
-		if sr, ok := costs[name]; ok {
-			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sr.Status, Fixed(sr.IndexSeconds), Fixed(sr.PeakRSSMB), sr.Dimension
-		}
-		judged, shown := make([]int, len(cfg.Ks)), make([]int, len(cfg.Ks))
-		var lat []float64
-		for _, r := range byModel[name] {
-			i, ok := pos[r.Task]
-			if !ok {
-				continue
-			}
-			c.present[i] = true
-			if r.Error != "" {
-				ss.Failed++
-				continue
-			}
-			lat = append(lat, r.LatencyMS)
-			for _, m := range s.Measures {
-				c.vals[m][i] = r.Values[m]
-			}
-			c.first[i] = r.FirstRelevant
-			c.top1[i] = r.FirstRelevant == 1
-			for ki, k := range cfg.Ks {
-				for _, h := range r.Hits {
-					if h.Rank <= k {
-						shown[ki]++
-						if h.Judged {
-							judged[ki]++
-						}
+		c.first[i] = r.FirstRelevant
+		c.top1[i] = r.FirstRelevant == 1
+		for ki, k := range ks {
+			for _, h := range r.Hits {
+				if h.Rank <= k {
+					shown[ki]++
+					if h.Judged {
+						judged[ki]++
 					}
 				}
 			}
-			for _, h := range r.Hits {
-				if h.Rank <= maxK && !h.Judged {
-					ss.Unjudged++
-				}
+		}
+		for _, h := range r.Hits {
+			if h.Rank <= maxK && !h.Judged {
+				ss.Unjudged++
 			}
 		}
-		for _, p := range c.present {
-			if p {
-				ss.Cases++
-			}
-		}
-		if missing := len(s.tasks) - ss.Cases; missing > 0 {
-			ss.Failed += missing
-		}
-		if ss.Cases == 0 {
-			ss.Status = StatusFailed
-		} else if ss.Failed > 0 && ss.Status == StatusOK {
-			ss.Status = StatusPartial
-		}
-		s.cols[name] = c
-		repos, intents := s.keys(func(t Task) string { return t.Repo }), s.keys(func(t Task) string { return t.Intent })
-		for _, m := range s.Measures {
-			v := c.vals[m]
-			ci := metrics.Bootstrap(v, cfg.Resamples, cfg.Seed)
-			ss.Micro[m] = Stat{Fixed(ci.Mean), Fixed(ci.Low), Fixed(ci.High)}
-			lo, hi := stratifiedBootstrap(v, repos, cfg.Resamples, cfg.Seed)
-			ss.MacroRepo[m] = Stat{Fixed(metrics.Macro(v, repos)), Fixed(lo), Fixed(hi)}
-			ss.MacroIntent[m] = Fixed(metrics.Macro(v, intents))
-		}
-		for ki, k := range cfg.Ks {
-			frac := 0.0
-			if shown[ki] > 0 {
-				frac = float64(judged[ki]) / float64(shown[ki])
-			}
-			ss.Judged["judged@"+strconv.Itoa(k)] = Fixed(frac)
-		}
-		sort.Float64s(lat)
-		ss.LatencyP50MS, ss.LatencyP95MS = Fixed(percentile(lat, 50)), Fixed(percentile(lat, 95))
-		s.Systems = append(s.Systems, ss)
-		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
-		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
 	}
-	primary := cfg.Gates.Primary
+	for _, p := range c.present {
+		if p {
+			ss.Cases++
+		}
+	}
+	if missing := len(s.tasks) - ss.Cases; missing > 0 {
+		ss.Failed += missing
+	}
+	if ss.Cases == 0 {
+		ss.Status = StatusFailed
+	} else if ss.Failed > 0 && ss.Status == StatusOK {
+		ss.Status = StatusPartial
+	}
+	for ki, k := range ks {
+		frac := 0.0
+		if shown[ki] > 0 {
+			frac = float64(judged[ki]) / float64(shown[ki])
+		}
+		ss.Judged["judged@"+strconv.Itoa(k)] = resultfmt.Fixed(frac)
+	}
+	sort.Float64s(lat)
+	ss.LatencyP50MS, ss.LatencyP95MS = resultfmt.Fixed(percentile(lat, 50)), resultfmt.Fixed(percentile(lat, 95))
+	return c
+}
+
+// aggregate fills in ss the micro means with bootstrap CIs, the macro
+// means over repos (stratified bootstrap CI) and over intents.
+func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []string) {
+	n, seed := s.cfg.Resamples, s.cfg.Seed
+	for _, m := range s.Measures {
+		v := c.vals[m]
+		ci := metrics.Bootstrap(v, n, seed)
+		ss.Micro[m] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
+		lo, hi := stratifiedBootstrap(v, repos, n, seed)
+		ss.MacroRepo[m] = resultfmt.Stat{Mean: resultfmt.Fixed(metrics.Macro(v, repos)), Low: resultfmt.Fixed(lo), High: resultfmt.Fixed(hi)}
+		ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
+	}
+}
+
+// rank orders the systems: failed ones last, then by the primary measure's
+// micro mean, best first, then by name.
+func (s *Summary) rank() {
+	primary := s.cfg.Rules.Primary
 	sort.SliceStable(s.Systems, func(i, j int) bool {
 		a, b := s.Systems[i], s.Systems[j]
 		if (a.Status == StatusFailed) != (b.Status == StatusFailed) {
@@ -346,16 +390,6 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		}
 		return a.Name < b.Name
 	})
-	s.decide()
-	s.regressions()
-	sort.SliceStable(s.Failures, func(i, j int) bool {
-		a, b := s.Failures[i], s.Failures[j]
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.String() < b.String()
-	})
-	return s, nil
 }
 
 func (s *Summary) keys(f func(Task) string) []string {
@@ -375,9 +409,9 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 			if !ok {
 				i = len(rows)
 				idx[g.Key] = i
-				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]Fixed{}})
+				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]resultfmt.Fixed{}})
 			}
-			rows[i].Values[m] = Fixed(g.Mean)
+			rows[i].Values[m] = resultfmt.Fixed(g.Mean)
 		}
 	}
 	return rows

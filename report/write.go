@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +25,7 @@ func Write(dir string, s *Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	js, err := marshalJSON(s)
+	js, err := atomicfile.MarshalJSON(s)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func Write(dir string, s *Summary) error {
 	return nil
 }
 
-func f4(v Fixed) string { return strconv.FormatFloat(float64(v), 'f', 4, 64) }
+func f4(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 4, 64) }
 
 // headline are the measures the Markdown tables show.
 func (s *Summary) headline() []string {
@@ -79,7 +80,7 @@ func (s *Summary) Markdown() string {
 	if len(s.Decisions) == 0 {
 		b.WriteString("No decision: no baseline.\n\n")
 	} else {
-		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Gates.Alpha)
+		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Rules.Alpha)
 		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
@@ -161,7 +162,7 @@ func (s *Summary) Markdown() string {
 			}
 		}
 	}
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	b.WriteString("\n## Gates\n\n")
 	var gains []string
 	for _, r := range g.Gains {
@@ -211,7 +212,7 @@ func (s *Summary) Markdown() string {
 	return b.String()
 }
 
-func (s *Summary) firstJudged(k string) (Fixed, bool) {
+func (s *Summary) firstJudged(k string) (resultfmt.Fixed, bool) {
 	if len(s.Systems) == 0 {
 		return 0, false
 	}
@@ -219,7 +220,7 @@ func (s *Summary) firstJudged(k string) (Fixed, bool) {
 	return v, ok
 }
 
-func f1(v Fixed) string { return strconv.FormatFloat(float64(v), 'f', 1, 64) }
+func f1(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 1, 64) }
 
 func dim(d int) string {
 	if d == 0 {
@@ -242,20 +243,20 @@ func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "
 // hit), or one line without a rank for a case a model returned nothing for.
 func (s *Summary) perQuery() []byte {
 	type line struct {
-		Case     string  `json:"case"`
-		Repo     string  `json:"repo"`
-		Intent   string  `json:"intent"`
-		Model    string  `json:"model"`
-		Rank     int     `json:"rank"`
-		DocID    string  `json:"doc_id,omitempty"`
-		Kind     string  `json:"kind,omitempty"`
-		Path     string  `json:"path,omitempty"`
-		Symbol   string  `json:"symbol,omitempty"`
-		Score    Fixed   `json:"score"`
-		Grade    *int    `json:"grade"`
-		Relevant bool    `json:"relevant"`
-		Error    string  `json:"error,omitempty"`
-		Latency  float64 `json:"-"`
+		Case     string          `json:"case"`
+		Repo     string          `json:"repo"`
+		Intent   string          `json:"intent"`
+		Model    string          `json:"model"`
+		Rank     int             `json:"rank"`
+		DocID    string          `json:"doc_id,omitempty"`
+		Kind     string          `json:"kind,omitempty"`
+		Path     string          `json:"path,omitempty"`
+		Symbol   string          `json:"symbol,omitempty"`
+		Score    resultfmt.Fixed `json:"score"`
+		Grade    *int            `json:"grade"`
+		Relevant bool            `json:"relevant"`
+		Error    string          `json:"error,omitempty"`
+		Latency  float64         `json:"-"`
 	}
 	evaluated := map[string]bool{}
 	for _, t := range s.tasks {
@@ -274,7 +275,7 @@ func (s *Summary) perQuery() []byte {
 			}
 			for _, h := range r.Hits {
 				l := line{Case: r.Task, Repo: r.Repo, Intent: r.Intent, Model: name, Rank: h.Rank, DocID: h.DocID, Kind: h.Kind,
-					Path: h.Path, Symbol: h.Symbol, Score: Fixed(h.Score), Relevant: h.Judged && h.Grade >= 1}
+					Path: h.Path, Symbol: h.Symbol, Score: resultfmt.Fixed(h.Score), Relevant: h.Judged && h.Grade >= 1}
 				if h.Judged {
 					g := h.Grade
 					l.Grade = &g

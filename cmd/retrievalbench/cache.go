@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/cache"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
 const cacheUsage = `usage: retrievalbench cache info [-cache DIR] [-json]
@@ -43,7 +42,7 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cache "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, cacheUsage+"\nflags:\n"); fs.PrintDefaults() }
-	root := fs.String("cache", testenv.CacheDir(), "cache root `dir` ($"+testenv.EnvCache+")")
+	root := fs.String("cache", cache.Dir(), "cache root `dir` ($"+cache.EnvDir+")")
 	asJSON := fs.Bool("json", false, "info: write the entries as JSON")
 	kinds := fs.String("kind", "", "evict: comma-separated `kinds` to evict")
 	older := fs.String("older-than", "", "evict: entries not used for more than `age` (30d, 2w, 12h)")

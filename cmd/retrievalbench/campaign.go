@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/campaign"
 	"github.com/retrievalbench/retrievalbench/embed/models"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
@@ -35,7 +35,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models")
 	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
-	fs.StringVar(&cfg.CacheDir, "cache", testenv.CacheDir(), "cache `dir` (models, ONNX Runtime, vector stores)")
+	fs.StringVar(&cfg.CacheDir, "cache", cache.Dir(), "cache `dir` (models, ONNX Runtime, vector stores)")
 	fs.BoolVar(&cfg.NoCache, "no-cache", false, "embed every doc again (cold index cost) instead of reusing stored vectors")
 	fs.StringVar(&cfg.Name, "name", "", "dataset `name` in the reports (default: cases-<case file or its folder>)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
@@ -106,7 +106,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d cases, %d systems, %d failures; pool of %d results → %s\n",
-		res.Summary.Cases, len(res.Run.Systems), len(res.Run.Failures), len(res.Pool), filepath.Join(*out, "grading-sheet.csv"))
+		res.Summary.Cases, len(res.Campaign.Systems), len(res.Campaign.Failures), len(res.Pool), filepath.Join(*out, "grading-sheet.csv"))
 	for _, d := range res.Summary.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
 	}

@@ -7,14 +7,14 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/datasets/fetch"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
 // dataDefaultDir is where "data fetch" writes and "data ls" looks: the
 // cache's data directory, which the loaders accept like the data pack and
 // the tests use when RETRIEVALBENCH_DATA is unset.
-func dataDefaultDir() string { return testenv.DefaultDataDir() }
+func dataDefaultDir() string { return cache.DefaultDataDir() }
 
 // runData implements "retrievalbench data fetch|ls".
 func runData(args []string, stdout, stderr io.Writer) error {
@@ -22,7 +22,7 @@ func runData(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "usage: retrievalbench data fetch [-dir DIR] [-mirror DIR] [name…]\n       retrievalbench data ls [-dir DIR]\n\n"+
 			"fetch fills DIR (default %s) with the datasets, checked against pinned sha256;\n"+
 			"ls lists what DIR holds. go test uses the same directory when %s is unset.\n"+
-			"Run \"retrievalbench data fetch -h\" for the flags of fetch.\n", dataDefaultDir(), testenv.EnvData)
+			"Run \"retrievalbench data fetch -h\" for the flags of fetch.\n", dataDefaultDir(), cache.EnvData)
 	}
 	if len(args) == 0 {
 		usage(stderr)

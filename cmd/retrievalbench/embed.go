@@ -12,9 +12,9 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/embed"
 	"github.com/retrievalbench/retrievalbench/embed/models"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
 const embedUsage = `usage: retrievalbench embed -model ID [-as query|passage] [-format auto|lines|jsonl] [-cache DIR] [-batch N] [file ...]
@@ -45,7 +45,7 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	modelID := fs.String("model", "", "manifest model id (see `retrievalbench models list`)")
 	as := fs.String("as", "", "add the model's prefix: query or passage (default: none)")
 	format := fs.String("format", "auto", "input format: auto, lines or jsonl")
-	cache := fs.String("cache", testenv.CacheDir(), "cache root holding the models")
+	cache := fs.String("cache", cache.Dir(), "cache root holding the models")
 	batch := fs.Int("batch", 0, "texts per model run (0: the embed package's default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

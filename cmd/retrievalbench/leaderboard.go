@@ -10,7 +10,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/leaderboard"
 	"github.com/retrievalbench/retrievalbench/mlflow"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // runLeaderboard builds the leaderboard of a results directory (what `go
@@ -55,11 +55,11 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Generated = gen
 	}
-	recs, err := report.ReadRecords(*results)
+	recs, err := resultfmt.ReadRecords(*results)
 	if err != nil {
 		return err
 	}
-	cells, err := report.ReadCells(*results)
+	cells, err := resultfmt.ReadCells(*results)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 
 // cellsCommit is the commit every cell names, or "" when they disagree
 // or name none.
-func cellsCommit(cells []report.Cell) string {
+func cellsCommit(cells []resultfmt.Cell) string {
 	commit := ""
 	for _, c := range cells {
 		switch {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/internal/mlflowtest"
 	"github.com/retrievalbench/retrievalbench/mlflow"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // writeResultsDir writes what `go test ./bench -results DIR` leaves for two
@@ -25,19 +25,19 @@ func writeResultsDir(t *testing.T) string {
 		system, config string
 		hits           int
 	}{{"bm25", "code", 8}, {"dense", "m", 4}} {
-		var recs []report.Record
+		var recs []resultfmt.Record
 		for i := range 10 {
 			v := 0.0
 			if i < s.hits {
 				v = 1
 			}
-			recs = append(recs, report.Record{Dataset: "toy", Split: "small", System: s.system, Config: s.config,
+			recs = append(recs, resultfmt.Record{Dataset: "toy", Split: "small", System: s.system, Config: s.config,
 				Task: fmt.Sprintf("t%02d", i), Query: "q", Values: map[string]float64{"ndcg@10": v, "hit@1": v}, LatencyMS: float64(1 + i)})
 		}
-		require.NoError(t, report.WriteRecords(filepath.Join(dir, report.RecordsFileName("toy", "small", s.system, s.config)), recs))
+		require.NoError(t, resultfmt.WriteRecords(filepath.Join(dir, resultfmt.RecordsFileName("toy", "small", s.system, s.config)), recs))
 	}
-	require.NoError(t, report.WriteCell(filepath.Join(dir, report.CellFileName("toy", "small", "bm25", "code")),
-		report.Cell{Dataset: "toy", Split: "small", System: "bm25", Config: "code", ConfigHash: "cfg123", DataHash: "data456",
+	require.NoError(t, resultfmt.WriteCell(filepath.Join(dir, resultfmt.CellFileName("toy", "small", "bm25", "code")),
+		resultfmt.Cell{Dataset: "toy", Split: "small", System: "bm25", Config: "code", ConfigHash: "cfg123", DataHash: "data456",
 			IndexSeconds: 2.5, IndexedDocs: 42, PeakRSSMB: 99, Versions: map[string]string{"sqlite": "3.50"}, Commit: "c0ffee"}))
 	return dir
 }
@@ -144,8 +144,8 @@ func TestLeaderboardMLflow(t *testing.T) {
 		t.Errorf("dense/m ndcg_at_10 %v, vs_best.diff %v; want 0.4, -0.4", dm["ndcg_at_10"], dm["vs_best.diff"])
 	}
 	for model, files := range map[string][]string{
-		"bm25/code": {report.RecordsFileName("toy", "small", "bm25", "code"), report.CellFileName("toy", "small", "bm25", "code")},
-		"dense/m":   {report.RecordsFileName("toy", "small", "dense", "m")},
+		"bm25/code": {resultfmt.RecordsFileName("toy", "small", "bm25", "code"), resultfmt.CellFileName("toy", "small", "bm25", "code")},
+		"dense/m":   {resultfmt.RecordsFileName("toy", "small", "dense", "m")},
 	} {
 		for _, f := range files {
 			got, err := c.DownloadArtifact(ctx, byModel[model].Info, "results/"+f)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/datasets/coderag"
@@ -15,7 +16,6 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/datasets/sweqa"
 	"github.com/retrievalbench/retrievalbench/datasets/trec"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/leakage"
 )
 
@@ -58,7 +58,7 @@ func leakageLoaders() map[string]func(dir string) (*datasets.Dataset, error) {
 func runLeakage(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("leakage", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir, _ := testenv.DataDir()
+	dataDir, _ := cache.DataDir()
 	dir := fs.String("data", dataDir, "data pack directory")
 	asJSON := fs.Bool("json", false, "print one JSON report per line instead of summaries")
 	casesFile := fs.String("cases", "", "also measure this case file (needs -manifest)")
@@ -91,7 +91,7 @@ func runLeakage(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(want) > 0 && *dir == "" {
-		return usagef("leakage: no data pack: set -data or %s", testenv.EnvData)
+		return usagef("leakage: no data pack: set -data or %s", cache.EnvData)
 	}
 	report := func(ds *datasets.Dataset) error {
 		r, err := leakage.Measure(ds, leakage.DefaultConfig())

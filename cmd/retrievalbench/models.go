@@ -12,8 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/embed/models"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
 const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR]
@@ -66,7 +66,7 @@ func modelsFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("models "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, modelsUsage) }
-	cache := fs.String("cache", testenv.CacheDir(), "cache root")
+	cache := fs.String("cache", cache.Dir(), "cache root")
 	return fs, cache
 }
 

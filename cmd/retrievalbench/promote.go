@@ -16,10 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/promote"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
 )
 
@@ -229,10 +229,10 @@ func (p *promotion) stage(ctx context.Context, stage string) (*promote.Verdict, 
 }
 
 // results returns the records of one stage: run (exec) or read.
-func (p *promotion) results(ctx context.Context, stage string) ([]report.Record, error) {
+func (p *promotion) results(ctx context.Context, stage string) ([]resultfmt.Record, error) {
 	dir := filepath.Join(p.root, stage)
 	if !p.exec {
-		recs, err := report.ReadRecords(dir)
+		recs, err := resultfmt.ReadRecords(dir)
 		if err != nil {
 			return nil, fmt.Errorf("promote: %s results: %w", stage, err)
 		}
@@ -250,8 +250,8 @@ func (p *promotion) results(ctx context.Context, stage string) ([]report.Record,
 		if err != nil {
 			return nil, err
 		}
-		env = append(env, testenv.EnvCache+"="+fresh)
-		fmt.Fprintf(p.stderr, "promote: test stage with caches off: %s=%s (inputs linked from %s)\n", testenv.EnvCache, fresh, testenv.CacheDir())
+		env = append(env, cache.EnvDir+"="+fresh)
+		fmt.Fprintf(p.stderr, "promote: test stage with caches off: %s=%s (inputs linked from %s)\n", cache.EnvDir, fresh, cache.Dir())
 	}
 	cells := []string{p.cell}
 	if stage == promote.StageTest {
@@ -269,7 +269,7 @@ func (p *promotion) results(ctx context.Context, stage string) ([]report.Record,
 			}
 		}
 	}
-	recs, err := report.ReadRecords(dir)
+	recs, err := resultfmt.ReadRecords(dir)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %s: the go test runs wrote no results (see %s/%s-*.log): %w", stage, p.root, stage, err)
 	}
@@ -332,7 +332,7 @@ func freshCache(root string) (string, error) {
 	if err := os.MkdirAll(fresh, 0o755); err != nil {
 		return "", err
 	}
-	real, err := filepath.Abs(testenv.CacheDir())
+	real, err := filepath.Abs(cache.Dir())
 	if err != nil {
 		return "", err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/promote"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // writeStage writes constructed results of baseline bm25/unicode61 and
@@ -23,16 +23,16 @@ func writeStage(t *testing.T, dir, dataset, split string, n, baseHits, candHits 
 		config string
 		hits   int
 	}{{"unicode61", baseHits}, {"code-weighted", candHits}} {
-		recs := make([]report.Record, n)
+		recs := make([]resultfmt.Record, n)
 		for i := range recs {
 			v := 0.0
 			if i < arm.hits {
 				v = 1
 			}
-			recs[i] = report.Record{Dataset: dataset, Split: split, System: "bm25", Config: arm.config,
+			recs[i] = resultfmt.Record{Dataset: dataset, Split: split, System: "bm25", Config: arm.config,
 				Task: fmt.Sprintf("t%02d", i), Values: map[string]float64{"mrr": v, "recall@10": v}}
 		}
-		require.NoError(t, report.WriteRecords(filepath.Join(dir, report.RecordsFileName(dataset, split, "bm25", arm.config)), recs))
+		require.NoError(t, resultfmt.WriteRecords(filepath.Join(dir, resultfmt.RecordsFileName(dataset, split, "bm25", arm.config)), recs))
 	}
 }
 
@@ -127,7 +127,7 @@ func TestPromoteFailedTestRecorded(t *testing.T) {
 	broken := t.TempDir()
 	writeStage(t, filepath.Join(broken, "small_dev"), ds, "small_dev", 30, 5, 15)
 	writeStage(t, filepath.Join(broken, "dev"), ds, "dev", 50, 10, 30)
-	require.NoError(t, report.WriteRecords(filepath.Join(broken, "test", "x.jsonl"), []report.Record{
+	require.NoError(t, resultfmt.WriteRecords(filepath.Join(broken, "test", "x.jsonl"), []resultfmt.Record{
 		{Dataset: ds, Split: "test", System: "bm25", Config: "unicode61", Task: "t00", Values: map[string]float64{"mrr": 1}}}))
 	ledger := filepath.Join(t.TempDir(), "LEDGER.jsonl")
 	args := []string{"promote", "-baseline", "bm25/unicode61", "-candidate", "bm25/code-weighted", "-exec=false", "-results", broken, "-ledger", ledger}

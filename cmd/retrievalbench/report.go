@@ -18,6 +18,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // reportFlags are the flags campaign, score and report share.
@@ -31,11 +32,11 @@ type reportFlags struct {
 
 func (rf *reportFlags) register(fs *flag.FlagSet, ksDefault string) {
 	fs.StringVar(&rf.ks, "k", ksDefault, "comma-separated `cutoffs` of hit@k, recall@k, ndcg@k and judged@k")
-	fs.StringVar(&rf.baseline, "baseline", "", "`system/config` the decision gates compare the others with (default: the first dense model)")
+	fs.StringVar(&rf.baseline, "baseline", "", "`system/config` the decision rules compare the others with (default: the first dense model)")
 	fs.StringVar(&rf.timestamp, "timestamp", "", "fixed `RFC3339` time to write as the report's generation time (default: now), for byte-identical reports")
-	d := report.DefaultGates()
+	d := report.DefaultRules()
 	fs.IntVar(&rf.minCases, "min-cases", d.MinCases, "paired cases a decision needs")
-	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the gates, in `MiB` (0 = none)")
+	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the decision rules, in `MiB` (0 = none)")
 }
 
 // config builds the report config; ks "" keeps def.
@@ -49,9 +50,9 @@ func (rf *reportFlags) config(def []int) (report.Config, error) {
 		}
 		cfg.Ks = ks
 	}
-	cfg.Gates.Baseline = rf.baseline
-	cfg.Gates.MinCases = rf.minCases
-	cfg.Gates.MaxPeakRSSMB = rf.maxRSS
+	cfg.Rules.Baseline = rf.baseline
+	cfg.Rules.MinCases = rf.minCases
+	cfg.Rules.MaxPeakRSSMB = rf.maxRSS
 	return cfg, cfg.Validate()
 }
 
@@ -119,7 +120,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 			"Writes quality-summary.md/.json, per-query-results.jsonl, per-model-ranking.csv,\n"+
 			"per-repo-summary.csv, per-intent-summary.csv, regressions.md and plots/ for each\n"+
 			"dataset and split of the results (a folder DATASET.SPLIT under -out). The measures\n"+
-			"are the ones the records carry; with -baseline the gates decide on those of them\n"+
+			"are the ones the records carry; with -baseline the decision rules decide on those of them\n"+
 			"they know.\n\nflags:")
 		fs.PrintDefaults()
 	}
@@ -140,11 +141,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("report: %v", err)
 	}
-	recs, err := report.ReadRecords(*results)
+	recs, err := resultfmt.ReadRecords(*results)
 	if err != nil {
 		return err
 	}
-	groups := map[string][]report.Record{}
+	groups := map[string][]resultfmt.Record{}
 	for _, r := range recs {
 		k := r.Dataset + "." + r.Split
 		groups[k] = append(groups[k], r)
@@ -163,17 +164,17 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Only = slices.Sorted(maps.Keys(measureSet))
 		var gains []report.Gain
-		for _, g := range cfg.Gates.Gains {
+		for _, g := range cfg.Rules.Gains {
 			if measureSet[g.Measure] {
 				gains = append(gains, g)
 			}
 		}
-		cfg.Gates.Gains = gains
-		if !measureSet[cfg.Gates.Primary] && len(cfg.Only) > 0 {
-			cfg.Gates.Primary = cfg.Only[0]
+		cfg.Rules.Gains = gains
+		if !measureSet[cfg.Rules.Primary] && len(cfg.Only) > 0 {
+			cfg.Rules.Primary = cfg.Only[0]
 		}
 		if rf.baseline == "" {
-			cfg.Gates.Gains = nil // no decision without a named baseline
+			cfg.Rules.Gains = nil // no decision without a named baseline
 		}
 		s, err := report.Summarize(report.Input{Records: rs}, cfg)
 		if err != nil {

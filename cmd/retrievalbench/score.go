@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // runScore merges a filled grading sheet (or labels.jsonl) with the case
@@ -42,11 +43,11 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("score: %v", err)
 	}
-	run, err := report.ReadRun(filepath.Join(*runDir, "run.json"))
+	run, err := report.ReadCampaign(filepath.Join(*runDir, "run.json"))
 	if err != nil {
 		return err
 	}
-	recs, err := report.ReadRecords(filepath.Join(*runDir, "results"))
+	recs, err := resultfmt.ReadRecords(filepath.Join(*runDir, "results"))
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if rf.baseline == "" {
 		rf.baseline = defaultBaseline(run)
 	}
-	if !slices.ContainsFunc(run.Systems, func(s report.SystemRun) bool { return s.Name == rf.baseline }) {
+	if !slices.ContainsFunc(run.Systems, func(s report.SystemCost) bool { return s.Name == rf.baseline }) {
 		return usagef("score: -baseline %q is not one of the systems of %s", rf.baseline, *runDir)
 	}
 	cfg, err := rf.config(run.Meta.Ks)
@@ -96,7 +97,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 }
 
 // defaultBaseline is the first dense system of a run, else its first.
-func defaultBaseline(run *report.Run) string {
+func defaultBaseline(run *report.Campaign) string {
 	for _, s := range run.Systems {
 		if len(s.Name) > 6 && s.Name[:6] == "dense/" {
 			return s.Name

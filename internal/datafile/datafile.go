@@ -1,6 +1,7 @@
-// Package datafile opens the data pack's files for the dataset loaders: a
-// file may be stored as is or gzipped (name.gz), and is read whole or line
-// by line with 1-based line numbers for file:line errors.
+// Package datafile opens data files — the data pack's for the dataset
+// loaders, results and golden files for their readers: a file may be stored
+// as is or gzipped (name.gz), and is read whole, line by line with 1-based
+// line numbers for file:line errors, or as one strict JSON value.
 package datafile
 
 import (

@@ -32,3 +32,20 @@ func JSONError(file string, data []byte, err error) error {
 	off = min(off, int64(len(data)))
 	return &fileline.Error{File: file, Line: 1 + bytes.Count(data[:off], []byte("\n")), Err: err}
 }
+
+// ReadJSON decodes the one JSON value of file (gunzipped when it ends in
+// .gz) into v, refusing unknown fields, so that a misspelt key is an error
+// rather than a silent default. A decoding error reads as JSONError does;
+// a missing file is the os error, for errors.Is(err, fs.ErrNotExist).
+func ReadJSON(file string, v any) error {
+	b, err := ReadAll(file)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return JSONError(file, b, err)
+	}
+	return nil
+}

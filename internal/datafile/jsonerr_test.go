@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
@@ -37,5 +41,30 @@ func TestJSONError(t *testing.T) {
 			}
 			filelinetest.Want(t, err, tc.want)
 		})
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	dir := t.TempDir()
+	type cfg struct {
+		Name string `json:"name"`
+	}
+	good := filepath.Join(dir, "good.json")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(good, []byte(`{"name": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("{\n  \"nmae\": \"x\"\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var c cfg
+	if err := ReadJSON(good, &c); err != nil || c.Name != "x" {
+		t.Errorf("ReadJSON(good) = %+v, %v; want name x", c, err)
+	}
+	if err := ReadJSON(bad, &c); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "nmae") {
+		t.Errorf("ReadJSON(misspelt key) = %v, want an error naming the file and the key", err)
+	}
+	if err := ReadJSON(filepath.Join(dir, "absent.json"), &c); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadJSON(missing) = %v, want fs.ErrNotExist", err)
 	}
 }

@@ -5,7 +5,7 @@
 // Environment:
 //
 //	RETRIEVALBENCH_DATA     data pack directory (layout of ../shared/datasets;
-//	                        default: DefaultDataDir, where `retrievalbench
+//	                        default: cache.DefaultDataDir, where `retrievalbench
 //	                        data fetch` puts the data, when it exists)
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
@@ -19,12 +19,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retrievalbench/retrievalbench/cache"
 )
 
-// Environment variable names, in one place.
+// Environment variable names; the cache and data pack ones are package
+// cache's, which the commands use without linking package testing.
 const (
-	EnvData    = "RETRIEVALBENCH_DATA"
-	EnvCache   = "RETRIEVALBENCH_CACHE"
+	EnvData    = cache.EnvData
+	EnvCache   = cache.EnvDir
 	EnvRequire = "RETRIEVALBENCH_REQUIRE"
 )
 
@@ -47,34 +50,11 @@ const (
 	MLflow = "mlflow"
 )
 
-// DataDir returns the data directory and whether it exists:
-// $RETRIEVALBENCH_DATA when set, else DefaultDataDir — so the data that
-// `retrievalbench data fetch` put there is the data the tests use.
-func DataDir() (string, bool) {
-	dir := os.Getenv(EnvData)
-	if dir == "" {
-		dir = DefaultDataDir()
-	}
-	st, err := os.Stat(dir)
-	return dir, err == nil && st.IsDir()
-}
+// DataDir is cache.DataDir: the data pack directory and whether it exists.
+func DataDir() (string, bool) { return cache.DataDir() }
 
-// DefaultDataDir is the cache's data directory, CacheDir()/data: where
-// `retrievalbench data fetch` writes by default and where DataDir looks
-// when RETRIEVALBENCH_DATA is unset.
-func DefaultDataDir() string { return filepath.Join(CacheDir(), "data") }
-
-// CacheDir returns the cache root: $RETRIEVALBENCH_CACHE, else the user
-// cache directory + "/retrievalbench", else a directory under the temp dir.
-func CacheDir() string {
-	if dir := os.Getenv(EnvCache); dir != "" {
-		return dir
-	}
-	if dir, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(dir, "retrievalbench")
-	}
-	return filepath.Join(os.TempDir(), "retrievalbench-cache")
-}
+// CacheDir is cache.Dir, the cache root.
+func CacheDir() string { return cache.Dir() }
 
 // Required reports whether the run requires kind (see the package doc):
 // kind or "all" is listed, and "-kind" is not ("all,-mlflow" requires

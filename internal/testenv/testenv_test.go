@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -31,49 +30,6 @@ func TestRequired(t *testing.T) {
 				t.Errorf("Required(%q) with %s=%q = %v, want %v (%s)", tt.kind, EnvRequire, tt.env, got, tt.want, tt.reason)
 			}
 		})
-	}
-}
-
-func TestCacheDirFromEnv(t *testing.T) {
-	t.Setenv(EnvCache, "/some/cache")
-	if got := CacheDir(); got != "/some/cache" {
-		t.Errorf("CacheDir = %q, want the %s value", got, EnvCache)
-	}
-}
-
-func TestDataDirMustExist(t *testing.T) {
-	t.Setenv(EnvData, t.TempDir()+"/absent")
-	if _, ok := DataDir(); ok {
-		t.Error("DataDir reported a missing directory as present")
-	}
-	dir := t.TempDir()
-	t.Setenv(EnvData, dir)
-	if got, ok := DataDir(); !ok || got != dir {
-		t.Errorf("DataDir = %q, %v; want %q, true", got, ok, dir)
-	}
-}
-
-func TestDataDirDefault(t *testing.T) {
-	cache := t.TempDir()
-	t.Setenv(EnvCache, cache)
-	t.Setenv(EnvData, "")
-	want := filepath.Join(cache, "data")
-	if got := DefaultDataDir(); got != want {
-		t.Errorf("DefaultDataDir = %q, want %q", got, want)
-	}
-	if got, ok := DataDir(); ok || got != want {
-		t.Errorf("DataDir without data = %q, %v; want %q, false", got, ok, want)
-	}
-	if err := os.Mkdir(want, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got, ok := DataDir(); !ok || got != want {
-		t.Errorf("DataDir with the cache's data dir = %q, %v; want %q, true", got, ok, want)
-	}
-	other := t.TempDir()
-	t.Setenv(EnvData, other)
-	if got, ok := DataDir(); !ok || got != other {
-		t.Errorf("DataDir with %s set = %q, %v; want %q, true (the variable wins)", EnvData, got, ok, other)
 	}
 }
 

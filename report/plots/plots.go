@@ -33,8 +33,8 @@ var OkabeIto = []color.Color{
 	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
 }
 
-// Write draws, into dir, score bars with 95% CIs per system for each gate
-// measure, timing bars (p50 with a whisker to p95) and a quality-vs-latency
+// Write draws, into dir, score bars with 95% CIs per system for each measure
+// of the gain rules, timing bars (p50 with a whisker to p95) and a quality-vs-latency
 // scatter with the Pareto front, each as SVG and PNG. Systems of
 // different datasets in one summary are refused.
 func Write(dir string, s *report.Summary) error {

@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 func summary(t *testing.T) *report.Summary {
 	t.Helper()
-	var recs []report.Record
+	var recs []resultfmt.Record
 	for _, m := range []string{"bm25/x", "dense/a"} {
 		sys, cfg, _ := strings.Cut(m, "/")
 		for i := range 6 {
@@ -23,7 +24,7 @@ func summary(t *testing.T) *report.Summary {
 			if sys == "dense" {
 				v = 1
 			}
-			recs = append(recs, report.Record{Dataset: "d", System: sys, Config: cfg, Task: fmt.Sprintf("c%d", i), Repo: "r",
+			recs = append(recs, resultfmt.Record{Dataset: "d", System: sys, Config: cfg, Task: fmt.Sprintf("c%d", i), Repo: "r",
 				Values: map[string]float64{"ndcg@10": v, "mrr@10": v, "recall@5": v}, LatencyMS: float64(i + 1)})
 		}
 	}

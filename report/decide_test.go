@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,9 +18,9 @@ type group struct {
 
 // decideOn builds a run of two systems over groups and returns the
 // candidate's decision.
-func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS float64, gates Gates) Decision {
+func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS float64, gates Rules) Decision {
 	t.Helper()
-	run := &Run{Meta: Meta{Dataset: "d"}, Systems: []SystemRun{
+	run := &Campaign{Meta: Meta{Dataset: "d"}, Systems: []SystemCost{
 		{Name: "dense/base", Status: StatusOK, IndexSeconds: 10, PeakRSSMB: 500},
 		{Name: "dense/cand", Status: StatusOK, IndexSeconds: candIndex, PeakRSSMB: candRSS},
 	}}
@@ -30,7 +31,7 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 		}
 		return docs
 	}
-	var recs []Record
+	var recs []resultfmt.Record
 	k := 0
 	for _, g := range groups {
 		for i := 0; i < g.n; i++ {
@@ -44,8 +45,8 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 		}
 	}
 	cfg := DefaultConfig()
-	cfg.Gates = gates
-	cfg.Gates.Baseline = "dense/base"
+	cfg.Rules = gates
+	cfg.Rules.Baseline = "dense/base"
 	s, err := Score(run, recs, nil, cfg)
 	require.NoError(t, err)
 	require.Len(t, s.Decisions, 2)
@@ -54,13 +55,13 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 }
 
 func TestDecisionOutcomes(t *testing.T) {
-	g := DefaultGates()
+	g := DefaultRules()
 	for _, tc := range []struct {
 		name     string
 		groups   []group
 		lat, idx float64
 		rss      float64
-		gates    Gates
+		gates    Rules
 		outcome  string
 		rule     string
 		reason   string
@@ -96,15 +97,15 @@ func TestDecisionOutcomes(t *testing.T) {
 func TestGatesValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*Gates)
+		edit func(*Rules)
 	}{
-		{"unknown measure", func(g *Gates) { g.Gains = []Gain{{"nope@3", 0.1}} }},
-		{"zero threshold", func(g *Gates) { g.Gains = []Gain{{"mrr@10", 0}} }},
-		{"alpha", func(g *Gates) { g.Alpha = 1 }},
-		{"budget", func(g *Gates) { g.MaxLatencyRatio = 0 }},
+		{"unknown measure", func(g *Rules) { g.Gains = []Gain{{"nope@3", 0.1}} }},
+		{"zero threshold", func(g *Rules) { g.Gains = []Gain{{"mrr@10", 0}} }},
+		{"alpha", func(g *Rules) { g.Alpha = 1 }},
+		{"budget", func(g *Rules) { g.MaxLatencyRatio = 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := DefaultGates()
+			g := DefaultRules()
 			tc.edit(&g)
 			if g.Validate() == nil {
 				t.Error("Validate() = nil, want an error")

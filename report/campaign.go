@@ -1,15 +1,13 @@
 package report
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/judge"
 )
 
@@ -25,14 +23,14 @@ const (
 	FailCommitDrift       = "commit_drift"
 )
 
-// Run is what a campaign leaves in its output directory as run.json,
+// Campaign is what a campaign leaves in its output directory as run.json,
 // next to the records of each system under results/: everything score
 // needs to recompute the reports without the repositories or the models.
-type Run struct {
-	Meta     Meta        `json:"meta"`
-	Systems  []SystemRun `json:"systems"`
-	Tasks    []Task      `json:"tasks"`
-	Failures []Failure   `json:"failures"`
+type Campaign struct {
+	Meta     Meta         `json:"meta"`
+	Systems  []SystemCost `json:"systems"`
+	Tasks    []Task       `json:"tasks"`
+	Failures []Failure    `json:"failures"`
 }
 
 // Meta says how the numbers of a report came to be.
@@ -99,8 +97,8 @@ type RepoInfo struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// SystemRun is the cost side of one system in a campaign.
-type SystemRun struct {
+// SystemCost is the cost side of one system in a campaign.
+type SystemCost struct {
 	Name         string  `json:"name"` // "system/config"
 	Status       string  `json:"status"`
 	IndexSeconds float64 `json:"index_seconds"`
@@ -158,37 +156,16 @@ func (f Failure) String() string {
 	return s + ": " + f.Message
 }
 
-// WriteRun writes run as indented JSON to file atomically.
-func WriteRun(file string, run *Run) error {
-	b, err := marshalJSON(run)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, b)
+// WriteCampaign writes run as indented JSON to file atomically.
+func WriteCampaign(file string, run *Campaign) error {
+	return atomicfile.WriteJSON(file, run)
 }
 
-// ReadRun reads a run.json.
-func ReadRun(file string) (*Run, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
+// ReadCampaign reads a run.json.
+func ReadCampaign(file string) (*Campaign, error) {
+	var run Campaign
+	if err := datafile.ReadJSON(file, &run); err != nil {
 		return nil, err
-	}
-	var run Run
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&run); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return &run, nil
-}
-
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -17,10 +18,10 @@ const (
 	BaselineOutcome    = "baseline"            // the system the others are judged against
 )
 
-// Gates are the decision rules (the Codira seed's defaults, every number
+// Rules are the decision rules (the Codira seed's defaults, every number
 // configurable). A candidate is compared with Baseline on the cases both
 // ran, measure by measure, with a paired bootstrap test.
-type Gates struct {
+type Rules struct {
 	// Baseline is the system ("system/config") the others are judged
 	// against; "" means the first system of the run.
 	Baseline string `json:"baseline"`
@@ -53,11 +54,11 @@ type Gain struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// DefaultGates returns the seed's rules: Recall@5 +5 points, or MRR@10 or
+// DefaultRules returns the seed's rules: Recall@5 +5 points, or MRR@10 or
 // nDCG@10 +0.05, significant at α = 0.05, with query latency ≤ 1.25× the
 // baseline, index time ≤ 2× and peak RSS ≤ 4 GiB.
-func DefaultGates() Gates {
-	return Gates{
+func DefaultRules() Rules {
+	return Rules{
 		Gains:           []Gain{{"recall@5", 0.05}, {"mrr@10", 0.05}, {"ndcg@10", 0.05}},
 		Primary:         "ndcg@10",
 		Alpha:           0.05,
@@ -68,27 +69,24 @@ func DefaultGates() Gates {
 	}
 }
 
-// Rules returns the gain rules.
-func (g Gates) Rules() []Gain { return g.Gains }
-
-// Validate reports gates Decide cannot use.
-func (g Gates) Validate() error {
+// Validate reports rules Decide cannot use.
+func (g Rules) Validate() error {
 	for _, r := range g.Gains {
 		if _, err := metrics.ParseMeasure(r.Measure); err != nil {
-			return fmt.Errorf("gates: %w", err)
+			return fmt.Errorf("decision rules: %w", err)
 		}
 		if r.Threshold <= 0 {
-			return fmt.Errorf("gates: %s threshold %v is not positive", r.Measure, r.Threshold)
+			return fmt.Errorf("decision rules: %s threshold %v is not positive", r.Measure, r.Threshold)
 		}
 	}
 	if _, err := metrics.ParseMeasure(g.Primary); err != nil && g.Primary != "" {
-		return fmt.Errorf("gates: primary: %w", err)
+		return fmt.Errorf("decision rules: primary: %w", err)
 	}
 	if g.Alpha <= 0 || g.Alpha >= 1 {
-		return fmt.Errorf("gates: alpha %v outside (0, 1)", g.Alpha)
+		return fmt.Errorf("decision rules: alpha %v outside (0, 1)", g.Alpha)
 	}
 	if g.MaxLatencyRatio <= 0 || g.MaxIndexRatio <= 0 || g.MaxPeakRSSMB < 0 || g.InteractiveLatencyRatio <= 0 {
-		return fmt.Errorf("gates: budgets must be positive")
+		return fmt.Errorf("decision rules: budgets must be positive")
 	}
 	return nil
 }
@@ -104,14 +102,14 @@ type Decision struct {
 
 // PairedTest is the paired comparison of one measure with the baseline.
 type PairedTest struct {
-	Measure  string `json:"measure"`
-	Baseline Fixed  `json:"baseline"`
-	Model    Fixed  `json:"model"`
-	Diff     Fixed  `json:"diff"`
-	Low      Fixed  `json:"ci_low"`
-	High     Fixed  `json:"ci_high"`
-	P        Fixed  `json:"p"`
-	N        int    `json:"n"`
+	Measure  string          `json:"measure"`
+	Baseline resultfmt.Fixed `json:"baseline"`
+	Model    resultfmt.Fixed `json:"model"`
+	Diff     resultfmt.Fixed `json:"diff"`
+	Low      resultfmt.Fixed `json:"ci_low"`
+	High     resultfmt.Fixed `json:"ci_high"`
+	P        resultfmt.Fixed `json:"p"`
+	N        int             `json:"n"`
 }
 
 func (s *Summary) system(name string) *SystemSummary {
@@ -125,20 +123,20 @@ func (s *Summary) system(name string) *SystemSummary {
 
 // decide fills s.Decisions: every system against the baseline.
 func (s *Summary) decide() {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	if len(g.Gains) == 0 {
 		return // nothing to decide on
 	}
 	base := g.Baseline
 	if base == "" {
-		for _, sr := range s.orderedNames() {
+		for _, sr := range s.order {
 			base = sr
 			break
 		}
 	}
 	b := s.system(base)
 	if b == nil || b.Status == StatusFailed {
-		for _, ss := range s.orderedNames() {
+		for _, ss := range s.order {
 			s.Decisions = append(s.Decisions, Decision{Model: ss, Outcome: NeedsMoreData, Rule: "no_baseline",
 				Detail: fmt.Sprintf("baseline %q has no results to compare with", base)})
 		}
@@ -146,7 +144,7 @@ func (s *Summary) decide() {
 		return
 	}
 	s.Baseline = base
-	for _, name := range s.orderedNames() {
+	for _, name := range s.order {
 		if name == base {
 			s.Decisions = append(s.Decisions, Decision{Model: name, Outcome: BaselineOutcome, Rule: "baseline", Detail: "the system the others are judged against"})
 			continue
@@ -164,11 +162,8 @@ func (s *Summary) setDecisions() {
 	}
 }
 
-// orderedNames lists systems in the order they ran.
-func (s *Summary) orderedNames() []string { return s.order }
-
 func (s *Summary) decideOne(b, c *SystemSummary) Decision {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	d := Decision{Model: c.Name}
 	if c.Status == StatusFailed {
 		d.Outcome, d.Rule, d.Detail = Rejected, "system_failed", "no case ran"
@@ -193,8 +188,8 @@ func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 	for _, r := range g.Gains {
 		bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
 		p := metrics.PairedBootstrap(bv, cv, g.Resamples, g.Seed)
-		t := PairedTest{Measure: r.Measure, Baseline: Fixed(metrics.Mean(bv)), Model: Fixed(metrics.Mean(cv)),
-			Diff: Fixed(p.MeanDiff), Low: Fixed(p.Low), High: Fixed(p.High), P: Fixed(p.P), N: p.N}
+		t := PairedTest{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
+			Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N}
 		d.Tests = append(d.Tests, t)
 		sig := p.P < g.Alpha
 		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f)", r.Measure, p.MeanDiff, p.Low, p.High, p.P)
@@ -256,7 +251,7 @@ func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 // inconsistent names a repository or intent (with at least MinGroupCases
 // cases) where a gaining measure loses at least its threshold.
 func (s *Summary) inconsistent(base, cand string, measures []string) string {
-	g := s.cfg.Gates
+	g := s.cfg.Rules
 	thr := map[string]float64{}
 	for _, r := range g.Gains {
 		thr[r.Measure] = r.Threshold

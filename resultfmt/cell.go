@@ -1,16 +1,13 @@
-package report
+package resultfmt
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Cell is what one (dataset, split, system, config) run costs and rests
@@ -37,21 +34,6 @@ type Cell struct {
 // Model names the cell's system configuration: "system/config".
 func (c *Cell) Model() string { return c.System + "/" + c.Config }
 
-// CellFromHarness is the cell of a harness result; peakRSSMB is what the
-// caller measured around harness.Run (0 = not measured).
-func CellFromHarness(res *harness.Result, peakRSSMB float64, commit string) Cell {
-	c := Cell{Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
-		ConfigHash: res.ConfigHash, DataHash: res.DataHash, IndexSeconds: res.IndexTime.Seconds(),
-		IndexedDocs: res.IndexedDocs, PeakRSSMB: peakRSSMB, Commit: commit}
-	if len(res.Versions) > 0 {
-		c.Versions = map[string]string{}
-		for k, v := range res.Versions {
-			c.Versions[k] = v
-		}
-	}
-	return c
-}
-
 // CellFileName is the file name of a cell in a results directory, next to
 // RecordsFileName: "<dataset>.<split>.<system>.<config>.cell.json".
 func CellFileName(dataset, split, system, config string) string {
@@ -60,14 +42,7 @@ func CellFileName(dataset, split, system, config string) string {
 
 // WriteCell writes c as indented JSON to file atomically.
 func WriteCell(file string, c Cell) error {
-	b, err := marshalJSON(c)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, b)
+	return atomicfile.WriteJSON(file, c)
 }
 
 // ReadCells reads every *.cell.json file of dir, sorted by dataset, split,
@@ -79,15 +54,9 @@ func ReadCells(dir string) ([]Cell, error) {
 	}
 	var cells []Cell
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
 		var c Cell
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+		if err := datafile.ReadJSON(f, &c); err != nil {
+			return nil, err
 		}
 		if c.Dataset == "" || c.System == "" || c.Config == "" {
 			return nil, fmt.Errorf("%s: cell needs dataset, system and config", f)

@@ -1,17 +1,15 @@
-package report
+package resultfmt
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
 
 // Record is the result of one task for one system: the canonical line of
@@ -62,40 +60,6 @@ type Hit struct {
 // "system/config".
 func (r *Record) Model() string { return r.System + "/" + r.Config }
 
-// FromHarness converts a harness result to records. kinds maps doc id →
-// doc kind (chunk kind); nil leaves Kind empty. Hits the harness judged
-// with a grade above 0 are judged; the rest are marked judged only when
-// judgedAll says the dataset's qrels are complete (official benchmarks
-// whose gold is the whole truth).
-func FromHarness(res *harness.Result, kinds map[string]string, judgedAll bool) []Record {
-	recs := make([]Record, 0, len(res.Tasks))
-	for _, tr := range res.Tasks {
-		r := Record{
-			Dataset: res.Dataset, Split: res.Split, System: res.System, Config: res.Config,
-			Task: tr.ID, Repo: tr.Meta.Repo, Intent: tr.Meta.Intent, Difficulty: tr.Meta.Difficulty,
-			Library: tr.Meta.Library, QAType: tr.Meta.QAType, Language: tr.Meta.Language,
-			Query: tr.Query, FirstRelevant: tr.FirstRelevant, Values: map[string]float64{},
-			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err,
-		}
-		for i, m := range res.Measures {
-			if i < len(tr.Values) {
-				r.Values[m.String()] = tr.Values[i]
-			}
-		}
-		for _, h := range tr.Hits {
-			rh := Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
-				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0}
-			if h.DocID == "" {
-				rh.DocID = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
-				rh.StartLine, rh.EndLine, rh.Located = h.StartLine, h.EndLine, true
-			}
-			r.Hits = append(r.Hits, rh)
-		}
-		recs = append(recs, r)
-	}
-	return recs
-}
-
 // WriteRecords writes recs as JSON Lines to file atomically.
 func WriteRecords(file string, recs []Record) error {
 	var buf bytes.Buffer
@@ -105,9 +69,6 @@ func WriteRecords(file string, recs []Record) error {
 		if err := enc.Encode(&recs[i]); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
 	}
 	return atomicfile.WriteFile(file, buf.Bytes())
 }
@@ -146,31 +107,19 @@ func ReadRecords(dir string) ([]Record, error) {
 }
 
 func readRecordFile(file string) ([]Record, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	var recs []Record
-	for line := 1; sc.Scan(); line++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var r Record
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", file, line, err)
+			return fmt.Errorf("%s:%d: %w", file, line, err)
 		}
 		if r.System == "" || r.Task == "" {
-			return nil, fmt.Errorf("%s:%d: record needs system and task", file, line)
+			return fmt.Errorf("%s:%d: record needs system and task", file, line)
 		}
 		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return recs, nil
+		return nil
+	})
+	return recs, err
 }
