@@ -41,6 +41,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
@@ -321,7 +322,7 @@ func loadCases(cfg Config, run *report.Campaign) (*datasets.Dataset, map[string]
 			Repo string `json:"repo"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", cfg.Cases, line, err)
+			return nil, nil, fileline.Errorf(cfg.Cases, line, "%w", err)
 		}
 		perRepo[r.Repo]++
 		lines = append(lines, struct{ repo, text string }{r.Repo, sc.Text()})

@@ -12,6 +12,8 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+
+	"github.com/retrievalbench/retrievalbench/fileline"
 )
 
 // Verdict is what the gate concluded about one benchmark and unit. The
@@ -183,7 +185,7 @@ func unitInfo(units benchfmt.UnitMetadataMap, unit string) (better int, exact bo
 		case "nothing":
 		default:
 			file, line := m.Pos()
-			return 0, false, "", fmt.Errorf("%s:%d: unit %s: assume=%s, want exact or nothing", file, line, m.OrigUnit, m.Value)
+			return 0, false, "", fileline.Errorf(file, line, "unit %s: assume=%s, want exact or nothing", m.OrigUnit, m.Value)
 		}
 	}
 	if m := units.Get(unit, "better"); m != nil {
@@ -194,7 +196,7 @@ func unitInfo(units benchfmt.UnitMetadataMap, unit string) (better int, exact bo
 			return -1, exact, "", nil
 		}
 		file, line := m.Pos()
-		return 0, false, "", fmt.Errorf("%s:%d: unit %s: better=%s, want higher or lower", file, line, m.OrigUnit, m.Value)
+		return 0, false, "", fileline.Errorf(file, line, "unit %s: better=%s, want higher or lower", m.OrigUnit, m.Value)
 	}
 	if strings.HasSuffix(unit, "/s") {
 		return 1, exact, "", nil

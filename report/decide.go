@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Decision outcomes.

@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // group is n cases of one repository where the baseline ranks the gold at

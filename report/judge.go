@@ -2,14 +2,13 @@ package report
 
 import (
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"sort"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/judge"
-
 	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Judgment is one grade a person gave a pooled result (from a filled

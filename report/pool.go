@@ -5,15 +5,16 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // PoolEntry is one distinct result of a task's pool.
@@ -184,7 +185,7 @@ func ReadSheet(file string) ([]Judgment, error) {
 			}
 			return ""
 		}
-		j, err := judgment(fmt.Sprintf("%s:%d", file, line), get("case_id"), get("result_id"), get("grade"))
+		j, err := judgment(file, line, get("case_id"), get("result_id"), get("grade"))
 		if err != nil {
 			return nil, err
 		}
@@ -198,18 +199,18 @@ func ReadSheet(file string) ([]Judgment, error) {
 	return js, nil
 }
 
-func judgment(where, task, doc, grade string) (*Judgment, error) {
+func judgment(file string, line int, task, doc, grade string) (*Judgment, error) {
 	if grade == "" {
 		return nil, nil
 	}
 	if task == "" || doc == "" {
-		return nil, fmt.Errorf("%s: a grade needs case_id and result_id", where)
+		return nil, fileline.Errorf(file, line, "a grade needs case_id and result_id")
 	}
 	g, err := strconv.Atoi(grade)
 	if err != nil || g < 0 || g > 3 {
-		return nil, fmt.Errorf("%s: grade %q is not an integer 0..3", where, grade)
+		return nil, fileline.Errorf(file, line, "grade %q is not an integer 0..3", grade)
 	}
-	return &Judgment{Task: task, DocID: doc, Grade: g, Source: where}, nil
+	return &Judgment{Task: task, DocID: doc, Grade: g, Source: fmt.Sprintf("%s:%d", file, line)}, nil
 }
 
 func addJudgment(js *[]Judgment, seen map[[2]string]Judgment, j Judgment) error {
@@ -239,14 +240,13 @@ func ReadLabels(file string) ([]Judgment, error) {
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
-		where := fmt.Sprintf("%s:%d", file, line)
 		if err := dec.Decode(&l); err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+			return fileline.Errorf(file, line, "%w", err)
 		}
 		if l.Grade == nil {
-			return fmt.Errorf("%s: missing grade", where)
+			return fileline.Errorf(file, line, "missing grade")
 		}
-		j, err := judgment(where, l.Task, l.DocID, strconv.Itoa(*l.Grade))
+		j, err := judgment(file, line, l.Task, l.DocID, strconv.Itoa(*l.Grade))
 		if err != nil {
 			return err
 		}

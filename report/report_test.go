@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // rec builds a record whose hits are the given doc ids in rank order; a
@@ -145,8 +147,8 @@ func TestReadSheetErrors(t *testing.T) {
 		return "t1,r,symbol_lookup,q,\"" + doc + "\",m@1,function,p,s," + grade + ",\n"
 	}
 	for _, tc := range []struct{ name, sheet, want string }{
-		{"grade out of range", head + row("a", "4"), `:2: grade "4" is not an integer 0..3`},
-		{"not a number", head + row("a", "x"), `:2: grade "x"`},
+		{"grade out of range", head + row("a", "4"), `s.csv:2: grade "4" is not an integer 0..3`},
+		{"not a number", head + row("a", "x"), `s.csv:2: grade "x"`},
 		{"conflict", head + row("a", "1") + row("a", "2"), `:3: t1 a graded 2, but 1 at`},
 		{"no grade column", "case_id,result_id\n", `:1: no "grade" column`},
 	} {
@@ -155,6 +157,10 @@ func TestReadSheetErrors(t *testing.T) {
 			require.NoError(t, os.WriteFile(f, []byte(tc.sheet), 0o644))
 			if _, err := ReadSheet(f); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want %q", err, tc.want)
+			}
+			if tc.name != "conflict" {
+				_, err := ReadSheet(f)
+				filelinetest.Want(t, err, tc.want)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Config holds the tunables of a report.

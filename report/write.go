@@ -5,13 +5,13 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Files lists the report files Write creates, in order.

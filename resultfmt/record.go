@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 )
@@ -113,10 +114,10 @@ func readRecordFile(file string) ([]Record, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			return fmt.Errorf("%s:%d: %w", file, line, err)
+			return fileline.Errorf(file, line, "%w", err)
 		}
 		if r.System == "" || r.Task == "" {
-			return fmt.Errorf("%s:%d: record needs system and task", file, line)
+			return fileline.Errorf(file, line, "record needs system and task")
 		}
 		recs = append(recs, r)
 		return nil

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
 func TestRecordsRoundTrip(t *testing.T) {
@@ -40,6 +42,8 @@ func TestReadRecordsErrors(t *testing.T) {
 	if _, err := ReadRecords(dir); err == nil || !strings.Contains(err.Error(), "x.jsonl:2:") {
 		t.Errorf("error = %v, want x.jsonl:2", err)
 	}
+	_, err := ReadRecords(dir)
+	filelinetest.At(t, err, "x.jsonl", 2)
 	if _, err := ReadRecords(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no *.jsonl result files") {
 		t.Errorf("empty dir: error = %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/embed"
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/fileline"
 )
 
 const embedUsage = `usage: retrievalbench embed -model ID [-as query|passage] [-format auto|lines|jsonl] [-cache DIR] [-batch N] [file ...]
@@ -173,10 +174,10 @@ func parseTexts(name string, data []byte, format string) ([]string, error) {
 			Text *string `json:"text"`
 		}
 		if err := json.Unmarshal([]byte(l), &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: bad JSON line: %v", name, i+1, err)
+			return nil, fileline.Errorf(name, i+1, "bad JSON line: %v", err)
 		}
 		if rec.Text == nil {
-			return nil, fmt.Errorf("%s:%d: no string field \"text\"", name, i+1)
+			return nil, fileline.Errorf(name, i+1, "no string field \"text\"")
 		}
 		texts = append(texts, *rec.Text)
 	}
