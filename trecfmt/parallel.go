@@ -77,11 +77,18 @@ type parser struct {
 	tags       lastInterner
 	dups       dupSet
 	inner      segment
+
+	// queryBlock's numbering of query ids, kept from block to block:
+	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
+	// the query has no line in the block).
+	qidNum  map[string]int32
+	qidStr  []string
+	groupOf []int32
 }
 
 func newParser(name string, allowExtra bool) *parser {
 	return &parser{name: name, allowExtra: allowExtra, fields: make([][]byte, 0, 8),
-		qids: make(interner), tags: lastInterner{in: make(interner)}}
+		qids: make(interner), tags: lastInterner{in: make(interner)}, qidNum: make(map[string]int32)}
 }
 
 // parseRunFields checks one content line split into fields as RunReader
@@ -103,10 +110,17 @@ func parseRunFields(name string, line int, f [][]byte, allowExtra bool) (float64
 	return score, nil
 }
 
-// eachLine calls fn with each content line of b (not blank, not a '#'
-// comment) split into fields, and its line number; an error from fn stops
-// the walk.
-func (p *parser) eachLine(b []byte, first int, fn func(line int, f [][]byte, lineStart int) error) error {
+// runLine is one content line of a run: its query id, document id and
+// run tag (sub-slices of the block) and its score.
+type runLine struct {
+	qid, doc, tag []byte
+	score         float64
+}
+
+// eachRunLine calls fn with each content line of b (not blank, not a '#'
+// comment) parsed and checked as RunReader does, and its line number; an
+// error from fn stops the walk.
+func (p *parser) eachRunLine(b []byte, first int, fn func(line int, l runLine) error) error {
 	line := first
 	for start := 0; start < len(b); line++ {
 		end := bytes.IndexByte(b[start:], '\n')
@@ -121,22 +135,113 @@ func (p *parser) eachLine(b []byte, first int, fn func(line int, f [][]byte, lin
 				return syntaxErrorf(p.name, line, "line longer than %d bytes", maxLine)
 			}
 		}
-		p.fields = splitFields(p.fields[:0], b[start:end])
-		if len(p.fields) > 0 && p.fields[0][0] != '#' {
-			if err := fn(line, p.fields, start); err != nil {
+		l, ok := fastRunLine(b[start:end], p.allowExtra)
+		if !ok {
+			// Anything unusual (and every error) takes the general path.
+			p.fields = splitFields(p.fields[:0], b[start:end])
+			if len(p.fields) == 0 || p.fields[0][0] == '#' {
+				start = end + 1
+				continue
+			}
+			score, err := parseRunFields(p.name, line, p.fields, p.allowExtra)
+			if err != nil {
 				return err
 			}
+			f := p.fields
+			l = runLine{qid: f[0], doc: f[2], tag: f[5], score: score}
+		}
+		if err := fn(line, l); err != nil {
+			return err
 		}
 		start = end + 1
 	}
 	return nil
 }
 
-// docRec returns the lineRec of a line whose fields are f, f[2] being a
+// fastRunLine parses, in one pass over its bytes, a line of six fields
+// (more with allowExtra) whose rank is plain digits and whose score a plain
+// decimal of at most 15 digits, which is what search systems write; the
+// score is exactly parseScore's. ok is false for any other line (blank, a
+// comment, another shape, or an error), which goes to the general path.
+func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
+	i, n := 0, len(b)
+	field := func() []byte {
+		for i < n && spaces[b[i]] {
+			i++
+		}
+		s := i
+		for i < n && !spaces[b[i]] {
+			i++
+		}
+		return b[s:i]
+	}
+	if l.qid = field(); len(l.qid) == 0 || l.qid[0] == '#' {
+		return l, false
+	}
+	if len(field()) == 0 {
+		return l, false
+	}
+	if l.doc = field(); len(l.doc) == 0 {
+		return l, false
+	}
+	rank := field()
+	if len(rank) == 0 || len(rank) > 18 {
+		return l, false
+	}
+	for _, c := range rank {
+		if c-'0' > 9 {
+			return l, false
+		}
+	}
+	for i < n && spaces[b[i]] {
+		i++
+	}
+	neg := i < n && b[i] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for ; i < n; i++ {
+		c := b[i]
+		if c-'0' <= 9 {
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+			continue
+		}
+		if c == '.' && frac < 0 {
+			frac = 0
+			continue
+		}
+		break
+	}
+	if (i < n && !spaces[b[i]]) || digits == 0 || digits > 15 || frac == 0 {
+		return l, false
+	}
+	l.score = float64(mant)
+	if frac > 0 {
+		l.score /= pow10[frac]
+	}
+	if neg {
+		l.score = -l.score
+	}
+	if l.tag = field(); len(l.tag) == 0 {
+		return l, false
+	}
+	if !allowExtra && len(field()) != 0 {
+		return l, false
+	}
+	return l, true
+}
+
+// docRec returns the lineRec of a line whose document id doc is a
 // sub-slice of buf.
-func docRec(buf []byte, f [][]byte, line int, score float64) lineRec {
-	off := cap(buf) - cap(f[2])
-	return lineRec{off: int32(off), end: int32(off + len(f[2])), line: int32(line), score: score}
+func docRec(buf, doc []byte, line int, score float64) lineRec {
+	off := cap(buf) - cap(doc)
+	return lineRec{off: int32(off), end: int32(off + len(doc)), line: int32(line), score: score}
 }
 
 // results turns the records of one query into a segment: one string
@@ -427,21 +532,17 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Resu
 		return nil
 	}
 	var lastTag []byte
-	err := p.eachLine(b.buf, b.line, func(line int, f [][]byte, _ int) error {
-		score, err := parseRunFields(p.name, line, f, p.allowExtra)
-		if err != nil {
-			return err
-		}
-		if len(recs) == 0 || string(f[0]) != curQID {
+	err := p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
+		if len(recs) == 0 || string(l.qid) != curQID {
 			if err := end(); err != nil {
 				return err
 			}
 			recs = recs[:0]
-			curQID = p.qids.get(f[0])
+			curQID = p.qids.get(l.qid)
 			curLine = line
 		}
-		recs = append(recs, docRec(b.buf, f, line, score))
-		lastTag = f[5]
+		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
+		lastTag = l.tag
 		return nil
 	})
 	if err != nil {
@@ -567,35 +668,43 @@ type queryRange struct {
 // queryBlock packs the lines of b by query id, in order of first
 // appearance, keeping file order within a query.
 func (p *parser) queryBlock(b *block) {
-	byQID := map[string]int32{}
 	var qids []string
+	var nums []int32 // qidNum of each group
 	var counts []int32
-	var recs []lineRec
-	var group []int32
+	est := len(b.buf)/32 + 1
+	recs := make([]lineRec, 0, est)
+	group := make([]int32, 0, est)
 	var lastTag []byte
 	cur, curQID := int32(-1), ""
-	b.err = p.eachLine(b.buf, b.line, func(line int, f [][]byte, _ int) error {
-		score, err := parseRunFields(p.name, line, f, p.allowExtra)
-		if err != nil {
-			return err
-		}
-		if cur < 0 || string(f[0]) != curQID {
-			g, ok := byQID[string(f[0])]
+	b.err = p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
+		if cur < 0 || string(l.qid) != curQID {
+			num, ok := p.qidNum[string(l.qid)]
 			if !ok {
+				num = int32(len(p.qidStr))
+				q := p.qids.get(l.qid)
+				p.qidNum[q] = num
+				p.qidStr = append(p.qidStr, q)
+				p.groupOf = append(p.groupOf, 0)
+			}
+			g := p.groupOf[num] - 1
+			if g < 0 {
 				g = int32(len(qids))
-				curQID = p.qids.get(f[0])
-				byQID[curQID] = g
-				qids = append(qids, curQID)
+				p.groupOf[num] = g + 1
+				qids = append(qids, p.qidStr[num])
+				nums = append(nums, num)
 				counts = append(counts, 0)
 			}
 			cur, curQID = g, qids[g]
 		}
 		counts[cur]++
-		recs = append(recs, docRec(b.buf, f, line, score))
+		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
 		group = append(group, cur)
-		lastTag = f[5]
+		lastTag = l.tag
 		return nil
 	})
+	for _, num := range nums {
+		p.groupOf[num] = 0
+	}
 	if b.err != nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	complete := fs.Bool("c", false, "average over all judged queries; a judged query without results scores 0")
 	level := fs.Int("l", 1, "lowest grade that counts as relevant")
 	maxDocs := fs.Int("M", 0, "evaluate only the first `max` ranked results of each query (0: all)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the evaluation to `file` (for go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, evalUsage)
 		fs.PrintDefaults()
@@ -88,6 +90,17 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("eval: %v", err)
 	}
 	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, tag, err := evalFiles(fs.Arg(0), fs.Arg(1), sel.measures, opt)
 	if err != nil {
 		return err
