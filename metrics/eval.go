@@ -156,8 +156,29 @@ func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []in
 			np++
 		}
 	}
-	for _, p := range pos[:np] {
-		if r := rankOf(results, int(p)); r < n {
+	// Order the positive documents, then count for each the results that
+	// come before it: a result precedes the positives from the first one
+	// it is ordered before (a binary search) on, so one count per result
+	// at that index and a prefix sum give every positive's rank.
+	ps := pos[:np]
+	slices.SortFunc(ps, func(a, b int32) int { return compareResults(results[a], results[b]) })
+	var before [maxCounted + 1]int32
+	for _, x := range results {
+		lo, hi := 0, np
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if compareResults(x, results[ps[m]]) < 0 {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		before[lo]++
+	}
+	r := 0
+	for k, p := range ps {
+		r += int(before[k])
+		if r < n {
 			grades[r] = qr[results[p].DocID]
 		}
 	}
@@ -165,8 +186,8 @@ func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []in
 }
 
 // maxCounted is the number of positive documents up to which rank counts
-// ranks (n comparisons each) instead of sorting (about n log n).
-const maxCounted = 48
+// ranks (n log maxCounted comparisons) instead of sorting (n log n).
+const maxCounted = 128
 
 // rankSorted is rank by sorting results in place.
 func (e *Evaluator) rankSorted(qr map[string]int, results []Result, grades []int) []int {
@@ -175,28 +196,6 @@ func (e *Evaluator) rankSorted(qr map[string]int, results []Result, grades []int
 		grades[i] = gradeOf(qr, results[i].DocID)
 	}
 	return grades
-}
-
-// rankOf returns the number of results that SortRun orders before
-// results[p] (compareResults < 0), document ids being distinct.
-func rankOf(results []Result, p int) int {
-	ps, pd := results[p].Score, results[p].DocID
-	r := 0
-	if ps == ps {
-		for _, x := range results {
-			if x.Score > ps || (x.Score == ps && x.DocID > pd) {
-				r++
-			}
-		}
-		return r
-	}
-	// A NaN score: every number comes first, then the NaNs by id.
-	for _, x := range results {
-		if x.Score == x.Score || x.DocID > pd {
-			r++
-		}
-	}
-	return r
 }
 
 // Score is the evaluation half of AddUnique, safe for concurrent use (it
