@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // ScanOptions tunes ScanGroups and ScanQueries.
@@ -57,7 +55,7 @@ type segHead struct {
 // are strings.
 type segment struct {
 	qid     string
-	results []metrics.Result
+	results []Result
 	lines   []int32
 }
 
@@ -265,7 +263,7 @@ func (p *parser) segment(qid string, buf []byte, recs []lineRec, s *segment, che
 	off := 0
 	for _, r := range recs {
 		end := off + int(r.end-r.off)
-		s.results = append(s.results, metrics.Result{DocID: all[off:end], Score: r.score})
+		s.results = append(s.results, Result{DocID: all[off:end], Score: r.score})
 		s.lines = append(s.lines, r.line)
 		off = end
 	}
@@ -296,7 +294,7 @@ type dupSet struct {
 
 // find returns the indexes of the first repeated id's first occurrence
 // and of its repetition, or -1, -1.
-func (d *dupSet) find(rs []metrics.Result) (first, again int) {
+func (d *dupSet) find(rs []Result) (first, again int) {
 	size := 16
 	for size < 2*len(rs) {
 		size *= 2
@@ -446,7 +444,7 @@ func pipeline(r io.Reader, name string, size, workers int, work func(p *parser, 
 // queries is an error wrapping ErrNotGrouped (read such a run with
 // ScanQueries). On an error, fn may already have been called for queries
 // after the bad line.
-func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []metrics.Result) error) (string, error) {
+func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []Result) error) (string, error) {
 	work := func(p *parser, b *block) { p.groupBlock(b, fn) }
 	done := map[string]bool{}
 	var pend *segment
@@ -506,7 +504,7 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 // groupBlock parses b into its runs of lines with one query id, calling fn
 // for the runs strictly inside the block (complete queries when the run is
 // grouped) and keeping the first and last for the consumer.
-func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Result) error) {
+func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) error) {
 	var recs []lineRec
 	curQID := ""
 	var curLine int
@@ -578,7 +576,7 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Resu
 // repeated within a query is an error naming both lines (of the query
 // first in byte-wise id order, as ForEachQuery reports it); an error from
 // fn stops the walk and is returned.
-func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []metrics.Result) error) (string, error) {
+func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []Result) error) (string, error) {
 	type ref struct {
 		b      *packedBlock
 		lo, hi int32
@@ -629,7 +627,7 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 				for _, rf := range queries[s.qid] { // read-only now
 					pb := rf.b
 					for k := rf.lo; k < rf.hi; k++ {
-						s.results = append(s.results, metrics.Result{DocID: pb.docs[pb.offs[k]:pb.offs[k+1]], Score: pb.scores[k]})
+						s.results = append(s.results, Result{DocID: pb.docs[pb.offs[k]:pb.offs[k+1]], Score: pb.scores[k]})
 						s.lines = append(s.lines, pb.lines[k])
 					}
 				}

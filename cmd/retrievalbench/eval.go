@@ -156,17 +156,28 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 // ScanQueries), which calls back from several goroutines: each query is
 // scored where it was parsed (metrics.Evaluator.Score is safe for
 // concurrent use) and recorded under a lock.
-func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, trecfmt.ScanOptions, func(string, []metrics.Result) error) (string, error)) (string, error) {
+func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, trecfmt.ScanOptions, func(string, []trecfmt.Result) error) (string, error)) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	var mu sync.Mutex
+	var bufs sync.Pool // *[]metrics.Result, one per goroutine at a time
 	// trec_eval ignores fields after the run tag. The scanners have
 	// rejected repeated documents, with line numbers.
-	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []metrics.Result) error {
-		q, judged := e.Score(qid, results)
+	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []trecfmt.Result) error {
+		b, _ := bufs.Get().(*[]metrics.Result)
+		if b == nil {
+			b = new([]metrics.Result)
+		}
+		rs := (*b)[:0]
+		for _, r := range results {
+			rs = append(rs, metrics.Result(r))
+		}
+		q, judged := e.Score(qid, rs)
+		*b = rs
+		bufs.Put(b)
 		mu.Lock()
 		defer mu.Unlock()
 		if err := e.Record(qid, q, judged); err != nil {
