@@ -55,11 +55,12 @@ type Config struct {
 	// Sessions is the number of ONNX Runtime sessions that run batches in
 	// parallel, each with Threads/Sessions intra-op threads (at least one).
 	// 0 picks one single-threaded session per thread when the batch size is
-	// 1 (a single text's run is too small to keep several threads busy,
-	// while separate texts run independently: minilm-l6-q embedded 200
-	// RepoQA chunks about 1.5× faster on 2 cores), else one session with
-	// every thread. Vectors do not depend on it (a test checks them bit for
-	// bit), only memory does: each session holds its own copy of the model.
+	// 1 (one text's run is too small to keep several intra-op threads busy,
+	// while separate texts run independently), else one session with every
+	// thread. On a loaded 2-core machine both ran within noise of each other
+	// (docs/performance.md); the gain is for cores that are free. Vectors do
+	// not depend on it (a test checks them bit for bit); memory does: each
+	// session holds its own copy of the model. 1 is the former behaviour.
 	Sessions int
 	// Spin lets ONNX Runtime's idle intra-op threads busy-wait for work.
 	// Off by default: when other processes share the cores (go test runs

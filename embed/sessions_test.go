@@ -74,3 +74,48 @@ func TestSessionsSameVectors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEmbedSessions embeds the parity texts with minilm-l6-q at batch
+// size 1, on one session with every thread (the default before sessions)
+// and on the default sessions (one single-threaded session per thread),
+// reporting texts/s.
+//
+//	go test ./embed -run '^$' -bench EmbedSessions
+func BenchmarkEmbedSessions(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "parity", "minilm-l6-q.json"))
+	require.NoError(b, err)
+	var pf parityFile
+	require.NoError(b, json.Unmarshal(data, &pf))
+	var texts []string
+	for _, c := range pf.Cases {
+		texts = append(texts, c.Text)
+	}
+	m, err := models.Lookup("minilm-l6-q")
+	require.NoError(b, err)
+	cache := mustHaveRuntime(b)
+	if err := models.Verify(cache, m); err != nil {
+		if errors.Is(err, models.ErrMissing) {
+			testenv.Missing(b, testenv.Models, err.Error())
+		}
+		b.Fatal(err)
+	}
+	for _, sessions := range []int{1, 0} {
+		name := "sessions=one"
+		if sessions == 0 {
+			name = "sessions=per-thread"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := DefaultConfig(m, cache)
+			cfg.Sessions = sessions
+			e, err := New(cfg)
+			require.NoError(b, err)
+			defer e.Close()
+			for b.Loop() {
+				if _, err := e.Embed(b.Context(), texts, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "texts/s")
+		})
+	}
+}
