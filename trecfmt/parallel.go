@@ -79,14 +79,14 @@ type parser struct {
 	// queryBlock's numbering of query ids, kept from block to block:
 	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
 	// the query has no line in the block).
-	qidNum  map[string]int32
+	qidNum  idTable
 	qidStr  []string
 	groupOf []int32
 }
 
 func newParser(name string, allowExtra bool) *parser {
 	return &parser{name: name, allowExtra: allowExtra, fields: make([][]byte, 0, 8),
-		qids: make(interner), tags: lastInterner{in: make(interner)}, qidNum: make(map[string]int32)}
+		qids: make(interner), tags: lastInterner{in: make(interner)}}
 }
 
 // parseRunFields checks one content line split into fields as RunReader
@@ -676,11 +676,11 @@ func (p *parser) queryBlock(b *block) {
 	cur, curQID := int32(-1), ""
 	b.err = p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
 		if cur < 0 || string(l.qid) != curQID {
-			num, ok := p.qidNum[string(l.qid)]
-			if !ok {
+			num := p.qidNum.lookup(l.qid)
+			if num < 0 {
 				num = int32(len(p.qidStr))
 				q := p.qids.get(l.qid)
-				p.qidNum[q] = num
+				p.qidNum.add(q, num)
 				p.qidStr = append(p.qidStr, q)
 				p.groupOf = append(p.groupOf, 0)
 			}
