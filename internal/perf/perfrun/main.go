@@ -1,7 +1,7 @@
 // Command perfrun is "make perf": retrievalbench side by side with the tools
 // users would pick instead, whole processes on the same inputs.
 //
-//	go run ./internal/perf/perfrun [-runs 3] [-jobs eval,bm25] [-out docs/performance.md]
+//	go run ./internal/perf/perfrun [-runs 3] [-jobs eval,bm25,embed] [-out docs/performance.md]
 //
 // It creates a virtual environment under $RETRIEVALBENCH_CACHE/perf-venv
 // with the peers pinned in perf/requirements.txt (pytrec-eval-terrier,
@@ -9,7 +9,9 @@
 // tokenizers), builds this repository's commands, generates or exports the
 // inputs, and then runs ours and theirs alternating, -runs times each, under
 // /usr/bin/time -v (wall, CPU, peak RSS). Results must agree: eval values to
-// 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25().
+// 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25();
+// embedding vectors of 200 RepoQA chunks at cosine >= 0.9999 to Python
+// onnxruntime's (perf/peer_ort.py, same model files, batch 1).
 // It prints the table and writes it with the machine line to -out.
 package main
 
