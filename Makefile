@@ -136,7 +136,7 @@ report-results:
 # Dev-time, not CI: creates $(RETRIEVALBENCH_CACHE)/perf-venv with the pinned
 # peers of perf/requirements.txt, then runs ours and theirs alternating.
 PERF_RUNS ?= 3
-PERF_JOBS ?= eval,bm25
+PERF_JOBS ?= eval,bm25,embed
 perf:
 	$(GO) run ./internal/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -out docs/performance.md
 

@@ -49,8 +49,19 @@ type Config struct {
 	// dynamically quantized models and DefaultBatchSize for the others (see
 	// DefaultBatchSize for why).
 	BatchSize int
-	// Threads is ONNX Runtime's intra-op thread count (0: runtime.NumCPU()).
+	// Threads is the number of threads ONNX Runtime runs on in all, split
+	// over Sessions (0: runtime.NumCPU()).
 	Threads int
+	// Sessions is the number of ONNX Runtime sessions that run batches in
+	// parallel, each with Threads/Sessions intra-op threads (at least one).
+	// 0 picks one single-threaded session per thread when the batch size is
+	// 1 (one text's run is too small to keep several intra-op threads busy,
+	// while separate texts run independently), else one session with every
+	// thread. On a loaded 2-core machine both ran within noise of each other
+	// (docs/performance.md); the gain is for cores that are free. Vectors do
+	// not depend on it (a test checks them bit for bit); memory does: each
+	// session holds its own copy of the model. 1 is the former behaviour.
+	Sessions int
 	// Spin lets ONNX Runtime's idle intra-op threads busy-wait for work.
 	// Off by default: when other processes share the cores (go test runs
 	// packages in parallel) spinning threads steal their time; on a loaded
@@ -80,8 +91,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("embed: model %s: pooling %q (want %q or %q)", m.ID, m.Pooling, PoolCLS, PoolMean)
 	case m.MaxTokens < 3:
 		return fmt.Errorf("embed: model %s: max tokens %d", m.ID, m.MaxTokens)
-	case c.BatchSize < 0 || c.Threads < 0:
-		return fmt.Errorf("embed: model %s: negative batch size %d or threads %d", m.ID, c.BatchSize, c.Threads)
+	case c.BatchSize < 0 || c.Threads < 0 || c.Sessions < 0:
+		return fmt.Errorf("embed: model %s: negative batch size %d, threads %d or sessions %d", m.ID, c.BatchSize, c.Threads, c.Sessions)
 	case (c.ModelFile == "") != (c.TokenizerFile == ""):
 		return fmt.Errorf("embed: model %s: set both ModelFile and TokenizerFile or neither", m.ID)
 	}
@@ -95,7 +106,7 @@ type Stats struct {
 	Tokens    int           // real tokens (special tokens included, padding not)
 	Padded    int           // tokens fed to the model, padding included
 	Batches   int           // model runs
-	ORT       time.Duration // time inside ONNX Runtime's Run
+	ORT       time.Duration // wall time during which ONNX Runtime's Run was running in some session
 	Total     time.Duration // wall time inside Embed calls
 }
 
@@ -111,7 +122,7 @@ type Embedder struct {
 	modelFile   string
 	fingerprint string
 	tok         *tokenizer.Tokenizer
-	sess        *ort.DynamicAdvancedSession
+	sessions    []*session
 	typeIDs     bool // the model takes token_type_ids
 	quantized   bool // the graph quantizes activations per batch
 	batchSize   int
@@ -119,10 +130,44 @@ type Embedder struct {
 
 	mu     sync.Mutex
 	stats  Stats
+	clock  ortClock
 	closed bool
-	// Reused buffers: inputs and the output of one batch.
+}
+
+// session is one ONNX Runtime session with its reused buffers: the inputs
+// and the output of one batch. One goroutine uses it at a time.
+type session struct {
+	sess             *ort.DynamicAdvancedSession
 	ids, mask, types []int64
 	hidden           []float32
+}
+
+// ortClock measures the wall time during which at least one session is
+// inside Run, so that Stats.ORT stays within Stats.Total with sessions in
+// parallel.
+type ortClock struct {
+	mu       sync.Mutex
+	inFlight int
+	since    time.Time
+	total    time.Duration
+}
+
+func (c *ortClock) enter() {
+	c.mu.Lock()
+	if c.inFlight == 0 {
+		c.since = time.Now()
+	}
+	c.inFlight++
+	c.mu.Unlock()
+}
+
+func (c *ortClock) leave() {
+	c.mu.Lock()
+	c.inFlight--
+	if c.inFlight == 0 {
+		c.total += time.Since(c.since)
+	}
+	c.mu.Unlock()
 }
 
 // New loads the model and tokenizer that cfg names and opens an ONNX Runtime
@@ -172,18 +217,43 @@ func New(cfg Config) (*Embedder, error) {
 			batchSize = 1
 		}
 	}
+	nsess := cfg.Sessions
+	if nsess == 0 {
+		nsess = 1
+		if batchSize == 1 {
+			nsess = cfg.Threads
+		}
+	}
+	e := &Embedder{
+		cfg: cfg, modelFile: modelFile, fingerprint: fp, tok: tok,
+		typeIDs: typeIDs, quantized: quantized, batchSize: batchSize, padID: tok.PadID(),
+	}
+	for range nsess {
+		sess, err := openSession(modelFile, inputs, output, max(1, cfg.Threads/nsess), cfg.Spin)
+		if err != nil {
+			e.destroy()
+			return nil, err
+		}
+		e.sessions = append(e.sessions, &session{sess: sess})
+	}
+	return e, nil
+}
+
+// openSession opens one ONNX Runtime session of the model with threads
+// intra-op threads.
+func openSession(modelFile string, inputs []string, output string, threads int, spin bool) (*ort.DynamicAdvancedSession, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("embed: session options: %w", err)
 	}
 	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(cfg.Threads); err != nil {
+	if err := opts.SetIntraOpNumThreads(threads); err != nil {
 		return nil, fmt.Errorf("embed: intra-op threads: %w", err)
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("embed: inter-op threads: %w", err)
 	}
-	if !cfg.Spin {
+	if !spin {
 		if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 			return nil, fmt.Errorf("embed: disabling spinning: %w", err)
 		}
@@ -192,10 +262,7 @@ func New(cfg Config) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed: %s: opening session: %w", modelFile, err)
 	}
-	return &Embedder{
-		cfg: cfg, modelFile: modelFile, fingerprint: fp, tok: tok, sess: sess,
-		typeIDs: typeIDs, quantized: quantized, batchSize: batchSize, padID: tok.PadID(),
-	}, nil
+	return sess, nil
 }
 
 // inspect checks that the model at path looks like a BERT-style encoder and
@@ -309,6 +376,10 @@ func dynamicallyQuantized(path string) (bool, error) {
 	}
 }
 
+// Sessions returns the number of ONNX Runtime sessions that run batches in
+// parallel.
+func (e *Embedder) Sessions() int { return len(e.sessions) }
+
 // BatchSize returns the number of texts per model run in use.
 func (e *Embedder) BatchSize() int { return e.batchSize }
 
@@ -371,20 +442,61 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, prefix string) ([]
 	for i := range out {
 		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
 	}
-	done := 0
-	for _, b := range batches(lengths, e.batchSize) {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := e.runBatch(encs, b, out); err != nil {
-			return nil, err
-		}
-		done += len(b)
-		if e.cfg.Progress != nil {
-			e.cfg.Progress(done, len(texts))
-		}
+	if err := e.runBatches(ctx, encs, batches(lengths, e.batchSize), out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// runBatches runs the batches on the sessions, each session taking the next
+// batch in order when it is free; the first error stops the others.
+func (e *Embedder) runBatches(ctx context.Context, encs []tokenizer.Encoding, bs [][]int, out [][]float32) error {
+	var (
+		mu       sync.Mutex // guards next, done, firstErr, e.stats and Progress calls
+		next     int
+		done     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	start := e.clock.total
+	for _, s := range e.sessions[:min(len(e.sessions), len(bs))] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = ctx.Err()
+				}
+				if firstErr != nil || next == len(bs) {
+					mu.Unlock()
+					return
+				}
+				b := bs[next]
+				next++
+				mu.Unlock()
+				padded, err := e.runBatch(s, encs, b, out)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				e.stats.Batches++
+				e.stats.Padded += padded
+				done += len(b)
+				if e.cfg.Progress != nil {
+					e.cfg.Progress(done, len(encs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	e.stats.ORT += e.clock.total - start
+	return firstErr
 }
 
 // tokenize encodes prefix+text for every text, spread over the cores.
@@ -405,32 +517,33 @@ func (e *Embedder) tokenize(texts []string, prefix string) []tokenizer.Encoding 
 	return encs
 }
 
-// runBatch runs the texts idx of encs through the model, padded to the
-// longest of them, and writes their pooled, normalised vectors into out.
-func (e *Embedder) runBatch(encs []tokenizer.Encoding, idx []int, out [][]float32) error {
+// runBatch runs the texts idx of encs through session s, padded to the
+// longest of them, and writes their pooled, normalised vectors into out. It
+// returns the number of tokens fed, padding included.
+func (e *Embedder) runBatch(s *session, encs []tokenizer.Encoding, idx []int, out [][]float32) (int, error) {
 	n, seq := len(idx), 0
 	for _, i := range idx {
 		seq = max(seq, len(encs[i].IDs))
 	}
 	if seq == 0 {
-		return fmt.Errorf("embed: model %s: tokenizer returned no tokens", e.cfg.Model.ID)
+		return 0, fmt.Errorf("embed: model %s: tokenizer returned no tokens", e.cfg.Model.ID)
 	}
 	dim := e.cfg.Model.Dimension
 	size := n * seq
-	e.ids = grow(e.ids, size)
-	e.mask = grow(e.mask, size)
-	e.types = grow(e.types, size)
-	e.hidden = grow(e.hidden, size*dim)
-	for i := range e.ids[:size] {
-		e.ids[i] = e.padID
+	s.ids = grow(s.ids, size)
+	s.mask = grow(s.mask, size)
+	s.types = grow(s.types, size)
+	s.hidden = grow(s.hidden, size*dim)
+	for i := range s.ids[:size] {
+		s.ids[i] = e.padID
 	}
-	clear(e.mask[:size])
-	clear(e.types[:size])
+	clear(s.mask[:size])
+	clear(s.types[:size])
 	for r, i := range idx {
 		enc := encs[i]
-		copy(e.ids[r*seq:], enc.IDs)
-		copy(e.mask[r*seq:], enc.Mask)
-		copy(e.types[r*seq:], enc.TypeIDs)
+		copy(s.ids[r*seq:], enc.IDs)
+		copy(s.mask[r*seq:], enc.Mask)
+		copy(s.types[r*seq:], enc.TypeIDs)
 	}
 	shape := ort.NewShape(int64(n), int64(seq))
 	var vals []ort.Value
@@ -439,40 +552,37 @@ func (e *Embedder) runBatch(encs []tokenizer.Encoding, idx []int, out [][]float3
 			v.Destroy()
 		}
 	}()
-	bufs := [][]int64{e.ids, e.mask}
+	bufs := [][]int64{s.ids, s.mask}
 	if e.typeIDs {
-		bufs = append(bufs, e.types)
+		bufs = append(bufs, s.types)
 	}
 	for _, buf := range bufs {
 		t, err := ort.NewTensor(shape, buf[:size])
 		if err != nil {
-			return fmt.Errorf("embed: input tensor: %w", err)
+			return 0, fmt.Errorf("embed: input tensor: %w", err)
 		}
 		vals = append(vals, t)
 	}
-	outT, err := ort.NewTensor(ort.NewShape(int64(n), int64(seq), int64(dim)), e.hidden[:size*dim])
+	outT, err := ort.NewTensor(ort.NewShape(int64(n), int64(seq), int64(dim)), s.hidden[:size*dim])
 	if err != nil {
-		return fmt.Errorf("embed: output tensor: %w", err)
+		return 0, fmt.Errorf("embed: output tensor: %w", err)
 	}
 	vals = append(vals, outT)
 
-	t0 := time.Now()
-	err = e.sess.Run(vals[:len(vals)-1], vals[len(vals)-1:])
-	e.stats.ORT += time.Since(t0)
+	e.clock.enter()
+	err = s.sess.Run(vals[:len(vals)-1], vals[len(vals)-1:])
+	e.clock.leave()
 	if err != nil {
-		return fmt.Errorf("embed: %s: running batch of %d×%d: %w", e.modelFile, n, seq, err)
+		return 0, fmt.Errorf("embed: %s: running batch of %d×%d: %w", e.modelFile, n, seq, err)
 	}
-	e.stats.Batches++
-	e.stats.Padded += size
-
 	for r, i := range idx {
-		h := e.hidden[r*seq*dim : (r+1)*seq*dim]
-		if err := pool(e.cfg.Model.Pooling, h, e.mask[r*seq:(r+1)*seq], seq, dim, out[i]); err != nil {
-			return fmt.Errorf("embed: model %s: %w", e.cfg.Model.ID, err)
+		h := s.hidden[r*seq*dim : (r+1)*seq*dim]
+		if err := pool(e.cfg.Model.Pooling, h, s.mask[r*seq:(r+1)*seq], seq, dim, out[i]); err != nil {
+			return 0, fmt.Errorf("embed: model %s: %w", e.cfg.Model.ID, err)
 		}
 		normalize(out[i])
 	}
-	return nil
+	return size, nil
 }
 
 // grow returns s with length at least n, reusing its storage when it can.
@@ -492,8 +602,17 @@ func (e *Embedder) Close() error {
 		return nil
 	}
 	e.closed = true
-	if err := e.sess.Destroy(); err != nil {
-		return fmt.Errorf("embed: closing session for %s: %w", e.cfg.Model.ID, err)
+	return e.destroy()
+}
+
+// destroy releases the sessions.
+func (e *Embedder) destroy() error {
+	var errs []error
+	for _, s := range e.sessions {
+		if err := s.sess.Destroy(); err != nil {
+			errs = append(errs, fmt.Errorf("embed: closing session for %s: %w", e.cfg.Model.ID, err))
+		}
 	}
-	return nil
+	e.sessions = nil
+	return errors.Join(errs...)
 }

@@ -17,7 +17,7 @@ import (
 
 // mustHaveRuntime returns the cache root, or stops t (skip, or fail when
 // required) when the ONNX Runtime library is absent.
-func mustHaveRuntime(t *testing.T) string {
+func mustHaveRuntime(t testing.TB) string {
 	t.Helper()
 	cache := testenv.CacheDir()
 	if _, err := LibraryPath(cache); err != nil {

@@ -89,7 +89,7 @@ func NewEvaluator(qrels Qrels, ms []Measure, opt EvalOptions) (*Evaluator, error
 	}, nil
 }
 
-// Add evaluates one query's results. It sorts results in place (SortRun)
+// Add evaluates one query's results. It may reorder results (SortRun)
 // and keeps no reference to them. A query without judgments is skipped, as
 // trec_eval skips it. A query id added twice (ErrDuplicateQuery) or a
 // document id repeated within the query is an error.
@@ -121,21 +121,85 @@ func (e *Evaluator) AddUnique(qid string, results []Result) error {
 	return nil
 }
 
-// rank sorts results (SortRun), cuts them to MaxDocs and appends their
-// grades to grades.
+// rank returns the grades of results in trec_eval's order (SortRun), cut
+// to MaxDocs, appended to grades. Every measure depends only on where the
+// documents with a positive grade land (the relevance level is at least 1
+// and gains are positive grades), so the rest keep the grade "unjudged" and
+// are not sorted: a positive document's rank is the number of results that
+// SortRun puts before it. Results already in order are taken as they are,
+// and with many positive documents they are sorted in place; the grades are
+// the same either way.
 func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []int {
-	SortRun(results)
-	if e.opt.MaxDocs > 0 && len(results) > e.opt.MaxDocs {
-		results = results[:e.opt.MaxDocs]
+	n := len(results)
+	if e.opt.MaxDocs > 0 && n > e.opt.MaxDocs {
+		n = e.opt.MaxDocs
 	}
-	for _, r := range results {
-		grades = append(grades, gradeOf(qr, r.DocID))
+	grades = slices.Grow(grades[:0], n)[:n]
+	if slices.IsSortedFunc(results, compareResults) {
+		// Runs are mostly written in rank order already.
+		for i := range grades {
+			grades[i] = gradeOf(qr, results[i].DocID)
+		}
+		return grades
+	}
+	for i := range grades {
+		grades[i] = unjudged
+	}
+	var pos [maxCounted]int32
+	np := 0
+	for i, r := range results {
+		if g := gradeOf(qr, r.DocID); g > 0 {
+			if np == maxCounted {
+				return e.rankSorted(qr, results, grades)
+			}
+			pos[np] = int32(i)
+			np++
+		}
+	}
+	// Order the positive documents, then count for each the results that
+	// come before it: a result precedes the positives from the first one
+	// it is ordered before (a binary search) on, so one count per result
+	// at that index and a prefix sum give every positive's rank.
+	ps := pos[:np]
+	slices.SortFunc(ps, func(a, b int32) int { return compareResults(results[a], results[b]) })
+	var before [maxCounted + 1]int32
+	for _, x := range results {
+		lo, hi := 0, np
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if compareResults(x, results[ps[m]]) < 0 {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		before[lo]++
+	}
+	r := 0
+	for k, p := range ps {
+		r += int(before[k])
+		if r < n {
+			grades[r] = qr[results[p].DocID]
+		}
+	}
+	return grades
+}
+
+// maxCounted is the number of positive documents up to which rank counts
+// ranks (n log maxCounted comparisons) instead of sorting (n log n).
+const maxCounted = 128
+
+// rankSorted is rank by sorting results in place.
+func (e *Evaluator) rankSorted(qr map[string]int, results []Result, grades []int) []int {
+	SortRun(results)
+	for i := range grades {
+		grades[i] = gradeOf(qr, results[i].DocID)
 	}
 	return grades
 }
 
 // Score is the evaluation half of AddUnique, safe for concurrent use (it
-// reads only the qrels and the options): it sorts results in place and
+// reads only the qrels and the options): it may reorder results (SortRun) and
 // scores them. judged is false for a query without judgments, which Record
 // then skips. Hand the outcome to Record, which is not safe for concurrent
 // use.

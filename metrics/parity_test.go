@@ -63,6 +63,18 @@ func comparable(want []expectedLine) []metrics.Measure {
 	return ms
 }
 
+// runOf converts a run as trecfmt reads it (the format package knows
+// nothing of metrics) to metrics.Run.
+func runOf(r trecfmt.Run) metrics.Run {
+	out := make(metrics.Run, len(r))
+	for qid, rs := range r {
+		for _, x := range rs {
+			out[qid] = append(out[qid], metrics.Result(x))
+		}
+	}
+	return out
+}
+
 // checkAgainst evaluates qrels/run with opt and compares every comparable
 // line of want, per query and "all"; exact means compare to 1e-9 besides
 // the 4 printed decimals. It returns how many lines it compared.
@@ -74,7 +86,7 @@ func checkAgainst(t *testing.T, qrelsPath, runPath string, opt metrics.EvalOptio
 	require.NoError(t, err)
 	ms := comparable(want)
 	require.NotEmpty(t, ms, "no comparable measures")
-	res, err := metrics.Evaluate(qrels, run, ms, opt)
+	res, err := metrics.Evaluate(qrels, runOf(run), ms, opt)
 	require.NoError(t, err)
 
 	got := map[[2]string]float64{}
@@ -188,7 +200,7 @@ func TestIRMeasuresCompatParity(t *testing.T) {
 			rn, _, err := trecfmt.ReadRunFile(run, false)
 			require.NoError(t, err)
 			ms := comparable(exact)
-			res, err := metrics.Evaluate(qr, rn, ms, metrics.EvalOptions{RelLevel: level})
+			res, err := metrics.Evaluate(qr, runOf(rn), ms, metrics.EvalOptions{RelLevel: level})
 			require.NoError(t, err)
 			idx := map[string]int{}
 			for i, m := range ms {

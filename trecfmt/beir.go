@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // BEIRDoc is one line of a BEIR corpus.jsonl.
@@ -34,7 +33,7 @@ type BEIRQuery struct {
 type BEIR struct {
 	Corpus  []BEIRDoc
 	Queries []BEIRQuery
-	Qrels   metrics.Qrels
+	Qrels   Qrels
 }
 
 // maxJSONLine is the longest corpus or query line accepted (documents can
@@ -154,11 +153,11 @@ func ReadBEIRQueries(r io.Reader, name string) ([]BEIRQuery, error) {
 // query id, a document id and an integer score. Empty ids, a non-integer
 // score, a wrong number of columns or a document judged twice for a query
 // are errors.
-func ReadBEIRQrels(r io.Reader, name string) (metrics.Qrels, error) {
+func ReadBEIRQrels(r io.Reader, name string) (Qrels, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	qids := make(interner)
-	qrels := make(metrics.Qrels)
+	qrels := make(Qrels)
 	line := 0
 	header := false
 	for sc.Scan() {

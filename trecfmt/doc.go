@@ -15,6 +15,12 @@
 // GroupReader stores a query's document ids in one allocation, so memory
 // stays near the size of the parsed data.
 //
+// The package is a leaf (the standard library and internal/atomicfile
+// only): it reads formats and knows nothing of the measures. Qrels is an
+// alias of the plain map type, so it is assignable to metrics.Qrels; a
+// Result converts to a metrics.Result with metrics.Result(r) (same fields),
+// which is what the eval command does per query.
+//
 // Writers produce sorted, deterministic output and write files through a
 // temporary file that is renamed into place, so a failed write never leaves
 // a half-written file.

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // The seed corpora live in testdata/fuzz/<FuzzName>; go test runs them as
@@ -52,7 +50,7 @@ func FuzzReadRun(f *testing.F) {
 		}
 		g := NewGroupReader(bytes.NewReader(in), "fuzz")
 		g.SetAllowExtraFields(true)
-		groups := metrics.Run{}
+		groups := Run{}
 		for g.Scan() {
 			groups[g.QID()] = slices.Clone(g.Results())
 		}
@@ -81,7 +79,7 @@ func FuzzReadRun(f *testing.F) {
 			t.Fatalf("re-reading a written run: %v\n%s", err, buf.String())
 		}
 		for _, rs := range run {
-			metrics.SortRun(rs)
+			sortRanked(rs)
 		}
 		if diff := cmp.Diff(run, back); diff != "" {
 			t.Errorf("round trip (-first +second):\n%s", diff)

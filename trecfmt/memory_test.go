@@ -51,7 +51,7 @@ func TestGroupReaderAllocations(t *testing.T) {
 }
 
 // TestReadRunMemory checks that a run read whole holds little more than its
-// parsed data: per line a metrics.Result (24 bytes) and the document id.
+// parsed data: per line a Result (24 bytes) and the document id.
 func TestReadRunMemory(t *testing.T) {
 	const queries, retrieved = 100, 1000
 	data := synthRun(t, queries, retrieved)

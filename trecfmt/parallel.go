@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // ScanOptions tunes ScanGroups and ScanQueries.
@@ -57,7 +55,7 @@ type segHead struct {
 // are strings.
 type segment struct {
 	qid     string
-	results []metrics.Result
+	results []Result
 	lines   []int32
 }
 
@@ -77,6 +75,13 @@ type parser struct {
 	tags       lastInterner
 	dups       dupSet
 	inner      segment
+
+	// queryBlock's numbering of query ids, kept from block to block:
+	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
+	// the query has no line in the block).
+	qidNum  idTable
+	qidStr  []string
+	groupOf []int32
 }
 
 func newParser(name string, allowExtra bool) *parser {
@@ -103,10 +108,17 @@ func parseRunFields(name string, line int, f [][]byte, allowExtra bool) (float64
 	return score, nil
 }
 
-// eachLine calls fn with each content line of b (not blank, not a '#'
-// comment) split into fields, and its line number; an error from fn stops
-// the walk.
-func (p *parser) eachLine(b []byte, first int, fn func(line int, f [][]byte, lineStart int) error) error {
+// runLine is one content line of a run: its query id, document id and
+// run tag (sub-slices of the block) and its score.
+type runLine struct {
+	qid, doc, tag []byte
+	score         float64
+}
+
+// eachRunLine calls fn with each content line of b (not blank, not a '#'
+// comment) parsed and checked as RunReader does, and its line number; an
+// error from fn stops the walk.
+func (p *parser) eachRunLine(b []byte, first int, fn func(line int, l runLine) error) error {
 	line := first
 	for start := 0; start < len(b); line++ {
 		end := bytes.IndexByte(b[start:], '\n')
@@ -121,22 +133,113 @@ func (p *parser) eachLine(b []byte, first int, fn func(line int, f [][]byte, lin
 				return syntaxErrorf(p.name, line, "line longer than %d bytes", maxLine)
 			}
 		}
-		p.fields = splitFields(p.fields[:0], b[start:end])
-		if len(p.fields) > 0 && p.fields[0][0] != '#' {
-			if err := fn(line, p.fields, start); err != nil {
+		l, ok := fastRunLine(b[start:end], p.allowExtra)
+		if !ok {
+			// Anything unusual (and every error) takes the general path.
+			p.fields = splitFields(p.fields[:0], b[start:end])
+			if len(p.fields) == 0 || p.fields[0][0] == '#' {
+				start = end + 1
+				continue
+			}
+			score, err := parseRunFields(p.name, line, p.fields, p.allowExtra)
+			if err != nil {
 				return err
 			}
+			f := p.fields
+			l = runLine{qid: f[0], doc: f[2], tag: f[5], score: score}
+		}
+		if err := fn(line, l); err != nil {
+			return err
 		}
 		start = end + 1
 	}
 	return nil
 }
 
-// docRec returns the lineRec of a line whose fields are f, f[2] being a
+// fastRunLine parses, in one pass over its bytes, a line of six fields
+// (more with allowExtra) whose rank is plain digits and whose score a plain
+// decimal of at most 15 digits, which is what search systems write; the
+// score is exactly parseScore's. ok is false for any other line (blank, a
+// comment, another shape, or an error), which goes to the general path.
+func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
+	i, n := 0, len(b)
+	field := func() []byte {
+		for i < n && spaces[b[i]] {
+			i++
+		}
+		s := i
+		for i < n && !spaces[b[i]] {
+			i++
+		}
+		return b[s:i]
+	}
+	if l.qid = field(); len(l.qid) == 0 || l.qid[0] == '#' {
+		return l, false
+	}
+	if len(field()) == 0 {
+		return l, false
+	}
+	if l.doc = field(); len(l.doc) == 0 {
+		return l, false
+	}
+	rank := field()
+	if len(rank) == 0 || len(rank) > 18 {
+		return l, false
+	}
+	for _, c := range rank {
+		if c-'0' > 9 {
+			return l, false
+		}
+	}
+	for i < n && spaces[b[i]] {
+		i++
+	}
+	neg := i < n && b[i] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for ; i < n; i++ {
+		c := b[i]
+		if c-'0' <= 9 {
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+			continue
+		}
+		if c == '.' && frac < 0 {
+			frac = 0
+			continue
+		}
+		break
+	}
+	if (i < n && !spaces[b[i]]) || digits == 0 || digits > 15 || frac == 0 {
+		return l, false
+	}
+	l.score = float64(mant)
+	if frac > 0 {
+		l.score /= pow10[frac]
+	}
+	if neg {
+		l.score = -l.score
+	}
+	if l.tag = field(); len(l.tag) == 0 {
+		return l, false
+	}
+	if !allowExtra && len(field()) != 0 {
+		return l, false
+	}
+	return l, true
+}
+
+// docRec returns the lineRec of a line whose document id doc is a
 // sub-slice of buf.
-func docRec(buf []byte, f [][]byte, line int, score float64) lineRec {
-	off := cap(buf) - cap(f[2])
-	return lineRec{off: int32(off), end: int32(off + len(f[2])), line: int32(line), score: score}
+func docRec(buf, doc []byte, line int, score float64) lineRec {
+	off := cap(buf) - cap(doc)
+	return lineRec{off: int32(off), end: int32(off + len(doc)), line: int32(line), score: score}
 }
 
 // results turns the records of one query into a segment: one string
@@ -160,7 +263,7 @@ func (p *parser) segment(qid string, buf []byte, recs []lineRec, s *segment, che
 	off := 0
 	for _, r := range recs {
 		end := off + int(r.end-r.off)
-		s.results = append(s.results, metrics.Result{DocID: all[off:end], Score: r.score})
+		s.results = append(s.results, Result{DocID: all[off:end], Score: r.score})
 		s.lines = append(s.lines, r.line)
 		off = end
 	}
@@ -191,7 +294,7 @@ type dupSet struct {
 
 // find returns the indexes of the first repeated id's first occurrence
 // and of its repetition, or -1, -1.
-func (d *dupSet) find(rs []metrics.Result) (first, again int) {
+func (d *dupSet) find(rs []Result) (first, again int) {
 	size := 16
 	for size < 2*len(rs) {
 		size *= 2
@@ -341,7 +444,7 @@ func pipeline(r io.Reader, name string, size, workers int, work func(p *parser, 
 // queries is an error wrapping ErrNotGrouped (read such a run with
 // ScanQueries). On an error, fn may already have been called for queries
 // after the bad line.
-func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []metrics.Result) error) (string, error) {
+func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []Result) error) (string, error) {
 	work := func(p *parser, b *block) { p.groupBlock(b, fn) }
 	done := map[string]bool{}
 	var pend *segment
@@ -401,7 +504,7 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 // groupBlock parses b into its runs of lines with one query id, calling fn
 // for the runs strictly inside the block (complete queries when the run is
 // grouped) and keeping the first and last for the consumer.
-func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Result) error) {
+func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) error) {
 	var recs []lineRec
 	curQID := ""
 	var curLine int
@@ -427,21 +530,17 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Resu
 		return nil
 	}
 	var lastTag []byte
-	err := p.eachLine(b.buf, b.line, func(line int, f [][]byte, _ int) error {
-		score, err := parseRunFields(p.name, line, f, p.allowExtra)
-		if err != nil {
-			return err
-		}
-		if len(recs) == 0 || string(f[0]) != curQID {
+	err := p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
+		if len(recs) == 0 || string(l.qid) != curQID {
 			if err := end(); err != nil {
 				return err
 			}
 			recs = recs[:0]
-			curQID = p.qids.get(f[0])
+			curQID = p.qids.get(l.qid)
 			curLine = line
 		}
-		recs = append(recs, docRec(b.buf, f, line, score))
-		lastTag = f[5]
+		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
+		lastTag = l.tag
 		return nil
 	})
 	if err != nil {
@@ -477,7 +576,7 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []metrics.Resu
 // repeated within a query is an error naming both lines (of the query
 // first in byte-wise id order, as ForEachQuery reports it); an error from
 // fn stops the walk and is returned.
-func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []metrics.Result) error) (string, error) {
+func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, results []Result) error) (string, error) {
 	type ref struct {
 		b      *packedBlock
 		lo, hi int32
@@ -528,7 +627,7 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 				for _, rf := range queries[s.qid] { // read-only now
 					pb := rf.b
 					for k := rf.lo; k < rf.hi; k++ {
-						s.results = append(s.results, metrics.Result{DocID: pb.docs[pb.offs[k]:pb.offs[k+1]], Score: pb.scores[k]})
+						s.results = append(s.results, Result{DocID: pb.docs[pb.offs[k]:pb.offs[k+1]], Score: pb.scores[k]})
 						s.lines = append(s.lines, pb.lines[k])
 					}
 				}
@@ -567,35 +666,43 @@ type queryRange struct {
 // queryBlock packs the lines of b by query id, in order of first
 // appearance, keeping file order within a query.
 func (p *parser) queryBlock(b *block) {
-	byQID := map[string]int32{}
 	var qids []string
+	var nums []int32 // qidNum of each group
 	var counts []int32
-	var recs []lineRec
-	var group []int32
+	est := len(b.buf)/32 + 1
+	recs := make([]lineRec, 0, est)
+	group := make([]int32, 0, est)
 	var lastTag []byte
 	cur, curQID := int32(-1), ""
-	b.err = p.eachLine(b.buf, b.line, func(line int, f [][]byte, _ int) error {
-		score, err := parseRunFields(p.name, line, f, p.allowExtra)
-		if err != nil {
-			return err
-		}
-		if cur < 0 || string(f[0]) != curQID {
-			g, ok := byQID[string(f[0])]
-			if !ok {
+	b.err = p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
+		if cur < 0 || string(l.qid) != curQID {
+			num := p.qidNum.lookup(l.qid)
+			if num < 0 {
+				num = int32(len(p.qidStr))
+				q := p.qids.get(l.qid)
+				p.qidNum.add(q, num)
+				p.qidStr = append(p.qidStr, q)
+				p.groupOf = append(p.groupOf, 0)
+			}
+			g := p.groupOf[num] - 1
+			if g < 0 {
 				g = int32(len(qids))
-				curQID = p.qids.get(f[0])
-				byQID[curQID] = g
-				qids = append(qids, curQID)
+				p.groupOf[num] = g + 1
+				qids = append(qids, p.qidStr[num])
+				nums = append(nums, num)
 				counts = append(counts, 0)
 			}
 			cur, curQID = g, qids[g]
 		}
 		counts[cur]++
-		recs = append(recs, docRec(b.buf, f, line, score))
+		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
 		group = append(group, cur)
-		lastTag = f[5]
+		lastTag = l.tag
 		return nil
 	})
+	for _, num := range nums {
+		p.groupOf[num] = 0
+	}
 	if b.err != nil {
 		return
 	}

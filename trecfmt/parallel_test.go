@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // smallBlocks makes the parallel scanners cut their input every few
@@ -23,10 +21,10 @@ func smallBlocks(t *testing.T, size int) {
 }
 
 // collect runs scan and gathers its calls into a Run.
-func collect(scan func(r *strings.Reader, fn func(string, []metrics.Result) error) (string, error), in string) (metrics.Run, string, error) {
+func collect(scan func(r *strings.Reader, fn func(string, []Result) error) (string, error), in string) (Run, string, error) {
 	var mu sync.Mutex
-	run := metrics.Run{}
-	tag, err := scan(strings.NewReader(in), func(qid string, rs []metrics.Result) error {
+	run := Run{}
+	tag, err := scan(strings.NewReader(in), func(qid string, rs []Result) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if _, dup := run[qid]; dup {
@@ -38,11 +36,11 @@ func collect(scan func(r *strings.Reader, fn func(string, []metrics.Result) erro
 	return run, tag, err
 }
 
-func scanGroups(r *strings.Reader, fn func(string, []metrics.Result) error) (string, error) {
+func scanGroups(r *strings.Reader, fn func(string, []Result) error) (string, error) {
 	return ScanGroups(r, "q", ScanOptions{Workers: 3}, fn)
 }
 
-func scanQueries(r *strings.Reader, fn func(string, []metrics.Result) error) (string, error) {
+func scanQueries(r *strings.Reader, fn func(string, []Result) error) (string, error) {
 	return ScanQueries(r, "q", ScanOptions{Workers: 3}, fn)
 }
 
@@ -103,7 +101,7 @@ func TestScannersMatchReadRun(t *testing.T) {
 				}
 				// fn may meet a query twice before the scanner sees the run is
 				// not grouped; the caller's error is then returned instead.
-				_, err = scanGroups(strings.NewReader(shuffled), func(string, []metrics.Result) error { return nil })
+				_, err = scanGroups(strings.NewReader(shuffled), func(string, []Result) error { return nil })
 				if !errors.Is(err, ErrNotGrouped) {
 					t.Errorf("ScanGroups of a shuffled run: err = %v, want ErrNotGrouped", err)
 				}
@@ -139,7 +137,7 @@ func TestScannerErrors(t *testing.T) {
 					line = n + 1
 				}
 				want := fmt.Sprintf("q:%d: %s", line, tt.want)
-				scanners := map[string]func(*strings.Reader, func(string, []metrics.Result) error) (string, error){"groups": scanGroups, "queries": scanQueries}
+				scanners := map[string]func(*strings.Reader, func(string, []Result) error) (string, error){"groups": scanGroups, "queries": scanQueries}
 				for name, scan := range scanners {
 					if tt.scanners != nil && !slices.Contains(tt.scanners, name) {
 						continue

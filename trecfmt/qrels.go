@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // ReadQrels reads TREC qrels ("qid iter docno rel", whitespace separated,
@@ -17,10 +16,10 @@ import (
 // Grades are integers and may be negative (trec_eval reads a negative grade
 // as "in the pool but not judged"). A line with other than four fields, a
 // non-integer grade, or a document judged twice for one query is an error.
-func ReadQrels(r io.Reader, name string) (metrics.Qrels, error) {
+func ReadQrels(r io.Reader, name string) (Qrels, error) {
 	lr := newLineReader(r, name)
 	qids := make(interner)
-	qrels := make(metrics.Qrels)
+	qrels := make(Qrels)
 	for lr.next() {
 		f := lr.fields
 		if len(f) != 4 {
@@ -48,7 +47,7 @@ func ReadQrels(r io.Reader, name string) (metrics.Qrels, error) {
 }
 
 // ReadQrelsFile reads the TREC qrels file at path (see ReadQrels).
-func ReadQrelsFile(path string) (metrics.Qrels, error) {
+func ReadQrelsFile(path string) (Qrels, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -60,7 +59,7 @@ func ReadQrelsFile(path string) (metrics.Qrels, error) {
 // WriteQrels writes qrels in TREC format, one "qid 0 docno grade" line per
 // judgment, ordered by query id and document id. An id that is empty or
 // contains white space is an error.
-func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
+func WriteQrels(w io.Writer, qrels Qrels) error {
 	bw := bufio.NewWriter(w)
 	for _, qid := range sortedKeys(qrels) {
 		if !validQID(qid) {
@@ -78,7 +77,7 @@ func WriteQrels(w io.Writer, qrels metrics.Qrels) error {
 }
 
 // WriteQrelsFile writes qrels to path atomically (see WriteQrels).
-func WriteQrelsFile(path string, qrels metrics.Qrels) error {
+func WriteQrelsFile(path string, qrels Qrels) error {
 	return atomicfile.Write(path, func(f io.Writer) error { return WriteQrels(f, qrels) })
 }
 

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // RunRecord is one line of a TREC run.
@@ -128,7 +127,7 @@ type GroupReader struct {
 	rr *RunReader
 
 	qid     string
-	results []metrics.Result
+	results []Result
 	lines   []int32
 	offs    []int32
 	arena   []byte
@@ -215,7 +214,7 @@ func (g *GroupReader) addCurrent() {
 func (g *GroupReader) add(doc []byte, score float64, line int32, tag string) {
 	g.offs = append(g.offs, int32(len(g.arena)))
 	g.arena = append(g.arena, doc...)
-	g.results = append(g.results, metrics.Result{Score: score})
+	g.results = append(g.results, Result{Score: score})
 	g.lines = append(g.lines, line)
 	g.tag = tag
 }
@@ -247,7 +246,7 @@ func (g *GroupReader) QID() string { return g.qid }
 
 // Results returns the current query's results in file order. The slice is
 // reused by the next Scan; the strings in it are not.
-func (g *GroupReader) Results() []metrics.Result { return g.results }
+func (g *GroupReader) Results() []Result { return g.results }
 
 // Tag returns the run tag of the last line read (trec_eval reports the last
 // line's tag as the run id).
@@ -261,9 +260,9 @@ func (g *GroupReader) Err() error { return g.err }
 // for an empty run). A document repeated within a query is an error naming
 // both lines. With allowExtra, lines with more than six fields are accepted
 // as trec_eval accepts them.
-func ReadRun(r io.Reader, name string, allowExtra bool) (metrics.Run, string, error) {
-	run := make(metrics.Run)
-	tag, err := ForEachQuery(r, name, allowExtra, func(qid string, rs []metrics.Result) error {
+func ReadRun(r io.Reader, name string, allowExtra bool) (Run, string, error) {
+	run := make(Run)
+	tag, err := ForEachQuery(r, name, allowExtra, func(qid string, rs []Result) error {
 		run[qid] = slices.Clone(rs)
 		return nil
 	})
@@ -291,7 +290,7 @@ type packedQuery struct {
 // returns the run tag of the last line. A document repeated within a query
 // is an error naming both lines; an error from fn stops the walk and is
 // returned.
-func ForEachQuery(r io.Reader, name string, allowExtra bool, fn func(qid string, results []metrics.Result) error) (string, error) {
+func ForEachQuery(r io.Reader, name string, allowExtra bool, fn func(qid string, results []Result) error) (string, error) {
 	rr := NewRunReader(r, name)
 	rr.AllowExtraFields = allowExtra
 	queries := make(map[string]*packedQuery)
@@ -316,7 +315,7 @@ func ForEachQuery(r io.Reader, name string, allowExtra bool, fn func(qid string,
 	if err := rr.Err(); err != nil {
 		return "", err
 	}
-	var results []metrics.Result
+	var results []Result
 	dups := make(map[string]int32)
 	for _, qid := range sortedKeys(queries) {
 		q := queries[qid]
@@ -335,7 +334,7 @@ func ForEachQuery(r io.Reader, name string, allowExtra bool, fn func(qid string,
 					"document %q retrieved twice for query %q (first on line %d)", d, qid, first)
 			}
 			dups[d] = q.lines[i]
-			results = append(results, metrics.Result{DocID: d, Score: q.scores[i]})
+			results = append(results, Result{DocID: d, Score: q.scores[i]})
 		}
 		if err := fn(qid, results); err != nil {
 			return "", err
@@ -345,7 +344,7 @@ func ForEachQuery(r io.Reader, name string, allowExtra bool, fn func(qid string,
 }
 
 // ReadRunFile reads the TREC run at path (see ReadRun).
-func ReadRunFile(path string, allowExtra bool) (metrics.Run, string, error) {
+func ReadRunFile(path string, allowExtra bool) (Run, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", err
@@ -355,11 +354,11 @@ func ReadRunFile(path string, allowExtra bool) (metrics.Run, string, error) {
 }
 
 // WriteRun writes run in TREC format with the given tag: queries ordered by
-// id, each query's results ranked as trec_eval ranks them (metrics.SortRun)
+// id, each query's results ranked as trec_eval ranks them (sortRanked)
 // with ranks from 1, scores in the shortest form that reads back exactly.
 // Ids or a tag that are empty or contain white space, and scores that are
 // NaN or infinite, are an error.
-func WriteRun(w io.Writer, run metrics.Run, tag string) error {
+func WriteRun(w io.Writer, run Run, tag string) error {
 	if !validID(tag) {
 		return fmt.Errorf("run: invalid tag %q", tag)
 	}
@@ -370,7 +369,7 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 			return fmt.Errorf("run: invalid query id %q", qid)
 		}
 		rs := slices.Clone(run[qid])
-		metrics.SortRun(rs)
+		sortRanked(rs)
 		for i, r := range rs {
 			if !validID(r.DocID) {
 				return fmt.Errorf("run: query %q: invalid document id %q", qid, r.DocID)
@@ -397,7 +396,7 @@ func WriteRun(w io.Writer, run metrics.Run, tag string) error {
 }
 
 // WriteRunFile writes run to path atomically (see WriteRun).
-func WriteRunFile(path string, run metrics.Run, tag string) error {
+func WriteRunFile(path string, run Run, tag string) error {
 	return atomicfile.Write(path, func(f io.Writer) error { return WriteRun(f, run, tag) })
 }
 

@@ -13,15 +13,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
-
-	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 func TestReadQrels(t *testing.T) {
 	in := "# comment\n301 0 d1 1\n\n301\t0\td2\t0\n302 Q0 d1 -1\n  # indented comment\n302 0 d3 3\n"
 	got, err := ReadQrels(strings.NewReader(in), "q.txt")
 	require.NoError(t, err)
-	want := metrics.Qrels{"301": {"d1": 1, "d2": 0}, "302": {"d1": -1, "d3": 3}}
+	want := Qrels{"301": {"d1": 1, "d2": 0}, "302": {"d1": -1, "d3": 3}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("qrels with comments, blank lines, tabs, negative grade (-want +got):\n%s", diff)
 	}
@@ -113,17 +111,17 @@ func TestGroupReader(t *testing.T) {
 	g.SetAllowExtraFields(true)
 	type blk struct {
 		QID     string
-		Results []metrics.Result
+		Results []Result
 	}
 	var got []blk
 	for g.Scan() {
-		got = append(got, blk{g.QID(), append([]metrics.Result(nil), g.Results()...)})
+		got = append(got, blk{g.QID(), append([]Result(nil), g.Results()...)})
 	}
 	require.NoError(t, g.Err())
 	want := []blk{
-		{"q1", []metrics.Result{{DocID: "a", Score: 0.9}, {DocID: "b", Score: 0.8}}},
-		{"q2", []metrics.Result{{DocID: "a", Score: 0.7}}},
-		{"q3", []metrics.Result{{DocID: "c", Score: 1}}},
+		{"q1", []Result{{DocID: "a", Score: 0.9}, {DocID: "b", Score: 0.8}}},
+		{"q2", []Result{{DocID: "a", Score: 0.7}}},
+		{"q3", []Result{{DocID: "c", Score: 1}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
@@ -147,8 +145,8 @@ func TestRunReaderRecords(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	qrels := metrics.Qrels{"q1": {"b": 2, "a": 0}, "q10": {"x": 1}}
-	run := metrics.Run{"q1": {{DocID: "a", Score: 0.5}, {DocID: "b", Score: 0.5}, {DocID: "c", Score: 1e-9}}, "q2": {{DocID: "z", Score: -3.25}}}
+	qrels := Qrels{"q1": {"b": 2, "a": 0}, "q10": {"x": 1}}
+	run := Run{"q1": {{DocID: "a", Score: 0.5}, {DocID: "b", Score: 0.5}, {DocID: "c", Score: 1e-9}}, "q2": {{DocID: "z", Score: -3.25}}}
 	qp, rp := filepath.Join(dir, "qrels"), filepath.Join(dir, "run")
 	require.NoError(t, WriteQrelsFile(qp, qrels))
 	require.NoError(t, WriteRunFile(rp, run, "myrun"))
@@ -162,7 +160,7 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	// WriteRun ranks each query (ties by doc id descending), so compare with
 	// the ranked input.
-	want := metrics.Run{"q1": {{DocID: "b", Score: 0.5}, {DocID: "a", Score: 0.5}, {DocID: "c", Score: 1e-9}}, "q2": {{DocID: "z", Score: -3.25}}}
+	want := Run{"q1": {{DocID: "b", Score: 0.5}, {DocID: "a", Score: 0.5}, {DocID: "c", Score: 1e-9}}, "q2": {{DocID: "z", Score: -3.25}}}
 	if diff := cmp.Diff(want, gotR); diff != "" {
 		t.Errorf("run round trip (-want +got):\n%s", diff)
 	}
@@ -179,12 +177,12 @@ func TestRoundTrip(t *testing.T) {
 func TestWriteRejectsBadIDs(t *testing.T) {
 	var buf bytes.Buffer
 	for name, err := range map[string]error{
-		"space in doc": WriteRun(&buf, metrics.Run{"q": {{DocID: "a b", Score: 1}}}, "t"),
-		"empty qid":    WriteRun(&buf, metrics.Run{"": {{DocID: "a", Score: 1}}}, "t"),
-		"NaN score":    WriteRun(&buf, metrics.Run{"q": {{DocID: "a", Score: nan()}}}, "t"),
-		"empty tag":    WriteRun(&buf, metrics.Run{"q": {{DocID: "a", Score: 1}}}, ""),
-		"qrels tab":    WriteQrels(&buf, metrics.Qrels{"q": {"a\tb": 1}}),
-		"comment qid":  WriteQrels(&buf, metrics.Qrels{"#q": {"a": 1}}),
+		"space in doc": WriteRun(&buf, Run{"q": {{DocID: "a b", Score: 1}}}, "t"),
+		"empty qid":    WriteRun(&buf, Run{"": {{DocID: "a", Score: 1}}}, "t"),
+		"NaN score":    WriteRun(&buf, Run{"q": {{DocID: "a", Score: nan()}}}, "t"),
+		"empty tag":    WriteRun(&buf, Run{"q": {{DocID: "a", Score: 1}}}, ""),
+		"qrels tab":    WriteQrels(&buf, Qrels{"q": {"a\tb": 1}}),
+		"comment qid":  WriteQrels(&buf, Qrels{"#q": {"a": 1}}),
 	} {
 		if err == nil {
 			t.Errorf("%s: want an error", name)
@@ -197,7 +195,7 @@ func nan() float64 { var z float64; return z / z }
 func TestWriteFailureLeavesNoFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, os.WriteFile(p, []byte("old\n"), 0o644))
-	if err := WriteRunFile(p, metrics.Run{"q": {{DocID: "bad id", Score: 1}}}, "t"); err == nil {
+	if err := WriteRunFile(p, Run{"q": {{DocID: "bad id", Score: 1}}}, "t"); err == nil {
 		t.Fatal("want an error")
 	}
 	b, err := os.ReadFile(p)
@@ -217,7 +215,7 @@ func TestBEIRRoundTrip(t *testing.T) {
 	b := &BEIR{
 		Corpus:  []BEIRDoc{{"d1", "Title", "def f(): pass"}, {"d2", "", "<html> & \"quotes\""}},
 		Queries: []BEIRQuery{{"q1", "how to f"}},
-		Qrels:   metrics.Qrels{"q1": {"d1": 1, "d2": 0}},
+		Qrels:   Qrels{"q1": {"d1": 1, "d2": 0}},
 	}
 	require.NoError(t, WriteBEIR(dir, "test", b))
 	got, err := ReadBEIR(dir, "test")
@@ -242,7 +240,7 @@ func TestReadBEIRFixture(t *testing.T) {
 	if got.Corpus[2].ID != "42" || got.Queries[1].ID != "7" {
 		t.Errorf("numeric ids: doc %q, query %q", got.Corpus[2].ID, got.Queries[1].ID)
 	}
-	want := metrics.Qrels{"q1": {"d1": 1}, "7": {"42": 2, "d2": 0}}
+	want := Qrels{"q1": {"d1": 1}, "7": {"42": 2, "d2": 0}}
 	if diff := cmp.Diff(want, got.Qrels); diff != "" {
 		t.Errorf("qrels (-want +got):\n%s", diff)
 	}

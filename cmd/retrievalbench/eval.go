@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	complete := fs.Bool("c", false, "average over all judged queries; a judged query without results scores 0")
 	level := fs.Int("l", 1, "lowest grade that counts as relevant")
 	maxDocs := fs.Int("M", 0, "evaluate only the first `max` ranked results of each query (0: all)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the evaluation to `file` (for go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, evalUsage)
 		fs.PrintDefaults()
@@ -88,6 +90,17 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("eval: %v", err)
 	}
 	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res, tag, err := evalFiles(fs.Arg(0), fs.Arg(1), sel.measures, opt)
 	if err != nil {
 		return err
@@ -143,17 +156,28 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 // ScanQueries), which calls back from several goroutines: each query is
 // scored where it was parsed (metrics.Evaluator.Score is safe for
 // concurrent use) and recorded under a lock.
-func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, trecfmt.ScanOptions, func(string, []metrics.Result) error) (string, error)) (string, error) {
+func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, trecfmt.ScanOptions, func(string, []trecfmt.Result) error) (string, error)) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	var mu sync.Mutex
+	var bufs sync.Pool // *[]metrics.Result, one per goroutine at a time
 	// trec_eval ignores fields after the run tag. The scanners have
 	// rejected repeated documents, with line numbers.
-	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []metrics.Result) error {
-		q, judged := e.Score(qid, results)
+	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []trecfmt.Result) error {
+		b, _ := bufs.Get().(*[]metrics.Result)
+		if b == nil {
+			b = new([]metrics.Result)
+		}
+		rs := (*b)[:0]
+		for _, r := range results {
+			rs = append(rs, metrics.Result(r))
+		}
+		q, judged := e.Score(qid, rs)
+		*b = rs
+		bufs.Put(b)
 		mu.Lock()
 		defer mu.Unlock()
 		if err := e.Record(qid, q, judged); err != nil {

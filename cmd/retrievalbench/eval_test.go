@@ -230,7 +230,13 @@ func TestEvalStreamingMatchesInMemory(t *testing.T) {
 		require.NoError(t, err)
 		run, wantTag, err := trecfmt.ReadRunFile(runPath, false)
 		require.NoError(t, err)
-		want, err := metrics.Evaluate(qrels, run, sel.measures, opt)
+		mrun := metrics.Run{}
+		for qid, rs := range run {
+			for _, r := range rs {
+				mrun[qid] = append(mrun[qid], metrics.Result(r))
+			}
+		}
+		want, err := metrics.Evaluate(qrels, mrun, sel.measures, opt)
 		require.NoError(t, err)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%+v: streaming and in-memory evaluation differ (-in-memory +streaming):\n%s", opt, diff)

@@ -1,7 +1,7 @@
 // Command perfrun is "make perf": retrievalbench side by side with the tools
 // users would pick instead, whole processes on the same inputs.
 //
-//	go run ./internal/perf/perfrun [-runs 3] [-jobs eval,bm25] [-out docs/performance.md]
+//	go run ./internal/perf/perfrun [-runs 3] [-jobs eval,bm25,embed] [-out docs/performance.md]
 //
 // It creates a virtual environment under $RETRIEVALBENCH_CACHE/perf-venv
 // with the peers pinned in perf/requirements.txt (pytrec-eval-terrier,
@@ -9,7 +9,9 @@
 // tokenizers), builds this repository's commands, generates or exports the
 // inputs, and then runs ours and theirs alternating, -runs times each, under
 // /usr/bin/time -v (wall, CPU, peak RSS). Results must agree: eval values to
-// 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25().
+// 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25();
+// embedding vectors of 200 RepoQA chunks at cosine >= 0.9999 to Python
+// onnxruntime's (perf/peer_ort.py, same model files, batch 1).
 // It prints the table and writes it with the machine line to -out.
 package main
 
@@ -32,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/synth"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -59,7 +62,7 @@ type env struct {
 
 func run() error {
 	runs := flag.Int("runs", 3, "runs of each side, alternating")
-	jobs := flag.String("jobs", "eval,bm25", "comma-separated: eval, bm25")
+	jobs := flag.String("jobs", "eval,bm25,embed", "comma-separated: eval, bm25, embed")
 	out := flag.String("out", "docs/performance.md", "markdown file to write (empty: stdout only)")
 	data := flag.String("data", os.Getenv("RETRIEVALBENCH_DATA"), "data pack directory (for bm25)")
 	flag.Parse()
@@ -94,6 +97,8 @@ func run() error {
 			err = e.evalJob()
 		case "bm25":
 			err = e.bm25Job()
+		case "embed":
+			err = e.embedJob()
 		default:
 			err = fmt.Errorf("unknown job %q", j)
 		}
@@ -587,4 +592,160 @@ func sameTop(a, b []hit, k int) bool {
 		}
 	}
 	return true
+}
+
+// embedChunks is the number of RepoQA chunks the embed job embeds.
+const embedChunks = 200
+
+// embedJob: our embedder (retrievalbench embed) against Python onnxruntime
+// with tokenizers on the same model files and chunks, batch 1, for the
+// quantized models of the dense cells.
+func (e *env) embedJob() error {
+	if e.data == "" {
+		return errors.New("set RETRIEVALBENCH_DATA (or -data) to the data pack")
+	}
+	src := filepath.Join(e.work, "data", "repoqa")
+	if _, err := os.Stat(filepath.Join(src, "docs.jsonl")); err != nil {
+		if err := runLoud(e.perfgo, "export", "-data", e.data, "-dataset", "repoqa", "-out", src); err != nil {
+			return err
+		}
+	}
+	dir := filepath.Join(e.work, "embed")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	texts := filepath.Join(dir, "chunks.jsonl")
+	if err := firstTexts(filepath.Join(src, "docs.jsonl"), texts, embedChunks); err != nil {
+		return err
+	}
+	threads := runtime.NumCPU()
+	for _, id := range []string{"minilm-l6-q", "bge-small-q"} {
+		m, err := models.Lookup(id)
+		if err != nil {
+			return err
+		}
+		modelDir := filepath.Dir(m.Path(testenv.CacheDir(), models.ModelFile))
+		peerOut := filepath.Join(dir, id+".peer.jsonl")
+		var ours, theirs samples
+		for i := range e.runs {
+			fmt.Fprintf(os.Stderr, "perfrun: embed %s run %d/%d\n", id, i+1, e.runs)
+			o, err := e.timed(e.rb, "embed", "-model", id, "-format", "jsonl", texts)
+			if err != nil {
+				return err
+			}
+			t, err := e.timed(e.python, filepath.Join(e.peers, "peer_ort.py"), modelDir, m.Pooling, strconv.Itoa(m.MaxTokens), strconv.Itoa(threads), texts, peerOut)
+			if err != nil {
+				return err
+			}
+			peer, err := os.ReadFile(peerOut)
+			if err != nil {
+				return err
+			}
+			minCos, err := minCosine(o.stdout, peer, embedChunks)
+			if err != nil {
+				return fmt.Errorf("%s: %w", id, err)
+			}
+			if minCos < 0.9999 {
+				return fmt.Errorf("%s: lowest cosine between our vectors and Python onnxruntime's %.6f, want >= 0.9999", id, minCos)
+			}
+			if i == 0 {
+				e.notes = append(e.notes, fmt.Sprintf("embed %s: lowest cosine between our vector and Python onnxruntime's over the %d chunks %.6f (checked >= 0.9999 in every run).", id, embedChunks, minCos))
+			}
+			ours, theirs = append(ours, o), append(theirs, t)
+		}
+		e.rows = append(e.rows, fmt.Sprintf("| embed %d RepoQA code chunks (%s, %.0f KB), batch 1, %s | %.2f s wall, %.2f s CPU, %.0f MB (%d single-threaded ORT sessions) | Python onnxruntime + tokenizers, same files, %d intra-op threads: %.2f s wall, %.2f s CPU, %.0f MB | %.2f× docs/s |",
+			embedChunks, "pyg-team/pytorch_geometric", fileMB(texts)*1000, id,
+			ours.med(wallOf), ours.med(cpuOf), ours.med(rssOf), threads, threads,
+			theirs.med(wallOf), theirs.med(cpuOf), theirs.med(rssOf),
+			theirs.med(wallOf)/ours.med(wallOf)))
+	}
+	return nil
+}
+
+// firstTexts writes the texts of the first n documents of a docs.jsonl as
+// {"text"} lines.
+func firstTexts(docs, out string, n int) error {
+	f, err := os.Open(docs)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	var lines [][]byte
+	for len(lines) < n && sc.Scan() {
+		var d struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			return fmt.Errorf("%s: %w", docs, err)
+		}
+		b, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, append(b, '\n'))
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if len(lines) < n {
+		return fmt.Errorf("%s: %d documents, want %d", docs, len(lines), n)
+	}
+	return atomicfile.Write(out, func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := w.Write(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// minCosine returns the lowest cosine between the vectors of two
+// {"text_index","vector"} JSON-lines outputs, which must both hold n.
+func minCosine(a, b []byte, n int) (float64, error) {
+	parse := func(data []byte) (map[int][]float64, error) {
+		m := map[int][]float64{}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			var r struct {
+				TextIndex int       `json:"text_index"`
+				Vector    []float64 `json:"vector"`
+			}
+			if err := json.Unmarshal(l, &r); err != nil {
+				return nil, err
+			}
+			m[r.TextIndex] = r.Vector
+		}
+		if len(m) != n {
+			return nil, fmt.Errorf("%d vectors, want %d", len(m), n)
+		}
+		return m, nil
+	}
+	va, err := parse(a)
+	if err != nil {
+		return 0, fmt.Errorf("ours: %w", err)
+	}
+	vb, err := parse(b)
+	if err != nil {
+		return 0, fmt.Errorf("peer: %w", err)
+	}
+	lowest := 1.0
+	for i, x := range va {
+		y := vb[i]
+		if len(x) != len(y) {
+			return 0, fmt.Errorf("text %d: dimensions %d and %d", i, len(x), len(y))
+		}
+		var dot, nx, ny float64
+		for k := range x {
+			dot += x[k] * y[k]
+			nx += x[k] * x[k]
+			ny += y[k] * y[k]
+		}
+		lowest = min(lowest, dot/math.Sqrt(nx*ny))
+	}
+	return lowest, nil
 }
