@@ -152,6 +152,15 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		peakMB = float64(child) / (1 << 20)
 	}
 	t.Log(summaryLine(res, p))
+	// The gate names a failed task by its error's first line; the whole
+	// error (an external peer's stderr tail) goes in the log, for a few.
+	for i, ft := range res.Failed() {
+		if i == maxFailedLogged {
+			t.Logf("… and %d more failed tasks", len(res.Failed())-i)
+			break
+		}
+		t.Logf("task %s failed: %s", ft.ID, ft.Err)
+	}
 	for _, line := range groupLines(res) {
 		t.Log(line)
 	}
@@ -190,6 +199,10 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
 	}
 }
+
+// maxFailedLogged is how many failed tasks of a cell have their whole
+// error logged.
+const maxFailedLogged = 3
 
 // byDesign says why the cell of spec on dataset d of family f does not run
 // at this size ("" when it runs); again is the command that runs the cell
