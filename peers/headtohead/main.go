@@ -4,10 +4,12 @@
 // CIs), the paired randomization test of nDCG@10 against the best built-in
 // system, p50 query latency, index time and peak RSS (from the cell files).
 //
-//	go run ./peers/headtohead -results DIR[,DIR…] [-builtin bm25,dense,hybrid,graph,static]
+//	go run ./peers/headtohead -results DIR[,DIR…] [-warm DIR,…] [-builtin bm25,dense,hybrid,graph,static]
 //
 // A cell present in several directories is taken from the first that has
 // it, so a cold run of the slow cells can be listed before a run of the rest.
+// Index times of the cells from a -warm directory (a run whose cache held
+// the indexes already) are marked "(reused)".
 package main
 
 import (
@@ -43,6 +45,7 @@ type Options struct {
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("headtohead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	warm := fs.String("warm", "", "comma-separated results `dirs` (also in -results) whose index times were measured on a warm cache")
 	results := fs.String("results", "", "comma-separated results `dirs` (records and .cell.json files); a cell is taken from the first that has it")
 	builtin := fs.String("builtin", "bm25,dense,hybrid,graph,static", "comma-separated `systems` that are built in (the reference of the paired test)")
 	opt := Options{Primary: "ndcg@10"}
@@ -58,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var recs []report.Record
 	var cells []report.Cell
 	have := map[string]bool{}
+	warmDirs := strings.Split(*warm, ",")
 	for _, dir := range strings.Split(*results, ",") {
 		rs, err := report.ReadRecords(dir)
 		if err != nil {
@@ -77,6 +81,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, c := range cs {
 			if k := key(c.Dataset, c.Split, c.Model()); mine[k] {
+				if slices.Contains(warmDirs, dir) {
+					c.Commit = reusedMark
+				}
 				cells = append(cells, c)
 			}
 		}
@@ -84,6 +91,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	return Write(stdout, recs, cells, opt)
 }
+
+// reusedMark flags a cell of a -warm directory (in its Commit field, which
+// the tables do not show otherwise).
+const reusedMark = "\x00reused"
 
 func key(dataset, split, model string) string { return dataset + "\x00" + split + "\x00" + model }
 
@@ -169,6 +180,9 @@ func Write(w io.Writer, recs []report.Record, cells []report.Cell, opt Options) 
 			index, peak := "–", "–"
 			if rw.cell != nil {
 				index = fmt.Sprintf("%.1f", rw.cell.IndexSeconds)
+				if rw.cell.Commit == reusedMark {
+					index += " (reused)"
+				}
 				if rw.cell.PeakRSSMB > 0 {
 					peak = fmt.Sprintf("%.0f", rw.cell.PeakRSSMB)
 				}

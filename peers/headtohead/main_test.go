@@ -37,7 +37,9 @@ func TestTable(t *testing.T) {
 		report.Cell{Dataset: "ds", Split: "small", System: "peer", Config: "x", IndexSeconds: 0.1, PeakRSSMB: 1}))
 
 	var out, errb bytes.Buffer
-	require.NoError(t, run([]string{"-results", cold + "," + dir, "-builtin", "bm25,dense"}, &out, &errb))
+	require.NoError(t, report.WriteCell(filepath.Join(dir, report.CellFileName("ds", "small", "dense", "m")),
+		report.Cell{Dataset: "ds", Split: "small", System: "dense", Config: "m", IndexSeconds: 0.5}))
+	require.NoError(t, run([]string{"-results", cold + "," + dir, "-warm", dir, "-builtin", "bm25,dense"}, &out, &errb))
 	got := out.String()
 	for _, want := range []string{
 		"**ds/small** (4 tasks; best built-in on ndcg@10: dense/m)",
@@ -46,7 +48,7 @@ func TestTable(t *testing.T) {
 		"| -0.100 |",
 		"| 2.5 | – | – |",
 		// dense is the reference.
-		"| dense/m | 0.000 [0.000, 0.000] | 0.600 [0.600, 0.600] | — | — | 25.0 |",
+		"| dense/m | 0.000 [0.000, 0.000] | 0.600 [0.600, 0.600] | — | — | 25.0 | 0.5 (reused) | – |",
 		// The peer from the first directory: +0.4, p50 250, its cell's cost.
 		"| **peer/x** | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | +0.400 |",
 		"| 250.0 | 12.5 | 2048 |",
