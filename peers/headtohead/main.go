@@ -101,6 +101,7 @@ func key(dataset, split, model string) string { return dataset + "\x00" + split 
 // row is one system/config on one dataset.
 type row struct {
 	model       string
+	order       []string // task ids in the records' order (the harness's, as golden CIs resample them)
 	tasks       map[string]report.Record
 	hit1, ndcg  metrics.CI
 	p50         float64
@@ -127,6 +128,7 @@ func Write(w io.Writer, recs []report.Record, cells []report.Cell, opt Options) 
 			return fmt.Errorf("%s/%s %s: task %s twice", r.Dataset, r.Split, r.Model(), r.Task)
 		}
 		rw.tasks[r.Task] = r
+		rw.order = append(rw.order, r.Task)
 	}
 	for i := range cells {
 		c := &cells[i]
@@ -199,11 +201,11 @@ func Write(w io.Writer, recs []report.Record, cells []report.Cell, opt Options) 
 	return nil
 }
 
-// column returns the row's values of measure m in task-id order.
+// column returns the row's values of measure m in the records' order, so
+// that the bootstrap CIs are those of the golden files.
 func column(rw *row, m string) []float64 {
-	ids := slices.Sorted(maps.Keys(rw.tasks))
-	out := make([]float64, 0, len(ids))
-	for _, id := range ids {
+	out := make([]float64, 0, len(rw.order))
+	for _, id := range rw.order {
 		out = append(out, rw.tasks[id].Values[m])
 	}
 	return out
@@ -213,9 +215,9 @@ func ci(rw *row, m string) metrics.CI {
 	return metrics.Bootstrap(column(rw, m), harness.BootstrapResamples, harness.BootstrapSeed)
 }
 
-// paired returns the values of m of the tasks both rows ran, in task order.
+// paired returns the values of m of the tasks both rows ran, in a's order.
 func paired(a, b *row, m string) (xs, ys []float64) {
-	for _, id := range slices.Sorted(maps.Keys(a.tasks)) {
+	for _, id := range a.order {
 		if rb, ok := b.tasks[id]; ok {
 			xs = append(xs, a.tasks[id].Values[m])
 			ys = append(ys, rb.Values[m])
