@@ -100,7 +100,7 @@ func TestByDesign(t *testing.T) {
 		want   []string // substrings of the reason; nil: the cell runs
 		reason string
 	}{
-		{"heavy-small", heavy, Flags{Size: SizeSmall}, sweqa, data, []string{"peer/slow is a heavy config", "baseline is committed", again + " -heavy"}, "a heavy config skips a data-pack cell at the CI size, naming the command that runs it"},
+		{"heavy-small", heavy, Flags{Size: SizeSmall}, sweqa, data, []string{"peer/slow is a heavy config", "unless asked", "Run this cell with: " + again + " -heavy"}, "a heavy config skips a data-pack cell at the CI size, naming the command that runs it"},
 		{"heavy-small-asked", heavy, Flags{Size: SizeSmall, Heavy: true}, sweqa, data, nil, "-heavy runs it at the CI size"},
 		{"heavy-full", heavy, Flags{Size: SizeFull}, sweqa, data, nil, "full size runs everything"},
 		{"heavy-fixture", heavy, Flags{Size: SizeSmall}, sweqa, fixture, nil, "the hermetic fixtures always run"},
