@@ -64,7 +64,7 @@ peers: setup
 # docs/peers.md: pydocs-mcp is a heavy config (minutes of CPU per repository
 # to index); -heavy runs its cells at the CI size that make test skips.
 peer-cells: setup peers
-	$(GO) test ./bench -run '^(TestSWEQA|TestCases)$$/^pydocs-mcp$$' -heavy -v -timeout 120m
+	$(GO) test ./bench -run '^(TestSWEQA|TestCases)$$/^pydocs-mcp$$' -heavy -v -timeout 300m
 
 test: setup peers
 	@mkdir -p out
