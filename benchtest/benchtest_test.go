@@ -81,3 +81,91 @@ func TestGroupLines(t *testing.T) {
 		}
 	}
 }
+
+func TestByDesign(t *testing.T) {
+	heavy := systems.Spec{System: "peer", Config: "slow", Heavy: true}
+	fixturesOnly := systems.Spec{System: "dense", Config: "big", Heavy: true, FixturesOnly: true}
+	light := systems.Spec{System: "bm25", Config: "plain"}
+	repoqa := Family{Name: "repoqa", HeavyAtSmall: true}
+	sweqa := Family{Name: "sweqa"}
+	data := Dataset{Name: "sweqa"}
+	fixture := Dataset{Name: "fixture", Hermetic: true}
+	const again = "go test ./bench -run 'X'"
+	for _, tt := range []struct {
+		name   string
+		spec   systems.Spec
+		flags  Flags
+		family Family
+		d      Dataset
+		want   []string // substrings of the reason; nil: the cell runs
+		reason string
+	}{
+		{"heavy-small", heavy, Flags{Size: SizeSmall}, sweqa, data, []string{"peer/slow is a heavy config", "unless asked", "Run this cell with: " + again + " -heavy"}, "a heavy config skips a data-pack cell at the CI size, naming the command that runs it"},
+		{"heavy-small-asked", heavy, Flags{Size: SizeSmall, Heavy: true}, sweqa, data, nil, "-heavy runs it at the CI size"},
+		{"heavy-full", heavy, Flags{Size: SizeFull}, sweqa, data, nil, "full size runs everything"},
+		{"heavy-fixture", heavy, Flags{Size: SizeSmall}, sweqa, fixture, nil, "the hermetic fixtures always run"},
+		{"heavy-repoqa", heavy, Flags{Size: SizeSmall}, repoqa, data, nil, "a family that allows heavy configs at small runs them"},
+		{"fixtures-only", fixturesOnly, Flags{Size: SizeSmall, Heavy: true}, repoqa, data, []string{"fixtures only", "-size=full"}, "-heavy does not lift fixtures-only configs"},
+		{"fixtures-only-fixture", fixturesOnly, Flags{Size: SizeSmall}, repoqa, fixture, nil, "fixtures-only configs run on fixtures"},
+		{"light", light, Flags{Size: SizeSmall}, sweqa, data, nil, "a light config runs everywhere"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := byDesign(tt.spec, &tt.flags, tt.family, tt.d, again)
+			if tt.want == nil {
+				if got != "" {
+					t.Errorf("byDesign = %q, want \"\" (%s)", got, tt.reason)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("byDesign = %q, lacks %q (%s)", got, w, tt.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestHintHeavy(t *testing.T) {
+	s := Suite{Package: "./bench"}
+	got := s.command("TestSWEQA/pydocs-mcp/bge-small-q/sweqa", &Flags{Size: SizeSmall, Heavy: true})
+	if want := `go test ./bench -run '^TestSWEQA$/^pydocs-mcp$/^bge-small-q$/^sweqa$' -heavy`; got != want {
+		t.Errorf("command = %q, want %q", got, want)
+	}
+}
+
+// peakSys is a stand-in for a system that runs its own processes.
+type peakSys struct {
+	systems.System
+	peak uint64
+}
+
+func (p peakSys) PeakRSS() uint64 { return p.peak }
+
+func TestMadeSystemsChildPeak(t *testing.T) {
+	peaks := []uint64{300 << 20, 700 << 20, 100 << 20}
+	i := 0
+	spec := systems.Spec{System: "peer", Config: "c", New: func(systems.Options) (systems.System, error) {
+		i++
+		return peakSys{peak: peaks[i-1]}, nil
+	}}
+	m := &madeSystems{}
+	if got := m.childPeak(); got != 0 {
+		t.Fatalf("childPeak before any system = %d, want 0", got)
+	}
+	w := m.wrap(spec)
+	for range peaks {
+		_, err := w.New(systems.Options{})
+		require.NoError(t, err)
+	}
+	if got := m.childPeak(); got != 700<<20 {
+		t.Errorf("childPeak = %d MiB, want the largest of the corpora's systems, 700", got>>20)
+	}
+	// A system without processes of its own reports nothing.
+	m2 := &madeSystems{}
+	_, err := m2.wrap(systems.Spec{New: func(systems.Options) (systems.System, error) { return peakSys{}.System, nil }}).New(systems.Options{})
+	require.NoError(t, err)
+	if got := m2.childPeak(); got != 0 {
+		t.Errorf("childPeak of a system without PeakRSS = %d, want 0", got)
+	}
+}

@@ -28,5 +28,7 @@
 // data pack; full runs every dataset whole. Golden files live per split
 // label, so sizes never share a baseline. Heavy system configs (Spec.Heavy)
 // run at -size=small on the families that allow it (RepoQA) and on the
-// fixtures, everywhere at -size=full.
+// fixtures, everywhere at -size=full; their other cells at -size=small skip
+// by design with the command that runs them: -heavy runs heavy configs on
+// every dataset of the size, against baselines committed for those cells.
 package benchtest

@@ -21,12 +21,17 @@ type Flags struct {
 	Split   string // split of data-pack datasets ("" = the size's default)
 	Data    string // data pack directory ("" = $RETRIEVALBENCH_DATA, then the default data directory)
 	Results string // if set, per-task JSONL results of every cell go here
+	// Heavy runs heavy configs (Spec.Heavy) on every dataset of the size:
+	// at -size=small they otherwise run on the fixtures and the families
+	// that allow them (RepoQA) only, and their other cells — baselines
+	// committed — skip by design.
+	Heavy bool
 }
 
 // DefaultFlags is what a Suite without Flags runs with.
 func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
 
-// NewFlags defines -update, -size, -split, -data and -results on fs and
+// NewFlags defines -update, -size, -split, -data, -results and -heavy on fs and
 // returns the Flags they fill when the test binary parses its flags. Call it
 // once per test binary, from a package-level var.
 func NewFlags(fs *flag.FlagSet) *Flags {
@@ -36,6 +41,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Split, "split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: \"small\" — the test split of a few small repositories — for -size=small, all for -size=full)")
 	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
 	fs.StringVar(&f.Results, "results", "", "if set, write per-task JSONL results of every cell into this directory")
+	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA: the cells CI skips by design, against their committed baselines")
 	return f
 }
 
@@ -56,6 +62,9 @@ func (f *Flags) hint() string {
 	}
 	if f.Split != "" {
 		s += " -split=" + f.Split
+	}
+	if f.Heavy {
+		s += " -heavy"
 	}
 	return s
 }

@@ -123,18 +123,16 @@ func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
 
 func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	fl := s.flags()
-	byDesign := ""
-	switch {
-	case spec.FixturesOnly && fl.Size != SizeFull && !d.Hermetic:
-		byDesign = fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s; -size=full runs it here", spec.Name(), fl.Size)
-	case spec.Heavy && fl.Size != SizeFull && !d.Hermetic && !f.HeavyAtSmall:
-		byDesign = fmt.Sprintf("%s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA), -size=full runs it here", spec.Name(), fl.Size)
-	}
-	if byDesign != "" {
+	again := s.command(t.Name(), fl)
+	if why := byDesign(spec, fl, f, d, again); why != "" {
 		// A baseline made for this cell once stays its own (not an orphan).
 		p := Prepare(t, fl, f.Name, d)
-		markRead(harness.GoldenPath(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config))
-		t.Skip("SKIP (by design): " + byDesign)
+		golden := harness.GoldenPath(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
+		markRead(golden)
+		if _, err := os.Stat(golden); err != nil && spec.Heavy && !spec.FixturesOnly {
+			why += " -update (it has no baseline yet: " + golden + ")"
+		}
+		t.Skip("SKIP (by design): " + why)
 	}
 	cfg := s.runConfig(t)
 	if r := spec.Missing(cfg.CacheDir); r != nil {
@@ -142,9 +140,11 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	}
 	p := Prepare(t, fl, f.Name, d)
 	// Peak RSS over the cell's index and search (the process high-water
-	// mark where the kernel refuses a reset), for the results' cell file.
+	// mark where the kernel refuses a reset), for the results' cell file;
+	// for a system that runs its own processes (an external peer), theirs.
 	peakOK := rss.ResetPeak() == nil
-	res, err := harness.Run(t.Context(), p, spec, cfg)
+	made := &madeSystems{}
+	res, err := harness.Run(t.Context(), p, made.wrap(spec), cfg)
 	if err != nil {
 		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, err)
 	}
@@ -152,7 +152,19 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	if peak, err := rss.Peak(); err == nil && peakOK {
 		peakMB = float64(peak) / (1 << 20)
 	}
+	if child := made.childPeak(); child > 0 {
+		peakMB = float64(child) / (1 << 20)
+	}
 	t.Log(summaryLine(res, p))
+	// The gate names a failed task by its error's first line; the whole
+	// error (an external peer's stderr tail) goes in the log, for a few.
+	for i, ft := range res.Failed() {
+		if i == maxFailedLogged {
+			t.Logf("… and %d more failed tasks", len(res.Failed())-i)
+			break
+		}
+		t.Logf("task %s failed: %s", ft.ID, ft.Err)
+	}
 	for _, line := range groupLines(res) {
 		t.Log(line)
 	}
@@ -163,7 +175,6 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	}
 	path := harness.GoldenPath(s.Golden, res.Dataset, res.Split, spec.System, spec.Config)
 	markRead(path)
-	again := s.command(t.Name(), fl)
 	if fl.Update {
 		if failed := res.Failed(); len(failed) > 0 {
 			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
@@ -191,6 +202,26 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	for _, imp := range v.Improvements {
 		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
 	}
+}
+
+// maxFailedLogged is how many failed tasks of a cell have their whole
+// error logged.
+const maxFailedLogged = 3
+
+// byDesign says why the cell of spec on dataset d of family f does not run
+// at this size ("" when it runs); again is the command that runs the cell
+// alone, which the reason names so that a skipped cell is one command away.
+func byDesign(spec systems.Spec, fl *Flags, f Family, d Dataset, again string) string {
+	switch {
+	case fl.Size == SizeFull || d.Hermetic:
+		return ""
+	case spec.FixturesOnly:
+		return fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s; -size=full runs it here", spec.Name(), fl.Size)
+	case spec.Heavy && !f.HeavyAtSmall && !fl.Heavy:
+		return fmt.Sprintf("%s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA) unless asked. "+
+			"Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
+	}
+	return ""
 }
 
 // command is the go test command that runs the named test alone at this
@@ -316,6 +347,48 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 	}
 	cell := filepath.Join(dir, resultfmt.CellFileName(res.Dataset, res.Split, res.System, res.Config))
 	return resultfmt.WriteCell(cell, res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT")))
+}
+
+// ChildPeaker is implemented by systems that run their own processes
+// (systems/external): the largest peak RSS, in bytes, of those processes.
+// A cell of such a system records that peak instead of the runner's own.
+type ChildPeaker interface {
+	PeakRSS() uint64
+}
+
+// madeSystems keeps the systems a Spec built during one cell, so that the
+// cell can ask them what their processes cost once harness.Run closed them.
+type madeSystems struct {
+	mu  sync.Mutex
+	all []systems.System
+}
+
+func (m *madeSystems) wrap(spec systems.Spec) systems.Spec {
+	newSys := spec.New
+	spec.New = func(opt systems.Options) (systems.System, error) {
+		s, err := newSys(opt)
+		if err == nil {
+			m.mu.Lock()
+			m.all = append(m.all, s)
+			m.mu.Unlock()
+		}
+		return s, err
+	}
+	return spec
+}
+
+// childPeak is the largest ChildPeaker.PeakRSS of the systems built, 0 if
+// none reports one.
+func (m *madeSystems) childPeak() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var peak uint64
+	for _, s := range m.all {
+		if c, ok := s.(ChildPeaker); ok {
+			peak = max(peak, c.PeakRSS())
+		}
+	}
+	return peak
 }
 
 // read records the golden files the cells of this binary read, for Orphans.

@@ -20,7 +20,7 @@ func (t *commandTransport) call(ctx context.Context, v vars) (payload, vars, err
 	d := t.rt.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	out, stderr, err := run(cctx, argv, t.rt.env, t.rt.work, t.rt.cfg.maxOutput(), t.rt.red)
+	out, stderr, err := run(cctx, argv, t.rt.env, t.rt.work, t.rt.cfg.maxOutput(), t.rt.red, t.rt.peak)
 	if err != nil {
 		return payload{}, v, callTimeout(ctx, cctx, "search", d, err)
 	}

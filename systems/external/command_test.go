@@ -196,3 +196,33 @@ func TestMisuse(t *testing.T) {
 		t.Errorf("a file outside {work}: err = %v", err)
 	}
 }
+
+// TestPeakRSS checks that PeakRSS reports the child processes' memory, as
+// the kernel measured it: a query that makes 96 MiB resident in the peer
+// (ALLOC) raises it past 96 MiB; the index command and plain queries of the
+// small fakepeer stay far below.
+func TestPeakRSS(t *testing.T) {
+	s, _ := setup(t, commandConfig(""))
+	_, err := s.Search(t.Context(), "widget", 10)
+	require.NoError(t, err)
+	plain := s.PeakRSS()
+	if plain == 0 || plain >= 64<<20 {
+		t.Fatalf("PeakRSS after the index and one plain query = %d bytes, want > 0 and < 64 MiB (a small Go program)", plain)
+	}
+	_, err = s.Search(t.Context(), "widget ALLOC", 10)
+	require.NoError(t, err)
+	if got := s.PeakRSS(); got < 96<<20 {
+		t.Errorf("PeakRSS after a query that made 96 MiB resident = %.1f MiB, want ≥ 96", float64(got)/(1<<20))
+	}
+}
+
+// TestPeakRSSServer: an MCP server's peak counts once Close has reaped it.
+func TestPeakRSSServer(t *testing.T) {
+	s, _ := setup(t, mcpConfig("search", FromStructured, ""))
+	_, err := s.Search(t.Context(), "widget ALLOC", 10)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	if got := s.PeakRSS(); got < 96<<20 {
+		t.Errorf("PeakRSS after Close of a server that made 96 MiB resident = %.1f MiB, want ≥ 96", float64(got)/(1<<20))
+	}
+}

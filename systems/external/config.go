@@ -546,7 +546,7 @@ func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
 	red := newRedactor(c.secretValues(os.LookupEnv))
 	ctx, cancel := context.WithTimeout(ctx, c.startTimeout())
 	defer cancel()
-	res, _, err := run(ctx, argv, os.Environ(), "", 1<<16, red)
+	res, _, err := run(ctx, argv, os.Environ(), "", 1<<16, red, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: version_command: %w", c.Name(), err)
 	}

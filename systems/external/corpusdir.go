@@ -137,7 +137,7 @@ func gitCommit(ctx context.Context, dir string, c *corpus.Corpus) error {
 		{"git", "-c", "core.autocrlf=false", "add", "-A"},
 		{"git", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", msg},
 	} {
-		if _, _, err := run(ctx, argv, env, dir, -1, nil); err != nil {
+		if _, _, err := run(ctx, argv, env, dir, -1, nil, nil); err != nil {
 			return fmt.Errorf("corpus %s: git handover: %w", c.ID, err)
 		}
 	}

@@ -36,7 +36,8 @@ type System struct {
 	t   transport
 	m   *mapping
 
-	outside int // hits whose path was outside the corpus
+	outside int     // hits whose path was outside the corpus
+	peak    peakRSS // of the child processes, for PeakRSS
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -49,6 +50,7 @@ type runtime struct {
 	base vars // {corpus} {work} {cache} {port}
 	life context.Context
 	logf func(format string, args ...any)
+	peak *peakRSS
 }
 
 // transport runs the calls of one query.
@@ -72,6 +74,13 @@ func New(cfg *Config, opt systems.Options) (*System, error) {
 	}
 	return &System{cfg: cfg, opt: opt}, nil
 }
+
+// PeakRSS returns the largest peak resident set size, in bytes, of the
+// processes the system ran and saw exit — the index command, the server,
+// one process per query — as the kernel reports it when each is reaped
+// (ru_maxrss, Linux). A server counts once Close has stopped it; 0 before
+// any process exited. This is the peer's memory, not the caller's.
+func (s *System) PeakRSS() uint64 { return s.peak.bytes() }
 
 // WholeFiles reports true: an external system indexes the corpus's files
 // by its own rules.
@@ -133,7 +142,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		}
 		return os.LookupEnv(name)
 	}))
-	rt := &runtime{cfg: cfg, name: cfg.Name(), env: env, work: work, red: red, base: v, logf: func(format string, args ...any) {
+	rt := &runtime{cfg: cfg, name: cfg.Name(), env: env, work: work, red: red, base: v, peak: &s.peak, logf: func(format string, args ...any) {
 		logf("%s", red.String(fmt.Sprintf(format, args...)))
 	}}
 	rt.logf("%s: corpus %s (%d files) in %s", rt.name, c.ID, len(c.Docs), dir)
@@ -226,7 +235,7 @@ func runIndex(ctx context.Context, rt *runtime, hash string) error {
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.indexTimeout())
 	defer cancel()
 	start := time.Now()
-	if _, _, err := run(ctx, argv, rt.env, rt.work, -1, rt.red); err != nil {
+	if _, _, err := run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak); err != nil {
 		return fmt.Errorf("%s: index: %w", rt.name, err)
 	}
 	rt.logf("%s: indexed in %s", rt.name, time.Since(start).Round(time.Millisecond))

@@ -40,7 +40,7 @@ func (t *httpTransport) startServer(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("http.command: %w", err)
 	}
-	srv, err := startServer(rt.life, argv, rt.env, rt.work, false, rt.red)
+	srv, err := startServer(rt.life, argv, rt.env, rt.work, false, rt.red, rt.peak)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func (t *mcpTransport) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("mcp.command: %w", err)
 	}
-	srv, err := startServer(rt.life, argv, rt.env, rt.work, true, rt.red)
+	srv, err := startServer(rt.life, argv, rt.env, rt.work, true, rt.red, rt.peak)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -137,6 +139,36 @@ func withTail(err error, t *tail) error {
 	return err
 }
 
+// peakRSS keeps the largest peak resident set size, in bytes, of the child
+// processes a System ran, as the kernel reports it when each is reaped
+// (ru_maxrss of wait4: the process and the descendants it reaped). A nil
+// *peakRSS records nothing.
+type peakRSS struct{ max atomic.Uint64 }
+
+func (p *peakRSS) note(ps *os.ProcessState) {
+	if p == nil || ps == nil {
+		return
+	}
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok || ru.Maxrss <= 0 {
+		return
+	}
+	b := uint64(ru.Maxrss) * 1024 // KiB on Linux
+	for {
+		old := p.max.Load()
+		if b <= old || p.max.CompareAndSwap(old, b) {
+			return
+		}
+	}
+}
+
+func (p *peakRSS) bytes() uint64 {
+	if p == nil {
+		return 0
+	}
+	return p.max.Load()
+}
+
 // command returns a Cmd that runs in its own process group, which is killed
 // as a whole when ctx ends.
 func command(ctx context.Context, argv, env []string, dir string) *exec.Cmd {
@@ -187,7 +219,8 @@ func (c *capped) Write(p []byte) (int, error) {
 // the redacted tail of its stderr. Its process group is killed when ctx
 // ends, when the output grows past limit, and after it exits (so nothing
 // it started stays behind). An error carries the exit status and the tail.
-func run(ctx context.Context, argv, env []string, dir string, limit int, red *redactor) (stdout []byte, stderr string, err error) {
+// Its peak RSS goes into pk (nil: not recorded).
+func run(ctx context.Context, argv, env []string, dir string, limit int, red *redactor, pk *peakRSS) (stdout []byte, stderr string, err error) {
 	t := newTail(red)
 	out := &capped{limit: limit}
 	cmd := command(ctx, argv, env, dir)
@@ -200,6 +233,7 @@ func run(ctx context.Context, argv, env []string, dir string, limit int, red *re
 	if err == nil {
 		err = cmd.Wait()
 		killGroup(cmd)
+		pk.note(cmd.ProcessState)
 	}
 	switch {
 	case out.over:
@@ -226,8 +260,9 @@ type server struct {
 }
 
 // startServer starts argv with its stdin and stdout as pipes (when pipes
-// is set) and stderr kept in a tail.
-func startServer(ctx context.Context, argv, env []string, dir string, pipes bool, red *redactor) (*server, error) {
+// is set) and stderr kept in a tail. Its peak RSS goes into pk once it
+// exits.
+func startServer(ctx context.Context, argv, env []string, dir string, pipes bool, red *redactor, pk *peakRSS) (*server, error) {
 	s := &server{tail: newTail(red), done: make(chan struct{})}
 	s.cmd = command(ctx, argv, env, dir)
 	s.cmd.Stderr = s.tail
@@ -247,6 +282,7 @@ func startServer(ctx context.Context, argv, env []string, dir string, pipes bool
 	}
 	go func() {
 		s.err = s.cmd.Wait()
+		pk.note(s.cmd.ProcessState)
 		close(s.done)
 	}()
 	return s, nil

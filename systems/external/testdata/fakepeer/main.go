@@ -106,10 +106,27 @@ func fault(query string) (errText string, oversize bool) {
 			spawn()
 		case "OVERSIZE":
 			return "", true
+		case "ALLOC":
+			alloc(allocMiB)
 		}
 	}
 	return "", false
 }
+
+// allocMiB is how much ALLOC makes resident, for the peak RSS tests.
+const allocMiB = 96
+
+// alloc makes n MiB resident (every page written) and keeps it until the
+// answer is written.
+func alloc(n int) {
+	b := make([]byte, n<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	held = b
+}
+
+var held []byte
 
 func spawn() {
 	self, _ := os.Executable()

@@ -1,0 +1,5 @@
+//go:build !race
+
+package benchtest
+
+const raceEnabled = false
