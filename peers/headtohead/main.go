@@ -24,7 +24,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 func main() {
@@ -58,16 +58,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("need -results DIR[,DIR…] and no arguments")
 	}
 	opt.Builtin = strings.Split(*builtin, ",")
-	var recs []report.Record
-	var cells []report.Cell
+	var recs []resultfmt.Record
+	var cells []resultfmt.Cell
 	have := map[string]bool{}
 	warmDirs := strings.Split(*warm, ",")
 	for _, dir := range strings.Split(*results, ",") {
-		rs, err := report.ReadRecords(dir)
+		rs, err := resultfmt.ReadRecords(dir)
 		if err != nil {
 			return err
 		}
-		cs, err := report.ReadCells(dir)
+		cs, err := resultfmt.ReadCells(dir)
 		if err != nil {
 			return err
 		}
@@ -102,16 +102,16 @@ func key(dataset, split, model string) string { return dataset + "\x00" + split 
 type row struct {
 	model       string
 	order       []string // task ids in the records' order (the harness's, as golden CIs resample them)
-	tasks       map[string]report.Record
+	tasks       map[string]resultfmt.Record
 	hit1, ndcg  metrics.CI
 	p50         float64
-	cell        *report.Cell
+	cell        *resultfmt.Cell
 	diff, p     float64
 	best, peers bool
 }
 
 // Write prints one table per dataset and split.
-func Write(w io.Writer, recs []report.Record, cells []report.Cell, opt Options) error {
+func Write(w io.Writer, recs []resultfmt.Record, cells []resultfmt.Cell, opt Options) error {
 	type dsKey struct{ dataset, split string }
 	by := map[dsKey]map[string]*row{}
 	for _, r := range recs {
@@ -121,7 +121,7 @@ func Write(w io.Writer, recs []report.Record, cells []report.Cell, opt Options) 
 		}
 		rw := by[k][r.Model()]
 		if rw == nil {
-			rw = &row{model: r.Model(), tasks: map[string]report.Record{}}
+			rw = &row{model: r.Model(), tasks: map[string]resultfmt.Record{}}
 			by[k][r.Model()] = rw
 		}
 		if _, dup := rw.tasks[r.Task]; dup {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // TestTable writes records and cell files as `go test ./bench -results`
@@ -16,29 +16,29 @@ import (
 func TestTable(t *testing.T) {
 	dir, cold := t.TempDir(), t.TempDir()
 	write := func(dir, system, config string, ndcg, lat []float64) {
-		var recs []report.Record
+		var recs []resultfmt.Record
 		for i := range ndcg {
 			hit := 0.0
 			if ndcg[i] == 1 {
 				hit = 1
 			}
-			recs = append(recs, report.Record{Dataset: "ds", Split: "small", System: system, Config: config,
+			recs = append(recs, resultfmt.Record{Dataset: "ds", Split: "small", System: system, Config: config,
 				Task: string(rune('a' + i)), Values: map[string]float64{"ndcg@10": ndcg[i], "hit@1": hit}, LatencyMS: lat[i]})
 		}
-		require.NoError(t, report.WriteRecords(filepath.Join(dir, report.RecordsFileName("ds", "small", system, config)), recs))
+		require.NoError(t, resultfmt.WriteRecords(filepath.Join(dir, resultfmt.RecordsFileName("ds", "small", system, config)), recs))
 	}
 	write(dir, "bm25", "plain", []float64{1, 0, 1, 0}, []float64{1, 2, 3, 4})
 	write(dir, "dense", "m", []float64{0.6, 0.6, 0.6, 0.6}, []float64{10, 20, 30, 40})
 	write(dir, "peer", "x", []float64{0, 0, 0, 0}, []float64{9, 9, 9, 9}) // shadowed by the cold run's cell
 	write(cold, "peer", "x", []float64{1, 1, 1, 1}, []float64{100, 200, 300, 400})
-	require.NoError(t, report.WriteCell(filepath.Join(cold, report.CellFileName("ds", "small", "peer", "x")),
-		report.Cell{Dataset: "ds", Split: "small", System: "peer", Config: "x", IndexSeconds: 12.5, PeakRSSMB: 2048}))
-	require.NoError(t, report.WriteCell(filepath.Join(dir, report.CellFileName("ds", "small", "peer", "x")),
-		report.Cell{Dataset: "ds", Split: "small", System: "peer", Config: "x", IndexSeconds: 0.1, PeakRSSMB: 1}))
+	require.NoError(t, resultfmt.WriteCell(filepath.Join(cold, resultfmt.CellFileName("ds", "small", "peer", "x")),
+		resultfmt.Cell{Dataset: "ds", Split: "small", System: "peer", Config: "x", IndexSeconds: 12.5, PeakRSSMB: 2048}))
+	require.NoError(t, resultfmt.WriteCell(filepath.Join(dir, resultfmt.CellFileName("ds", "small", "peer", "x")),
+		resultfmt.Cell{Dataset: "ds", Split: "small", System: "peer", Config: "x", IndexSeconds: 0.1, PeakRSSMB: 1}))
 
 	var out, errb bytes.Buffer
-	require.NoError(t, report.WriteCell(filepath.Join(dir, report.CellFileName("ds", "small", "dense", "m")),
-		report.Cell{Dataset: "ds", Split: "small", System: "dense", Config: "m", IndexSeconds: 0.5}))
+	require.NoError(t, resultfmt.WriteCell(filepath.Join(dir, resultfmt.CellFileName("ds", "small", "dense", "m")),
+		resultfmt.Cell{Dataset: "ds", Split: "small", System: "dense", Config: "m", IndexSeconds: 0.5}))
 	require.NoError(t, run([]string{"-results", cold + "," + dir, "-warm", dir, "-builtin", "bm25,dense"}, &out, &errb))
 	got := out.String()
 	for _, want := range []string{
