@@ -65,12 +65,12 @@ type Comparison struct {
 	Errors int `json:"errors"`
 }
 
-// Compare pairs base and cand records of dataset/split by task and compares
+// Paired pairs base and cand records of dataset/split by task and compares
 // their values of measure. Both sides must hold exactly the same tasks, once
 // each, with the measure recorded; anything else is an error naming the
 // first offending task, because a comparison over different task sets is
 // not paired.
-func Compare(recs []resultfmt.Record, base, cand Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
+func Paired(recs []resultfmt.Record, base, cand Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
 	c := Comparison{Dataset: dataset, Split: split, Measure: measure}
 	bv, berr, err := column(recs, base, dataset, split, measure)
 	if err != nil {

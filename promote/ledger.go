@@ -271,7 +271,7 @@ func (l *Ledger) Admit(c Candidate, forceReason string) (*RefusalError, error) {
 
 // NewEntry builds the ledger line of a test-stage verdict. overrode is the
 // refusal Admit let through (nil if none).
-func NewEntry(v *Verdict, c Candidate, time, commit string, overrode *RefusalError, forceReason string) Entry {
+func NewEntry(v *StageResult, c Candidate, time, commit string, overrode *RefusalError, forceReason string) Entry {
 	c.Arm = v.Candidate
 	if c.Family == "" {
 		c.Family = c.Name()

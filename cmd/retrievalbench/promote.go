@@ -157,9 +157,9 @@ type promotion struct {
 }
 
 // walk runs the stages up to last and returns their verdicts.
-func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([]*promote.Verdict, error) {
+func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([]*promote.StageResult, error) {
 	var (
-		out      []*promote.Verdict
+		out      []*promote.StageResult
 		ledger   *promote.Ledger
 		overrode *promote.RefusalError
 	)
@@ -197,7 +197,7 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 			return out, err
 		}
 		out = append(out, v)
-		writeVerdict(p.stdout, v)
+		writeStageResult(p.stdout, v)
 		if stage == promote.StageTest {
 			e := promote.NewEntry(v, p.candidate, time.Now().UTC().Format(time.RFC3339), gitCommit(p.module), overrode, force)
 			if err := record(e); err != nil {
@@ -216,7 +216,7 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 }
 
 // stage runs (or reads) one stage's results and evaluates them.
-func (p *promotion) stage(ctx context.Context, stage string) (*promote.Verdict, error) {
+func (p *promotion) stage(ctx context.Context, stage string) (*promote.StageResult, error) {
 	recs, err := p.results(ctx, stage)
 	if err != nil {
 		return nil, err
@@ -374,7 +374,7 @@ func gitCommit(dir string) string {
 	return c
 }
 
-func writeVerdict(w io.Writer, v *promote.Verdict) {
+func writeStageResult(w io.Writer, v *promote.StageResult) {
 	c := v.Primary
 	fmt.Fprintf(w, "== stage %s: %s[%s], %d tasks, %s (%s, α=%g)\n", v.Stage, c.Dataset, c.Split, c.N, c.Measure, v.Test, v.Alpha)
 	writeComparison(w, "  ", v.Baseline, v.Candidate, c)

@@ -25,8 +25,8 @@ const (
 	RuleMissing  = "missing" // no results to evaluate it: fails closed
 )
 
-// Verdict is the outcome of one stage with the numbers behind it.
-type Verdict struct {
+// StageResult is the outcome of one stage with the numbers behind it.
+type StageResult struct {
 	Stage     string       `json:"stage"`
 	Baseline  Arm          `json:"baseline"`
 	Candidate Arm          `json:"candidate"`
@@ -47,7 +47,7 @@ type RuleResult struct {
 }
 
 // Datasets lists "dataset[split]" of every comparison v made.
-func (v *Verdict) Datasets() []string {
+func (v *StageResult) Datasets() []string {
 	out := []string{v.Primary.Dataset + "[" + v.Primary.Split + "]"}
 	for _, r := range v.Rules {
 		if r.Comparison != nil {
@@ -62,7 +62,7 @@ func (v *Verdict) Datasets() []string {
 // datasets). The primary records are those of cfg.Dataset with split
 // stage. An error means the primary comparison could not be made; a rule
 // that cannot be evaluated is RuleMissing, which rejects.
-func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config) (*Verdict, error) {
+func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config) (*StageResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -74,11 +74,11 @@ func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config)
 	if base.Name() == cand.Name() {
 		return nil, fmt.Errorf("baseline and candidate are both %s", base.Name())
 	}
-	primary, err := Compare(recs, base, cand, cfg.Dataset, stage, cfg.Measure, cfg)
+	primary, err := Paired(recs, base, cand, cfg.Dataset, stage, cfg.Measure, cfg)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verdict{Stage: stage, Baseline: base, Candidate: cand, Alpha: cfg.Alpha, Test: cfg.Test, Primary: primary}
+	v := &StageResult{Stage: stage, Baseline: base, Candidate: cand, Alpha: cfg.Alpha, Test: cfg.Test, Primary: primary}
 	win, why := v.isWin(cfg)
 	switch stage {
 	case StageSmallDev:
@@ -112,7 +112,7 @@ func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config)
 
 // isWin reports whether the primary comparison is a paired win beyond
 // noise, and says why in words with the numbers.
-func (v *Verdict) isWin(cfg Config) (bool, string) {
+func (v *StageResult) isWin(cfg Config) (bool, string) {
 	c := v.Primary
 	d := c.Diff.Mean
 	nums := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f), %s p=%.4f, n=%d, %d wins/%d losses",
@@ -136,7 +136,7 @@ func evalRule(recs []resultfmt.Record, base, cand Arm, r Rule, cfg Config) RuleR
 		rr.Status, rr.Reason = RuleSkipped, fmt.Sprintf("applies to %s, not %s", r.When, cfg.Dataset)
 		return rr
 	}
-	c, err := Compare(recs, base, cand, r.Dataset, r.Split, r.Measure, cfg)
+	c, err := Paired(recs, base, cand, r.Dataset, r.Split, r.Measure, cfg)
 	if err != nil {
 		var me *MissingError
 		rr.Status = RuleMissing

@@ -149,7 +149,7 @@ func TestComparePValues(t *testing.T) {
 	cfg := testConfig()
 	cfg.Test = TestPermutation
 	rs := join(recs(base, primary, "dev", "hit@1", ones(20, 0)...), recs(cand, primary, "dev", "hit@1", ones(20, 20)...))
-	c, err := Compare(rs, base, cand, primary, "dev", "hit@1", cfg)
+	c, err := Paired(rs, base, cand, primary, "dev", "hit@1", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestCompareErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Compare(join(b, tt.c), base, cand, primary, "dev", "mrr", cfg)
+			_, err := Paired(join(b, tt.c), base, cand, primary, "dev", "mrr", cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
