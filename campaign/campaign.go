@@ -277,7 +277,7 @@ func write(cfg Config, outDir string, ds *datasets.Dataset, run *report.Campaign
 	if err := report.WriteCampaign(filepath.Join(outDir, "run.json"), run); err != nil {
 		return nil, err
 	}
-	s, err := report.Score(run, recs, nil, cfg.Report)
+	s, err := report.ScoreCampaign(run, recs, nil, cfg.Report)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 	cfg := DefaultConfig()
 	cfg.Rules = gates
 	cfg.Rules.Baseline = "dense/base"
-	s, err := Score(run, recs, nil, cfg)
+	s, err := ScoreCampaign(run, recs, nil, cfg)
 	require.NoError(t, err)
 	require.Len(t, s.Decisions, 2)
 	require.Equal(t, BaselineOutcome, s.Decisions[0].Outcome)

@@ -169,10 +169,10 @@ func relevant(q metrics.Qrels, task string) int {
 	return n
 }
 
-// Score regrades recs (in place) with the gold of run and the people's
+// ScoreCampaign regrades recs (in place) with the gold of run and the people's
 // judgments, recomputes every measure of cfg and summarises them: the
 // whole of `retrievalbench score`.
-func Score(run *Campaign, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
+func ScoreCampaign(run *Campaign, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
 	q, err := Judge(run, recs, human)
 	if err != nil {
 		return nil, err

@@ -116,7 +116,7 @@ func TestSheetRoundTripAndScore(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Rules.Gains = nil
-	s, err := Score(run, recs, human, cfg)
+	s, err := ScoreCampaign(run, recs, human, cfg)
 	require.NoError(t, err)
 	// Relevant: x.py#B.g (2), a.py#A.f (3) and the never-retrieved gold
 	// file (1): R = 3. Ranking: rel, rel, unjudged.
@@ -186,7 +186,7 @@ func TestMacroVsMicro(t *testing.T) {
 	recs = append(recs, rec("bm25/x", "s1", "small", "docs_lookup", "n"))
 	cfg := DefaultConfig()
 	cfg.Rules.Gains = nil
-	s, err := Score(run, recs, nil, cfg)
+	s, err := ScoreCampaign(run, recs, nil, cfg)
 	require.NoError(t, err)
 	ss := s.Systems[0]
 	got := []float64{float64(ss.Micro["hit@1"].Mean), float64(ss.MacroRepo["hit@1"].Mean), float64(ss.MacroIntent["hit@1"])}
@@ -225,7 +225,7 @@ func TestReportsByteIdentical(t *testing.T) {
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for _, dir := range dirs {
 		run, recs := build()
-		s, err := Score(run, recs, []Judgment{{Task: "c1", DocID: "x", Grade: 1, Source: "s:2"}}, DefaultConfig())
+		s, err := ScoreCampaign(run, recs, []Judgment{{Task: "c1", DocID: "x", Grade: 1, Source: "s:2"}}, DefaultConfig())
 		require.NoError(t, err)
 		require.NoError(t, Write(dir, s))
 	}

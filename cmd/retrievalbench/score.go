@@ -79,7 +79,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	run.Meta.Generated = gen
 	run.Meta.Files = append(run.Meta.Files, sum)
 	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (a person's grade wins)", len(human), role)
-	s, err := report.Score(run, recs, human, cfg)
+	s, err := report.ScoreCampaign(run, recs, human, cfg)
 	if err != nil {
 		return err
 	}
