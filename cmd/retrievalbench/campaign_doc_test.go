@@ -27,7 +27,9 @@ func TestCampaignDocFlags(t *testing.T) {
 		usage := stderr.String()
 		for _, f := range flagRE.FindAllStringSubmatch(m[2], -1) {
 			seen++
-			if !strings.Contains(usage, "  "+f[1]+" ") && !strings.Contains(usage, "  "+f[1]+"\n") {
+			// The flag package prints "  -name type\n", "  -name\n", or, for a
+			// one-letter boolean, "  -v\tusage" on one line.
+			if !strings.Contains(usage, "  "+f[1]+" ") && !strings.Contains(usage, "  "+f[1]+"\n") && !strings.Contains(usage, "  "+f[1]+"\t") {
 				t.Errorf("docs/campaigns.md: %q uses %s, which %s -h does not list", strings.TrimSpace(m[0]), f[1], m[1])
 			}
 		}
