@@ -126,6 +126,38 @@ func TestByDesign(t *testing.T) {
 	}
 }
 
+func TestOverBudget(t *testing.T) {
+	slow := systems.Spec{System: "dense", Config: "big", MaxDocs: 3000, MaxDocsReason: "3 docs/s"}
+	const again = "go test ./bench -run 'X' -size=full"
+	for _, tt := range []struct {
+		name  string
+		spec  systems.Spec
+		flags Flags
+		docs  int
+		want  []string // substrings of the reason; nil: the cell runs
+	}{
+		{"over", slow, Flags{Size: SizeFull}, 3001, []string{"dense/big indexes at most 3000 docs", "(3 docs/s)", "this dataset has 3001", "Run this cell with: " + again + " -heavy"}},
+		{"at the limit", slow, Flags{Size: SizeFull}, 3000, nil},
+		{"asked", slow, Flags{Size: SizeFull, Heavy: true}, 1 << 20, nil},
+		{"no budget", systems.Spec{System: "bm25", Config: "plain"}, Flags{Size: SizeFull}, 1 << 20, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := overBudget(tt.spec, &tt.flags, tt.docs, again)
+			if tt.want == nil {
+				if got != "" {
+					t.Errorf("overBudget = %q, want \"\"", got)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("overBudget = %q, lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
+
 func TestHintHeavy(t *testing.T) {
 	s := Suite{Package: "./bench"}
 	got := s.command("TestSWEQA/pydocs-mcp/bge-small-q/sweqa", &Flags{Size: SizeSmall, Heavy: true})

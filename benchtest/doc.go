@@ -31,4 +31,6 @@
 // fixtures, everywhere at -size=full; their other cells at -size=small skip
 // by design with the command that runs them: -heavy runs heavy configs on
 // every dataset of the size, against baselines committed for those cells.
+// A config with a corpus budget (Spec.MaxDocs) skips, by design and at
+// every size, datasets with more chunks than that; -heavy lifts it.
 package benchtest

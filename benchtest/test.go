@@ -127,18 +127,16 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	if why := byDesign(spec, fl, f, d, again); why != "" {
 		// A baseline made for this cell once stays its own (not an orphan).
 		p := Prepare(t, fl, f.Name, d)
-		golden := harness.GoldenPath(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
-		markRead(golden)
-		if _, err := os.Stat(golden); err != nil && spec.Heavy && !spec.FixturesOnly {
-			why += " -update (it has no baseline yet: " + golden + ")"
-		}
-		t.Skip("SKIP (by design): " + why)
+		skipByDesign(t, s, p, spec, why)
 	}
 	cfg := s.runConfig(t)
 	if r := spec.Missing(cfg.CacheDir); r != nil {
 		testenv.Missing(t, r.Kind, r.Reason)
 	}
 	p := Prepare(t, fl, f.Name, d)
+	if why := overBudget(spec, fl, docsOf(p), again); why != "" {
+		skipByDesign(t, s, p, spec, why)
+	}
 	// Peak RSS over the cell's index and search (the process high-water
 	// mark where the kernel refuses a reset), for the results' cell file;
 	// for a system that runs its own processes (an external peer), theirs.
@@ -222,6 +220,38 @@ func byDesign(spec systems.Spec, fl *Flags, f Family, d Dataset, again string) s
 			"Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
 	}
 	return ""
+}
+
+// overBudget says why a config held to spec.MaxDocs does not index a
+// dataset of docs documents ("" when it does): -heavy lifts the limit.
+func overBudget(spec systems.Spec, fl *Flags, docs int, again string) string {
+	if spec.MaxDocs <= 0 || docs <= spec.MaxDocs || fl.Heavy {
+		return ""
+	}
+	return fmt.Sprintf("%s indexes at most %d docs a cell unless asked (%s); this dataset has %d. Run this cell with: %s -heavy",
+		spec.Name(), spec.MaxDocs, spec.MaxDocsReason, docs, again)
+}
+
+// docsOf is how many documents a system indexes for p: every chunk of
+// every corpus.
+func docsOf(p *harness.Prepared) int {
+	n := 0
+	for _, c := range p.Corpora {
+		n += len(c.Docs)
+	}
+	return n
+}
+
+// skipByDesign skips a cell that does not run at this size (why says why
+// and how to run it), keeping its golden file, if one was made, as read.
+func skipByDesign(t *testing.T, s *Suite, p *harness.Prepared, spec systems.Spec, why string) {
+	t.Helper()
+	golden := harness.GoldenPath(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
+	markRead(golden)
+	if _, err := os.Stat(golden); err != nil && (spec.Heavy && !spec.FixturesOnly || spec.MaxDocs > 0) {
+		why += " -update (it has no baseline yet: " + golden + ")"
+	}
+	t.Skip("SKIP (by design): " + why)
 }
 
 // command is the go test command that runs the named test alone at this

@@ -29,6 +29,14 @@ type Spec struct {
 	// texts a second on 2 cores): at the CI size they run on the hermetic
 	// fixtures only, everywhere at full size.
 	FixturesOnly bool
+	// MaxDocs, when positive, is the most documents (chunks, over all of a
+	// dataset's corpora) the config indexes in one cell unless asked
+	// (benchtest's -heavy): a bigger dataset's cell skips by design, at every
+	// size, naming its size and the command that runs it anyway. A config
+	// that embeds a few texts a second sets it so that -size=full finishes
+	// in hours, not days; MaxDocsReason says what it costs.
+	MaxDocs       int
+	MaxDocsReason string
 	// Composite marks a system that returns one text blob per query (a
 	// hosted documentation system): the blob is judged by content as the
 	// single rank-1 item, and only rank-1 measures are defined.

@@ -50,6 +50,19 @@ func TestConfigs(t *testing.T) {
 	if _, err := ConfigByName("nope"); err == nil || !strings.Contains(err.Error(), cs[0].Name) {
 		t.Errorf("ConfigByName(nope): %v, want an error listing the known names", err)
 	}
+	// Only the 768-d model is held to a corpus budget, and one the fixtures,
+	// CodeRAG, the seed sets and the campaign case file fit in (≤ 3,000
+	// chunks) but CoSQA (6,267 docs) does not.
+	for _, c := range cs {
+		s := Spec(c)
+		if c.Model == "mpnet-base-q" {
+			if s.MaxDocs < 2000 || s.MaxDocs >= 6267 || s.MaxDocsReason == "" {
+				t.Errorf("%s: MaxDocs %d (%q), want a budget in [2000, 6267) with a reason", c.Name, s.MaxDocs, s.MaxDocsReason)
+			}
+		} else if s.MaxDocs != 0 {
+			t.Errorf("%s: MaxDocs %d, want none (only the 768-d model is that slow)", c.Name, s.MaxDocs)
+		}
+	}
 	c := cs[0]
 	c2 := c
 	c2.BatchSize = 8

@@ -95,6 +95,11 @@ type Config struct {
 	// Only names the "family/dataset" cells the system runs in (patterns;
 	// empty: all), e.g. ["repoqa/*", "sweqa/sweqa"].
 	Only []string `json:"only,omitempty"`
+	// MaxDocs holds the system to datasets of at most this many documents
+	// (chunks) unless -heavy asks for more; MaxDocsReason says what a bigger
+	// corpus costs it (systems.Spec.MaxDocs). Not hashed.
+	MaxDocs       int    `json:"max_docs,omitempty"`
+	MaxDocsReason string `json:"max_docs_reason,omitempty"`
 
 	file string   // the file Load read, for messages
 	pos  posIndex // field path → line of the file
@@ -310,6 +315,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	argv("version_command", c.VersionCommand, phaseCache, false)
+	if c.MaxDocs < 0 {
+		bad("max_docs", "%d: want a positive number of documents (or no field)", c.MaxDocs)
+	}
+	if c.MaxDocs > 0 && c.MaxDocsReason == "" {
+		bad("max_docs_reason", "missing: say what a bigger corpus costs the system (it is printed with every cell max_docs skips)")
+	}
 	for i, r := range c.Requires {
 		field := "requires." + strconv.Itoa(i)
 		n := 0
@@ -507,6 +518,7 @@ func (c *Config) hashText() string {
 	h.Description, h.Requires, h.Secrets = "", nil, nil
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
 	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only = 0, "", false, nil
+	h.MaxDocs, h.MaxDocsReason = 0, ""
 	if h.Index != nil {
 		ix := *h.Index
 		ix.Timeout = ""

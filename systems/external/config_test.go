@@ -82,6 +82,10 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`:11: result.from: "structured" needs transport "mcp"`}, "only MCP has structuredContent"},
 		{"blob with fields", strings.Replace(validConfig, `"from": "json"`, `"from": "blob"`, 1),
 			[]string{`result.items: not used with from "blob"`, `result.path: not used`}, "a blob is one hit; item fields would be ignored silently"},
+		{"max_docs negative", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_docs": -1, "max_docs_reason": "slow"`, 1),
+			[]string{`:12: max_docs: -1: want a positive number`}, "a negative budget is a mistake, not no budget"},
+		{"max_docs without reason", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_docs": 500`, 1),
+			[]string{`max_docs_reason: missing`}, "every skip the budget makes must say why"},
 		{"whole_files false", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "whole_files": false`, 1),
 			[]string{`:12: whole_files: false is not supported`}, "external systems always index files"},
 	} {
@@ -179,6 +183,7 @@ func TestHashFields(t *testing.T) {
 		{"index timeout", `"timeout": "5m"`, `"timeout": "6m"`, false, "limits decide failure, not results"},
 		{"max output", `"timeout": "30s"`, `"timeout": "30s", "max_output_bytes": 10`, false, "limits decide failure, not results"},
 		{"description", `"transport"`, `"description": "words", "transport"`, false, "prose"},
+		{"max_docs", `"transport"`, `"max_docs": 100, "max_docs_reason": "slow", "transport"`, false, "which cells run, not what a cell returns"},
 		{"requires", `"transport"`, `"requires": [{"program": "demo"}], "transport"`, false, "where to find it, not what it does"},
 		{"secret env value", `${DEMO_KEY:-x}`, `literal-secret-value`, false, "a secret's value never enters the hash"},
 	} {

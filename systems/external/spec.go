@@ -18,6 +18,7 @@ func Spec(cfg *Config) systems.Spec {
 		System: cfg.System, Config: cfg.Config, Hash: cfg.Hash(),
 		Tolerance: cfg.Tolerance, ToleranceReason: reason,
 		Heavy: cfg.Heavy, Composite: cfg.Result.From == FromBlob, Only: cfg.Only,
+		MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
 		Requires: func(string) *systems.Requirement {
 			if u := cfg.Unmet(); len(u) > 0 {
 				return &systems.Requirement{Kind: u[0].Kind, Reason: u[0].Reason}

@@ -111,7 +111,8 @@ func named(specs []systems.Spec, config string) systems.Spec {
 	return systems.Spec{Config: config}
 }
 
-// Spec is the benchmark value of c: as tolerant and as heavy as its base.
+// Spec is the benchmark value of c: as tolerant and as heavy as its base,
+// and held to its base's MaxDocs.
 func Spec(c Config) systems.Spec {
 	reason := "deterministic: a deterministic base and a lexical reference graph rank identically on every run"
 	if c.Base.Tolerance > 0 {
@@ -120,6 +121,7 @@ func Spec(c Config) systems.Spec {
 	return systems.Spec{
 		System: "graph", Config: c.Name, Hash: c.Hash(),
 		Tolerance: c.Base.Tolerance, ToleranceReason: reason, Heavy: c.Base.Heavy, FixturesOnly: c.Base.FixturesOnly,
+		MaxDocs: c.Base.MaxDocs, MaxDocsReason: c.Base.MaxDocsReason,
 		Requires: c.Base.Requires,
 		New:      func(opt systems.Options) (systems.System, error) { return New(c, opt) },
 	}

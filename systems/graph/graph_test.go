@@ -282,6 +282,12 @@ func TestConfigs(t *testing.T) {
 	if _, err := ConfigByName("nope"); err == nil {
 		t.Error("ConfigByName accepted an unknown name")
 	}
+	// A graph indexes its base: it inherits the base's budget.
+	c := Configs()[0]
+	c.Base.MaxDocs, c.Base.MaxDocsReason = 3000, "slow base"
+	if s := Spec(c); s.MaxDocs != 3000 || s.MaxDocsReason != "slow base" {
+		t.Errorf("Spec over a base held to 3000 docs: MaxDocs %d (%q)", s.MaxDocs, s.MaxDocsReason)
+	}
 }
 
 func TestValidate(t *testing.T) {

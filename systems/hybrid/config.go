@@ -161,7 +161,7 @@ func Requires(cfg Config, cacheDir string) *systems.Requirement {
 }
 
 // Spec is the benchmark value of c: as tolerant as its most tolerant
-// member, heavy if any member is.
+// member, heavy if any member is, held to its smallest member's MaxDocs.
 func Spec(c Config) systems.Spec {
 	s := systems.Spec{
 		System: "hybrid", Config: c.Name, Hash: c.Hash(),
@@ -172,6 +172,9 @@ func Spec(c Config) systems.Spec {
 	for _, m := range c.Members {
 		s.Heavy = s.Heavy || m.Spec.Heavy
 		s.FixturesOnly = s.FixturesOnly || m.Spec.FixturesOnly
+		if n := m.Spec.MaxDocs; n > 0 && (s.MaxDocs == 0 || n < s.MaxDocs) {
+			s.MaxDocs, s.MaxDocsReason = n, "fuses "+m.Spec.Name()+": "+m.Spec.MaxDocsReason
+		}
 		if m.Spec.Tolerance > s.Tolerance {
 			s.Tolerance = m.Spec.Tolerance
 			s.ToleranceReason = "fuses " + m.Spec.Name() + ": " + m.Spec.ToleranceReason
