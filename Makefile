@@ -104,7 +104,7 @@ bench-full: setup
 
 # The leaderboard is built even when a cell fails; the target then fails
 # with the bench's status.
-results: setup
+results: setup peers
 	@mkdir -p $(RESULTS_DIR)
 	status=0; lb=0; RETRIEVALBENCH_COMMIT=$(COMMIT) $(GO) test ./bench -size=$(SIZE) -timeout $(RESULTS_TIMEOUT) -v -results $(abspath $(RESULTS_DIR))/records 2>&1 \
 	  | tee $(RESULTS_DIR)/bench.log || status=$$?; \
