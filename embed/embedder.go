@@ -228,13 +228,31 @@ func New(cfg Config) (*Embedder, error) {
 		cfg: cfg, modelFile: modelFile, fingerprint: fp, tok: tok,
 		typeIDs: typeIDs, quantized: quantized, batchSize: batchSize, padID: tok.PadID(),
 	}
-	for range nsess {
-		sess, err := openSession(modelFile, inputs, output, max(1, cfg.Threads/nsess), cfg.Spin)
+	// Opening a session loads and optimises the model (a few hundred ms
+	// of CPU for a small encoder): the sessions open in parallel, one per
+	// core, so that more sessions cost no more wall time at start-up.
+	sessions := make([]*ort.DynamicAdvancedSession, nsess)
+	errs := make([]error, nsess)
+	var wg sync.WaitGroup
+	for i := range nsess {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sessions[i], errs[i] = openSession(modelFile, inputs, output, max(1, cfg.Threads/nsess), cfg.Spin)
+		}()
+	}
+	wg.Wait()
+	for _, s := range sessions {
+		if s != nil {
+			e.sessions = append(e.sessions, &session{sess: s})
+		}
+	}
+	// Every session opens the same file: the first failure says it.
+	for _, err := range errs {
 		if err != nil {
 			e.destroy()
 			return nil, err
 		}
-		e.sessions = append(e.sessions, &session{sess: sess})
 	}
 	return e, nil
 }
