@@ -105,7 +105,8 @@ func TestByDesign(t *testing.T) {
 		{"heavy-full", heavy, Flags{Size: SizeFull}, sweqa, data, nil, "full size runs everything"},
 		{"heavy-fixture", heavy, Flags{Size: SizeSmall}, sweqa, fixture, nil, "the hermetic fixtures always run"},
 		{"heavy-repoqa", heavy, Flags{Size: SizeSmall}, repoqa, data, nil, "a family that allows heavy configs at small runs them"},
-		{"fixtures-only", fixturesOnly, Flags{Size: SizeSmall, Heavy: true}, repoqa, data, []string{"fixtures only", "-size=full"}, "-heavy does not lift fixtures-only configs"},
+		{"fixtures-only", fixturesOnly, Flags{Size: SizeSmall}, repoqa, data, []string{"dense/big is slow enough to run on the fixtures only", "Run this cell with: " + again + " -heavy"}, "a fixtures-only config skips even where heavy configs run, naming the command"},
+		{"fixtures-only-asked", fixturesOnly, Flags{Size: SizeSmall, Heavy: true}, repoqa, data, nil, "-heavy runs every cell skipped for its cost"},
 		{"fixtures-only-fixture", fixturesOnly, Flags{Size: SizeSmall}, repoqa, fixture, nil, "fixtures-only configs run on fixtures"},
 		{"light", light, Flags{Size: SizeSmall}, sweqa, data, nil, "a light config runs everywhere"},
 	} {

@@ -31,6 +31,8 @@
 // fixtures, everywhere at -size=full; their other cells at -size=small skip
 // by design with the command that runs them: -heavy runs heavy configs on
 // every dataset of the size, against baselines committed for those cells.
-// A config with a corpus budget (Spec.MaxDocs) skips, by design and at
-// every size, datasets with more chunks than that; -heavy lifts it.
+// Fixtures-only configs (Spec.FixturesOnly) run on the fixtures alone at
+// -size=small. A config with a corpus budget (Spec.MaxDocs) skips, by
+// design and at every size, datasets with more chunks than that. -heavy
+// runs all of these: every cell skipped for its cost.
 package benchtest

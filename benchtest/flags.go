@@ -24,8 +24,9 @@ type Flags struct {
 	// Heavy runs heavy configs (Spec.Heavy) on every dataset of the size:
 	// at -size=small they otherwise run on the fixtures and the families
 	// that allow them (RepoQA) only, and their other cells — baselines
-	// committed — skip by design. It also lifts every corpus budget
-	// (Spec.MaxDocs).
+	// committed — skip by design. It also runs fixtures-only configs
+	// (Spec.FixturesOnly) at the size and lifts every corpus budget
+	// (Spec.MaxDocs): every cell skipped for its cost runs.
 	Heavy bool
 }
 
@@ -42,7 +43,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Split, "split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: \"small\" — the test split of a few small repositories — for -size=small, all for -size=full)")
 	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
 	fs.StringVar(&f.Results, "results", "", "if set, write per-task JSONL results of every cell into this directory")
-	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, and lift corpus budgets (Spec.MaxDocs): the cells skipped by design, against their committed baselines")
+	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
 	return f
 }
 

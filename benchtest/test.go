@@ -213,8 +213,8 @@ func byDesign(spec systems.Spec, fl *Flags, f Family, d Dataset, again string) s
 	switch {
 	case fl.Size == SizeFull || d.Hermetic:
 		return ""
-	case spec.FixturesOnly:
-		return fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s; -size=full runs it here", spec.Name(), fl.Size)
+	case spec.FixturesOnly && !fl.Heavy:
+		return fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s unless asked. Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
 	case spec.Heavy && !f.HeavyAtSmall && !fl.Heavy:
 		return fmt.Sprintf("%s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA) unless asked. "+
 			"Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
@@ -248,7 +248,7 @@ func skipByDesign(t *testing.T, s *Suite, p *harness.Prepared, spec systems.Spec
 	t.Helper()
 	golden := harness.GoldenPath(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
 	markRead(golden)
-	if _, err := os.Stat(golden); err != nil && (spec.Heavy && !spec.FixturesOnly || spec.MaxDocs > 0) {
+	if _, err := os.Stat(golden); err != nil && (spec.Heavy || spec.FixturesOnly || spec.MaxDocs > 0) {
 		why += " -update (it has no baseline yet: " + golden + ")"
 	}
 	t.Skip("SKIP (by design): " + why)

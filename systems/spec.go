@@ -27,7 +27,7 @@ type Spec struct {
 	Heavy bool
 	// FixturesOnly marks configs slower still (a 768-d model embedding a few
 	// texts a second on 2 cores): at the CI size they run on the hermetic
-	// fixtures only, everywhere at full size.
+	// fixtures only unless asked (benchtest's -heavy).
 	FixturesOnly bool
 	// MaxDocs, when positive, is the most documents (chunks, over all of a
 	// dataset's corpora) the config indexes in one cell unless asked
