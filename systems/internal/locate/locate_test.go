@@ -138,9 +138,9 @@ func TestHits(t *testing.T) {
 	}
 }
 
-// TestQualifiesFromFiles: Go symbols are qualified with the module path of
-// go.mod, which only the whole files have.
-func TestQualifiesFromFiles(t *testing.T) {
+// TestQualifiedGoSymbol: a Go tool names a method by its import path
+// (go.mod's module path and the directory), as the judge qualifies chunks.
+func TestQualifiedGoSymbol(t *testing.T) {
 	files := &corpus.Corpus{ID: "g", Docs: []corpus.Doc{
 		{ID: "go.mod", Path: "go.mod", Kind: "file", Text: "module example.com/kv\n"},
 		{ID: "store/store.go", Path: "store/store.go", Kind: "file", Language: "go",
