@@ -211,3 +211,29 @@ func Located(hits []systems.Hit) bool {
 	}
 	return false
 }
+
+// Input is the corpus a wrapped system s indexes when its wrapper indexes
+// c: c's whole files (corpus.Corpus.Files) for a system that asks for them
+// (systems.FileIndexer), as the harness would hand them; c otherwise.
+func Input(s systems.System, c *corpus.Corpus) *corpus.Corpus {
+	if fi, ok := s.(systems.FileIndexer); ok && fi.WholeFiles() && c.Files != nil {
+		return c.Files
+	}
+	return c
+}
+
+// Log writes one line to logf, if t saw location hits (and logf is set),
+// saying how many were resolved to chunks of corpus and how many dropped,
+// and resets t. who names the wrapper and its member.
+func (t *Tally) Log(logf func(string, ...any), who, corpus string) {
+	if logf != nil && t.Located > 0 {
+		msg := "%s: %d location hits resolved to chunks of corpus %s, %d dropped (their paths are no doc's of it"
+		args := []any{who, t.Located - t.Dropped, corpus, t.Dropped}
+		if t.Dropped > 0 {
+			msg += "; the first: %q"
+			args = append(args, t.First)
+		}
+		logf(msg+")", args...)
+	}
+	*t = Tally{}
+}
