@@ -158,7 +158,7 @@ func TestFusesAnExternalSystem(t *testing.T) {
 		t.Errorf("fused list differs from RRF of BM25's and fakepeer's resolved lists (-want +got):\n%s", diff)
 	}
 	if !slices.ContainsFunc(logs, func(l string) bool {
-		return strings.Contains(l, "member fakepeer/cmd: 4 location hits resolved to chunks of corpus toy, 0 dropped")
+		return strings.Contains(l, "member fakepeer/cmd: 4 location hits resolved to chunks of corpus toy, none dropped")
 	}) {
 		t.Errorf("no log line of the 4 resolved hits in %q", logs)
 	}

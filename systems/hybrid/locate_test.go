@@ -85,7 +85,7 @@ func TestFusesLocationHits(t *testing.T) {
 		t.Errorf("fused (-want +got):\n%s", diff)
 	}
 	require.NoError(t, x.Close())
-	wantLog := "hybrid t: member locs/x: 4 location hits resolved to chunks of corpus pair, 1 dropped"
+	wantLog := "hybrid t: member locs/x: 4 of 5 location hits resolved to chunks of corpus pair; 1 dropped"
 	if len(logs) != 1 || !strings.HasPrefix(logs[0], wantLog) || !strings.Contains(logs[0], `"notes.txt"`) {
 		t.Errorf("log lines %q, want one starting %q naming notes.txt", logs, wantLog)
 	}

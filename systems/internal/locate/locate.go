@@ -226,14 +226,13 @@ func Input(s systems.System, c *corpus.Corpus) *corpus.Corpus {
 // saying how many were resolved to chunks of corpus and how many dropped,
 // and resets t. who names the wrapper and its member.
 func (t *Tally) Log(logf func(string, ...any), who, corpus string) {
-	if logf != nil && t.Located > 0 {
-		msg := "%s: %d location hits resolved to chunks of corpus %s, %d dropped (their paths are no doc's of it"
-		args := []any{who, t.Located - t.Dropped, corpus, t.Dropped}
-		if t.Dropped > 0 {
-			msg += "; the first: %q"
-			args = append(args, t.First)
-		}
-		logf(msg+")", args...)
+	switch {
+	case logf == nil || t.Located == 0:
+	case t.Dropped == 0:
+		logf("%s: %d location hits resolved to chunks of corpus %s, none dropped", who, t.Located, corpus)
+	default:
+		logf("%s: %d of %d location hits resolved to chunks of corpus %s; %d dropped: their paths are in no doc of it (the first: %q)",
+			who, t.Located-t.Dropped, t.Located, corpus, t.Dropped, t.First)
 	}
 	*t = Tally{}
 }
