@@ -14,6 +14,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
@@ -170,5 +171,48 @@ func TestFusesAnExternalSystem(t *testing.T) {
 	require.NoError(t, err)
 	if tr := res.Tasks[0]; tr.Err != "" || tr.Values[0] <= 0 {
 		t.Errorf("harness cell: task error %q, mrr %v; want the gold frobnicate found", tr.Err, tr.Values)
+	}
+}
+
+// TestFusesAnExternalSystemOnRepoQA is the cell an audit found failing at
+// index time ("path also used by doc …": the external member was handed
+// chunks): RRF of BM25 and fakepeer on the RepoQA fixture, run by the
+// harness. Every task runs, and every ranked item is a chunk of its corpus.
+func TestFusesAnExternalSystemOnRepoQA(t *testing.T) {
+	ds, err := repoqa.Fixture(filepath.Join("..", "..", "fixtures", "repoqa", "repoqa-fixture.json"), "all", repoqa.DefaultConfig())
+	require.NoError(t, err)
+	p, err := harness.Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	bmc, err := bm25.ConfigByName("code-weighted")
+	require.NoError(t, err)
+	cfg := Config{Name: "rrf-bm25code-fakepeer", Method: MethodRRF, K: DefaultK, Depth: DefaultDepth,
+		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: fakepeerSpec(t), Weight: 1}}}
+	var resolved int
+	rc := harness.DefaultRunConfig()
+	rc.CacheDir, rc.Measures = t.TempDir(), []string{"ndcg@10", "mrr"}
+	rc.Logf = func(f string, a ...any) {
+		if l := fmt.Sprintf(f, a...); strings.Contains(l, "member fakepeer/cmd:") && strings.Contains(l, "location hits resolved") {
+			resolved++
+		}
+	}
+	res, err := harness.Run(t.Context(), p, Spec(cfg), rc)
+	require.NoError(t, err)
+	ids := map[string]map[string]int{}
+	for cid, c := range p.Corpora {
+		ids[cid] = c.Lookup()
+	}
+	for i, tr := range res.Tasks {
+		if tr.Err != "" {
+			t.Errorf("task %s: %s", tr.ID, tr.Err)
+			continue
+		}
+		for _, h := range tr.Hits {
+			if _, ok := ids[ds.Tasks[i].CorpusID][h.DocID]; !ok {
+				t.Errorf("task %s: rank %d is %q, not a chunk of corpus %s", tr.ID, h.Rank, h.DocID, ds.Tasks[i].CorpusID)
+			}
+		}
+	}
+	if resolved != len(p.Corpora) {
+		t.Errorf("%d log lines of resolved fakepeer hits, want one per corpus (%d)", resolved, len(p.Corpora))
 	}
 }
