@@ -33,10 +33,17 @@ type Corpus struct {
 	ID     string // e.g. "psf/black" or "vaswani"
 	Commit string // pinned commit of a repository, "" for document stores
 	Docs   []Doc
+	// Files is the same corpus with one doc per file, as a system that
+	// indexes whole files is handed it (systems.FileIndexer): the files as
+	// loaded when Docs are their chunks. nil when Docs already are one doc
+	// per file. harness.Prepare sets it, so that a system wrapping others (a
+	// hybrid, a graph) can give a whole-file member what the harness would.
+	// Hash leaves it out: it is a view of the same content, not more of it.
+	Files *Corpus
 }
 
 // Hash returns a content hash of the corpus: its ID, commit and every
-// field of every doc in order. Two corpora with the same hash index to the
+// field of every doc in order (not Files). Two corpora with the same hash index to the
 // same result, so the hash keys on-disk caches and golden baselines.
 func (c *Corpus) Hash() string {
 	h := sha256.New()

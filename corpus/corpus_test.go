@@ -39,3 +39,15 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup = %v, want x→0 y→1", m)
 	}
 }
+
+// TestHashIgnoresFiles: Files is the same content as whole files, so
+// setting it must not make the hashes that key caches and golden files
+// change.
+func TestHashIgnoresFiles(t *testing.T) {
+	c := Corpus{ID: "r", Docs: []Doc{{ID: "a.py#f", Path: "a.py", Symbol: "f", StartLine: 1, EndLine: 1, Text: "def f(): pass"}}}
+	want := c.Hash()
+	c.Files = &Corpus{ID: "r", Docs: []Doc{{ID: "a.py", Path: "a.py", Kind: "file", Text: "def f(): pass\n"}}}
+	if got := c.Hash(); got != want {
+		t.Errorf("Hash with Files = %s, want %s as without", got, want)
+	}
+}

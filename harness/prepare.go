@@ -20,7 +20,9 @@ import (
 )
 
 // Prepared is a dataset ready to run: code corpora chunked, lookups built,
-// and a hash of everything a result depends on besides the system.
+// and a hash of everything a result depends on besides the system. Each
+// corpus whose docs are not one per file (chunks, or sections a loader cut
+// a file into) points to its whole files (corpus.Corpus.Files).
 type Prepared struct {
 	Dataset *datasets.Dataset
 	Corpora map[string]*corpus.Corpus // chunked
@@ -59,7 +61,16 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 			p.ChunkStats.Chunks += st.Chunks
 			p.ChunkStats.Fallback += st.Fallback
 			p.ChunkStats.ParseErrors += st.ParseErrors
+			// A wrapper (hybrid, graph) hands its whole-file members the
+			// files as loaded (corpus.Corpus.Files); Hash leaves them out.
+			cc.Files = WholeFiles(c)
 			c = cc
+		} else if wf := WholeFiles(c); wf != c {
+			// Sections of one file joined back; a copy, so that the
+			// dataset's corpus is not changed.
+			cp := *c
+			cp.Files = wf
+			c = &cp
 		}
 		p.Corpora[id] = c
 		jc := judge.NewCorpus(c)
@@ -91,10 +102,11 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 // Input is the corpus sys indexes for corpus id: the chunked one, or the
 // whole files as loaded when sys asks for them (systems.FileIndexer).
 func (p *Prepared) Input(sys systems.System, id string) *corpus.Corpus {
-	if fi, ok := sys.(systems.FileIndexer); ok && fi.WholeFiles() {
-		return WholeFiles(p.Dataset.Corpora[id])
+	c := p.Corpora[id]
+	if fi, ok := sys.(systems.FileIndexer); ok && fi.WholeFiles() && c.Files != nil {
+		return c.Files
 	}
-	return p.Corpora[id]
+	return c
 }
 
 // WholeFiles returns c with one doc per file: docs that share a path (the

@@ -1,6 +1,7 @@
 // Package graph is reference-graph expansion over a code corpus: a base
-// system (BM25, dense or a hybrid) ranks the chunks, and the best of them
-// bring in the chunks they call and the chunks that call them.
+// system (BM25, dense, a hybrid, an external system) ranks the chunks, and
+// the best of them bring in the chunks they call and the chunks that call
+// them.
 //
 // # The graph
 //
@@ -60,6 +61,22 @@
 // ascending, and cut to k. With MaxNeighbors > 0 a seed brings in at most that
 // many neighbours: its callees in the order they are first used in its text,
 // then its callers in corpus order.
+//
+// # Bases that return locations
+//
+// The base is any systems.Spec. One that indexes whole files
+// (systems.FileIndexer: an external system) is given the corpus's whole
+// files (corpus.Corpus.Files, set by harness.Prepare) while the graph is
+// built over the chunks, and it answers with locations (a path, maybe lines
+// and a symbol; no doc id). Each location hit is expanded as the chunk it
+// resolves to, by the rule docs/judging.md states: same path; among the
+// chunks that define the hit's symbol, if any do, else among all of the
+// file's, the one that owns the most of its lines (a line belongs to the
+// narrowest chunk whose range holds it), ties to the earlier chunk; the
+// file's first chunk for a hit without lines. A hit whose path is no doc's
+// is dropped (no gold can name it), and a chunk that several hits resolve
+// to is one seed, at its best rank. Close logs how many location hits were
+// resolved and how many dropped (Options.Logf).
 //
 // The graph is built by Index from the corpus (no cache: it takes well under
 // a second per thousand chunks) and is dropped with the next Index.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/internal/locate"
 )
 
 var _ systems.System = (*Index)(nil)
@@ -19,6 +20,10 @@ type Index struct {
 	base  systems.System
 	graph *Graph
 	logf  func(string, ...any)
+
+	corpus *corpus.Corpus // the last indexed corpus
+	chunks *locate.Chunks // its chunks by path, built for the first location hit
+	tally  locate.Tally   // the base's location hits, logged at the next Index or Close
 }
 
 // New builds the base system of cfg with opt.
@@ -51,13 +56,16 @@ func (x *Index) Config() Config { return x.cfg }
 // Graph returns the reference graph of the last indexed corpus.
 func (x *Index) Graph() *Graph { return x.graph }
 
-// Index indexes c with the base system and builds its reference graph.
+// Index indexes c with the base system and builds its reference graph
+// over c. A base that indexes whole files (systems.FileIndexer, an
+// external system) is given c's whole files (corpus.Corpus.Files).
 func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	if c == nil {
 		return fmt.Errorf("graph %s: nil corpus", x.cfg.Name)
 	}
-	x.graph = nil
-	if err := x.base.Index(ctx, c); err != nil {
+	x.logTally()
+	x.graph, x.corpus, x.chunks = nil, c, nil
+	if err := x.base.Index(ctx, locate.Input(x.base, c)); err != nil {
 		return fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -83,6 +91,14 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 	hits, err := x.base.Search(ctx, query, max(k, x.cfg.Seeds))
 	if err != nil {
 		return nil, fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
+	}
+	if locate.Located(hits) {
+		// A location hit (an external base's) is expanded as the chunk it
+		// resolves to (package doc).
+		if x.chunks == nil {
+			x.chunks = locate.New(x.corpus)
+		}
+		hits = x.chunks.Hits(hits, &x.tally)
 	}
 	return Expand(x.graph, hits, x.cfg, k), nil
 }
@@ -133,6 +149,7 @@ func Expand(g *Graph, hits []systems.Hit, cfg Config, k int) []systems.Hit {
 
 // Close closes the base system.
 func (x *Index) Close() error {
+	x.logTally()
 	x.graph = nil
 	if x.base == nil {
 		return nil
@@ -140,6 +157,14 @@ func (x *Index) Close() error {
 	err := x.base.Close()
 	x.base = nil
 	return err
+}
+
+// logTally logs what became of the base's location hits over the corpus
+// indexed last.
+func (x *Index) logTally() {
+	if x.corpus != nil {
+		x.tally.Log(x.logf, "graph "+x.cfg.Name+": base "+x.cfg.Base.Name(), x.corpus.ID)
+	}
 }
 
 // Versions forwards what the base reports about the versions it runs on.

@@ -1,14 +1,28 @@
 // Package hybrid fuses the ranked lists of two or more member systems (BM25
-// and dense configurations) into one list.
+// and dense configurations, or any other Spec) into one list.
 //
 // # Members
 //
-// A member names a system ("bm25" or "dense") and one of its named configs;
-// New builds it with the same systems.Options the hybrid receives, so each
-// member keeps its own cache (a BM25 index, a dense vector store). Index
-// indexes the corpus with every member in turn. Search asks every member for
-// max(Config.Depth, k) hits (Depth 100 by default), fuses those lists and
-// returns the best k.
+// A member is any systems.Spec: a built-in config (BM25, dense), a user's
+// system, an external one (systems/external). New builds it with the same
+// systems.Options the hybrid receives, so each member keeps its own cache (a
+// BM25 index, a dense vector store). Index indexes the corpus with every
+// member in turn: the chunks, or, for a member that indexes whole files
+// (systems.FileIndexer: an external system), the same corpus as whole files
+// (corpus.Corpus.Files, which harness.Prepare sets), as the harness would
+// hand it. Search asks every member for max(Config.Depth, k) hits (Depth 100
+// by default), fuses those lists and returns the best k.
+//
+// Fusion is by doc id, and a whole-file member answers with locations (a
+// path, maybe lines and a symbol; no doc id). Each location hit is fused as
+// the chunk it resolves to, by the rule docs/judging.md states: same path;
+// among the chunks that define the hit's symbol, if any do, else among all
+// of the file's, the one that owns the most of its lines (a line belongs to
+// the narrowest chunk whose range holds it), ties to the earlier chunk; the
+// file's first chunk for a hit without lines. A hit whose path is no doc's
+// is dropped (no gold can name it); a chunk that several hits resolve to
+// counts once, at its best rank. Close logs, per member, how many location
+// hits were resolved and how many dropped (Options.Logf).
 //
 // # Fusion
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/internal/locate"
 )
 
 var _ systems.System = (*Index)(nil)
@@ -17,6 +18,11 @@ var _ systems.System = (*Index)(nil)
 type Index struct {
 	cfg     Config
 	members []systems.System
+	logf    func(string, ...any)
+
+	corpus  *corpus.Corpus // the last indexed corpus
+	chunks  *locate.Chunks // its chunks by path, built for the first location hit
+	tallies []locate.Tally // location hits per member, logged at the next Index or Close
 }
 
 // New builds every member of cfg with opt. On error the members already
@@ -25,7 +31,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	x := &Index{cfg: cfg}
+	x := &Index{cfg: cfg, logf: opt.Logf}
 	for _, m := range cfg.Members {
 		s, err := m.Spec.New(opt)
 		if err != nil {
@@ -53,10 +59,14 @@ func NewWithMembers(cfg Config, members []systems.System) (*Index, error) {
 // Config returns the configuration of x.
 func (x *Index) Config() Config { return x.cfg }
 
-// Index indexes c with every member in turn.
+// Index indexes c with every member in turn: c's whole files for a member
+// that indexes whole files (systems.FileIndexer, an external system), c
+// itself for the others.
 func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
+	x.logTallies()
+	x.corpus, x.chunks, x.tallies = c, nil, make([]locate.Tally, len(x.members))
 	for i, s := range x.members {
-		if err := s.Index(ctx, c); err != nil {
+		if err := s.Index(ctx, locate.Input(s, c)); err != nil {
 			m := x.cfg.Members[i]
 			return fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
 		}
@@ -77,6 +87,17 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 		if err != nil {
 			m := x.cfg.Members[i]
 			return nil, fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
+		}
+		if locate.Located(hits) {
+			// A location hit (an external member's) is fused as the chunk
+			// of x.corpus it resolves to (package doc).
+			if x.corpus == nil {
+				return nil, fmt.Errorf("hybrid %s: Search before Index", x.cfg.Name)
+			}
+			if x.chunks == nil {
+				x.chunks = locate.New(x.corpus)
+			}
+			hits = x.chunks.Hits(hits, &x.tallies[i])
 		}
 		lists[i] = hits
 	}
@@ -99,6 +120,7 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 
 // Close closes every member and joins their errors.
 func (x *Index) Close() error {
+	x.logTallies()
 	var errs []error
 	for i, s := range x.members {
 		if err := s.Close(); err != nil {
@@ -108,6 +130,17 @@ func (x *Index) Close() error {
 	}
 	x.members = nil
 	return errors.Join(errs...)
+}
+
+// logTallies logs what became of each member's location hits over the
+// corpus indexed last.
+func (x *Index) logTallies() {
+	if x.corpus == nil {
+		return
+	}
+	for i := range x.tallies {
+		x.tallies[i].Log(x.logf, "hybrid "+x.cfg.Name+": member "+x.cfg.Members[i].Spec.Name(), x.corpus.ID)
+	}
 }
 
 // Versions merges what the members report about the versions they run on

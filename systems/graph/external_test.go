@@ -1,0 +1,200 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/bm25"
+	"github.com/retrievalbench/retrievalbench/systems/external"
+	"github.com/retrievalbench/retrievalbench/systems/hybrid"
+)
+
+// toyFiles is four Python files as a loader gives them: frobnicate calls
+// scale, helper calls frobnicate.
+func toyFiles() *corpus.Corpus {
+	return &corpus.Corpus{ID: "toy", Docs: []corpus.Doc{
+		{ID: "pkg/a.py", Path: "pkg/a.py", Kind: "file", Language: "python",
+			Text: "import os\n\n\ndef frobnicate(x):\n    \"\"\"Frobnicate x.\"\"\"\n    return scale(x)\n\n\ndef scale(x):\n    return x * 2\n"},
+		{ID: "pkg/b.py", Path: "pkg/b.py", Kind: "file", Language: "python",
+			Text: "class Widget:\n    \"\"\"A widget on screen.\"\"\"\n\n    def render(self):\n        return 'widget'\n\n    def resize(self, w):\n        self.w = w\n"},
+		{ID: "pkg/c.py", Path: "pkg/c.py", Kind: "file", Language: "python",
+			Text: "def helper():\n    # calls the frobnicator\n    return frobnicate(1)\n"},
+		{ID: "pkg/d.py", Path: "pkg/d.py", Kind: "file", Language: "python",
+			Text: "def render_all():\n    return superwidgetry()\n"},
+	}}
+}
+
+// Chunks of toyFiles (package chunk; checked by the tests).
+const (
+	widget     = "pkg/b.py#Widget@L1-L8"
+	frobnicate = "pkg/a.py#frobnicate@L4-L6"
+	scale      = "pkg/a.py#scale@L9-L10"
+	helper     = "pkg/c.py#helper@L1-L3"
+	renderAll  = "pkg/d.py#render_all@L1-L2"
+)
+
+// prepared is toyFiles as harness.Prepare chunks it (Files set), with one
+// task.
+func prepared(t *testing.T) *harness.Prepared {
+	t.Helper()
+	ds := &datasets.Dataset{Name: "toy", Split: "all", Corpora: map[string]*corpus.Corpus{"toy": toyFiles()},
+		Tasks: []datasets.Task{{ID: "t1", Query: "frobnicate widget", CorpusID: "toy",
+			Gold: []datasets.Relevant{{Kind: "symbol", ID: "scale", Grade: 1}}}}}
+	p, err := harness.Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	c := p.Corpora["toy"]
+	require.NotNil(t, c.Files)
+	for _, id := range []string{widget, frobnicate, scale, helper, renderAll} {
+		require.Contains(t, c.Lookup(), id, "the chunks this test is worked out for")
+	}
+	return p
+}
+
+// fileBase is a scripted base that indexes whole files and answers with
+// locations; it records what it indexed.
+type fileBase struct {
+	script
+	got *corpus.Corpus
+}
+
+func (f *fileBase) WholeFiles() bool { return true }
+func (f *fileBase) Index(_ context.Context, c *corpus.Corpus) error {
+	f.got = c
+	return nil
+}
+
+// TestExpandsLocationHits: a whole-file base gets the whole files, and its
+// location hits seed the expansion as the chunks they resolve to.
+func TestExpandsLocationHits(t *testing.T) {
+	c := prepared(t).Corpora["toy"]
+	base := &fileBase{script: script{hits: []systems.Hit{
+		{Path: "notes.txt", Score: 9},                          // not in the corpus: dropped
+		{Path: "pkg/a.py", StartLine: 4, EndLine: 5, Score: 5}, // frobnicate
+		{Path: "pkg/a.py", StartLine: 6, Score: 4},             // frobnicate again: one seed
+		{Path: "pkg/d.py", Score: 1},                           // the file's first chunk
+	}}}
+	x, err := NewWithBase(Config{Name: "t", Seeds: 2, Decay: 0.5, MaxCandidates: 1}, base)
+	require.NoError(t, err)
+	var logs []string
+	x.logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+	require.NoError(t, x.Index(t.Context(), c))
+	if base.got != c.Files {
+		t.Errorf("the whole-file base indexed %v, want the corpus's whole files", base.got)
+	}
+	got, err := x.Search(t.Context(), "q", 10)
+	require.NoError(t, err)
+	// Seeds frobnicate (5) and render_all (1): frobnicate brings its callee
+	// scale and its caller helper at 0.5 × 5.
+	want := []systems.Hit{{DocID: frobnicate, Score: 5}, {DocID: scale, Score: 2.5}, {DocID: helper, Score: 2.5}, {DocID: renderAll, Score: 1}}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("expanded (-want +got):\n%s", diff)
+	}
+	require.NoError(t, x.Close())
+	var located []string
+	for _, l := range logs {
+		if strings.Contains(l, "location hits") {
+			located = append(located, l)
+		}
+	}
+	if len(located) != 1 || !strings.Contains(located[0], "3 of 4 location hits resolved to chunks of corpus toy; 1 dropped") || !strings.Contains(located[0], `"notes.txt"`) {
+		t.Errorf("log lines %q, want one of 3 resolved and 1 dropped (notes.txt)", logs)
+	}
+}
+
+// fakepeerConfig runs the external package's test program as a command-line
+// tool (a word count over the handed-over files; each hit the file's first
+// matching line and the next, the def or class above it as the symbol).
+const fakepeerConfig = `{
+	"system": "fakepeer", "config": "cmd", "transport": "command",
+	"command": {"search": ["${FAKEPEER}", "search", "-k", "{k}", "{corpus}", "{query}"]},
+	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
+		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
+}`
+
+// fakepeerSpec builds systems/external/testdata/fakepeer, points $FAKEPEER
+// at it and returns the Spec of fakepeerConfig.
+func fakepeerSpec(t *testing.T) systems.Spec {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fakepeer")
+	out, err := exec.Command("go", "build", "-o", bin, "../external/testdata/fakepeer").CombinedOutput()
+	require.NoError(t, err, "go build ../external/testdata/fakepeer:\n%s", out)
+	t.Setenv("FAKEPEER", bin)
+	cfg, err := external.Parse("fakepeer.json", []byte(fakepeerConfig))
+	require.NoError(t, err)
+	return external.Spec(cfg)
+}
+
+// TestExpandsAnExternalSystem expands a real external process's ranking,
+// then that of a hybrid of BM25 and it, over a corpus the harness prepared.
+func TestExpandsAnExternalSystem(t *testing.T) {
+	p := prepared(t)
+	ext := fakepeerSpec(t)
+	opt := systems.Options{CacheDir: t.TempDir(), Logf: t.Logf}
+
+	t.Run("external-base", func(t *testing.T) {
+		cfg := Config{Name: "fakepeer-1hop", Base: ext, Seeds: DefaultSeeds, Decay: DefaultDecay, MaxCandidates: DefaultMaxCandidates}
+		x, err := New(cfg, opt)
+		require.NoError(t, err)
+		defer x.Close()
+		require.NoError(t, x.Index(t.Context(), p.Input(x, "toy")))
+		got, err := x.Search(t.Context(), "frobnicate widget", 10)
+		require.NoError(t, err)
+		// fakepeer, worked out by hand: b.py 3 ("widget" from line 1, class
+		// Widget), a.py 2 (from line 4, def frobnicate), c.py 1 (line 3, in
+		// helper), d.py 1 (line 2, "superwidgetry" in render_all). As chunks
+		// they seed the expansion: frobnicate's callee scale and caller
+		// helper come in at 0.9 × 2; Widget and render_all have no
+		// neighbours.
+		want := []systems.Hit{
+			{DocID: widget, Score: 3}, {DocID: frobnicate, Score: 2},
+			{DocID: scale, Score: 1.8}, {DocID: helper, Score: 1.8}, {DocID: renderAll, Score: 1},
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			t.Errorf("expanded fakepeer ranking (-want +got):\n%s", diff)
+		}
+		if callees := x.Graph().Callees(frobnicate); !slices.Contains(callees, scale) {
+			t.Errorf("graph: frobnicate calls %q, want scale among them", callees)
+		}
+	})
+
+	t.Run("hybrid-base", func(t *testing.T) {
+		bmc, err := bm25.ConfigByName("code-weighted")
+		require.NoError(t, err)
+		hy := hybrid.Config{Name: "rrf-bm25code-fakepeer", Method: hybrid.MethodRRF, K: hybrid.DefaultK, Depth: 10,
+			Members: []hybrid.Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: ext, Weight: 1}}}
+		cfg := Config{Name: "rrf-bm25code-fakepeer-1hop", Base: hybrid.Spec(hy), Seeds: DefaultSeeds, Decay: DefaultDecay, MaxCandidates: DefaultMaxCandidates}
+		rc := harness.DefaultRunConfig()
+		rc.CacheDir, rc.Measures, rc.Logf = t.TempDir(), []string{"mrr"}, t.Logf
+		res, err := harness.Run(t.Context(), p, Spec(cfg), rc)
+		require.NoError(t, err)
+		tr := res.Tasks[0]
+		require.Empty(t, tr.Err, "the cell's task")
+		var ids []string
+		for _, h := range tr.Hits {
+			ids = append(ids, h.DocID)
+		}
+		// render_all only fakepeer finds; scale only the expansion brings.
+		for _, id := range []string{renderAll, scale} {
+			if !slices.Contains(ids, id) {
+				t.Errorf("graph over the hybrid: ranking %q lacks %s", ids, id)
+			}
+		}
+		if tr.Values[0] <= 0 {
+			t.Errorf("mrr %v: the gold scale (a callee of a seed) was not ranked", tr.Values)
+		}
+	})
+}

@@ -1,0 +1,218 @@
+package hybrid
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/bm25"
+	"github.com/retrievalbench/retrievalbench/systems/external"
+)
+
+// fakepeerConfig runs the external package's test program as a command-line
+// tool: a word count over the handed-over files, best file first, each hit
+// the file's first matching line and the next, with the def or class above
+// it as the symbol.
+const fakepeerConfig = `{
+	"system": "fakepeer", "config": "cmd", "transport": "command",
+	"command": {"search": ["${FAKEPEER}", "search", "-k", "{k}", "{corpus}", "{query}"]},
+	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
+		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
+}`
+
+// fakepeerSpec builds systems/external/testdata/fakepeer, points $FAKEPEER
+// at it and returns the Spec of fakepeerConfig.
+func fakepeerSpec(t *testing.T) systems.Spec {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fakepeer")
+	out, err := exec.Command("go", "build", "-o", bin, "../external/testdata/fakepeer").CombinedOutput()
+	require.NoError(t, err, "go build ../external/testdata/fakepeer:\n%s", out)
+	t.Setenv("FAKEPEER", bin)
+	cfg, err := external.Parse("fakepeer.json", []byte(fakepeerConfig))
+	require.NoError(t, err)
+	return external.Spec(cfg)
+}
+
+// toyFiles is four Python files as a loader gives them.
+func toyFiles() *corpus.Corpus {
+	return &corpus.Corpus{ID: "toy", Docs: []corpus.Doc{
+		{ID: "pkg/a.py", Path: "pkg/a.py", Kind: "file", Language: "python",
+			Text: "import os\n\n\ndef frobnicate(x):\n    \"\"\"Frobnicate x.\"\"\"\n    return scale(x)\n\n\ndef scale(x):\n    return x * 2\n"},
+		{ID: "pkg/b.py", Path: "pkg/b.py", Kind: "file", Language: "python",
+			Text: "class Widget:\n    \"\"\"A widget on screen.\"\"\"\n\n    def render(self):\n        return 'widget'\n\n    def resize(self, w):\n        self.w = w\n"},
+		{ID: "pkg/c.py", Path: "pkg/c.py", Kind: "file", Language: "python",
+			Text: "def helper():\n    # calls the frobnicator\n    return frobnicate(1)\n"},
+		{ID: "pkg/d.py", Path: "pkg/d.py", Kind: "file", Language: "python",
+			Text: "def render_all():\n    return superwidgetry()\n"},
+	}}
+}
+
+// What fakepeer answers to toyQuery over toyFiles, and the chunks that
+// resolves to, worked out by hand: "widget" 3 times in b.py from line 1
+// (class Widget), "frobnicate" twice in a.py from line 4 (def frobnicate),
+// once in c.py on line 3 (in def helper; "frobnicator" is another word),
+// once in d.py on line 2 (inside "superwidgetry", which BM25 does not
+// match: a chunk only fakepeer finds).
+const toyQuery = "frobnicate widget"
+
+var (
+	toyLocations = []systems.Hit{
+		{Path: "pkg/b.py", StartLine: 1, EndLine: 2, Symbol: "Widget", Score: 3, Text: "class Widget:"},
+		{Path: "pkg/a.py", StartLine: 4, EndLine: 5, Symbol: "frobnicate", Score: 2, Text: "def frobnicate(x):"},
+		{Path: "pkg/c.py", StartLine: 3, EndLine: 4, Symbol: "helper", Score: 1, Text: "return frobnicate(1)"},
+		{Path: "pkg/d.py", StartLine: 2, EndLine: 3, Symbol: "render_all", Score: 1, Text: "return superwidgetry()"},
+	}
+	toyResolved     = []string{"pkg/b.py#Widget@L1-L8", "pkg/a.py#frobnicate@L4-L6", "pkg/c.py#helper@L1-L3", "pkg/d.py#render_all@L1-L2"}
+	toyOnlyExternal = "pkg/d.py#render_all@L1-L2"
+)
+
+// TestFusesAnExternalSystem fuses real BM25 (SQLite FTS5) with a real
+// external process by RRF over a corpus the harness prepared: the external
+// member indexes the whole files, its location hits are fused as the chunks
+// they resolve to, and a chunk both members return ranks first. Then the
+// harness runs the fusion as a cell, which is what failed before (the
+// external member was handed chunks).
+func TestFusesAnExternalSystem(t *testing.T) {
+	ext := fakepeerSpec(t)
+	bmc, err := bm25.ConfigByName("code-weighted")
+	require.NoError(t, err)
+	cfg := Config{Name: "rrf-bm25code-fakepeer", Method: MethodRRF, K: DefaultK, Depth: 10,
+		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: ext, Weight: 1}}}
+	require.NoError(t, cfg.Validate())
+
+	ds := &datasets.Dataset{Name: "toy", Split: "all", Corpora: map[string]*corpus.Corpus{"toy": toyFiles()},
+		Tasks: []datasets.Task{{ID: "t1", Query: toyQuery, CorpusID: "toy",
+			Gold: []datasets.Relevant{{Kind: "symbol", ID: "frobnicate", Grade: 1}}}}}
+	p, err := harness.Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	c := p.Corpora["toy"]
+	require.NotNil(t, c.Files, "Prepare keeps the whole files of a chunked corpus")
+
+	var logs []string
+	opt := systems.Options{CacheDir: t.TempDir(), Logf: func(f string, a ...any) {
+		logs = append(logs, fmt.Sprintf(f, a...))
+		t.Logf(f, a...)
+	}}
+
+	// The members on their own: BM25 over the chunks, fakepeer over the
+	// files (as the harness hands each).
+	lists := make([][]systems.Hit, 2)
+	for i, m := range cfg.Members {
+		s, err := m.Spec.New(opt)
+		require.NoError(t, err)
+		require.NoError(t, s.Index(t.Context(), p.Input(s, "toy")))
+		lists[i], err = s.Search(t.Context(), toyQuery, cfg.Depth)
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+	}
+	if diff := cmp.Diff(toyLocations, lists[1]); diff != "" {
+		t.Fatalf("fakepeer on its own (-want +got):\n%s", diff)
+	}
+	chunkIDs := c.Lookup()
+	bm25IDs := make([]string, len(lists[0]))
+	for i, h := range lists[0] {
+		require.Contains(t, chunkIDs, h.DocID, "BM25 ranks chunks")
+		bm25IDs[i] = h.DocID
+	}
+	require.NotContains(t, bm25IDs, toyOnlyExternal, "the test needs a chunk only fakepeer finds")
+
+	x, err := New(cfg, opt)
+	require.NoError(t, err)
+	in := p.Input(x, "toy")
+	require.Same(t, c, in, "a hybrid indexes the chunks")
+	require.NoError(t, x.Index(t.Context(), in))
+	got, err := x.Search(t.Context(), toyQuery, 10)
+	require.NoError(t, err)
+	require.NoError(t, x.Close())
+
+	var fused []string
+	for _, h := range got {
+		fused = append(fused, h.DocID)
+	}
+	for _, id := range toyResolved {
+		if !slices.Contains(fused, id) {
+			t.Errorf("fused ranking %q lacks %s, a fakepeer hit as its chunk", fused, id)
+		}
+	}
+	if len(got) == 0 || !slices.Contains(bm25IDs, got[0].DocID) || !slices.Contains(toyResolved, got[0].DocID) {
+		t.Errorf("first fused hit %v: want a chunk both members return (BM25 %q, fakepeer %q)", got, bm25IDs, toyResolved)
+	}
+	// RRF of BM25's list and fakepeer's resolved list, computed here.
+	var resolved []systems.Hit
+	for i, id := range toyResolved {
+		resolved = append(resolved, systems.Hit{DocID: id, Score: toyLocations[i].Score})
+	}
+	want := RRF([][]systems.Hit{lists[0], resolved}, []float64{1, 1}, DefaultK)
+	if diff := cmp.Diff(want[:min(10, len(want))], got, approx); diff != "" {
+		t.Errorf("fused list differs from RRF of BM25's and fakepeer's resolved lists (-want +got):\n%s", diff)
+	}
+	if !slices.ContainsFunc(logs, func(l string) bool {
+		return strings.Contains(l, "member fakepeer/cmd: 4 location hits resolved to chunks of corpus toy, none dropped")
+	}) {
+		t.Errorf("no log line of the 4 resolved hits in %q", logs)
+	}
+
+	// The same fusion as a harness cell: indexed and judged without error.
+	rc := harness.DefaultRunConfig()
+	rc.CacheDir, rc.Measures = t.TempDir(), []string{"mrr"}
+	res, err := harness.Run(t.Context(), p, Spec(cfg), rc)
+	require.NoError(t, err)
+	if tr := res.Tasks[0]; tr.Err != "" || tr.Values[0] <= 0 {
+		t.Errorf("harness cell: task error %q, mrr %v; want the gold frobnicate found", tr.Err, tr.Values)
+	}
+}
+
+// TestFusesAnExternalSystemOnRepoQA is the cell an audit found failing at
+// index time ("path also used by doc …": the external member was handed
+// chunks): RRF of BM25 and fakepeer on the RepoQA fixture, run by the
+// harness. Every task runs, and every ranked item is a chunk of its corpus.
+func TestFusesAnExternalSystemOnRepoQA(t *testing.T) {
+	ds, err := repoqa.Fixture(filepath.Join("..", "..", "fixtures", "repoqa", "repoqa-fixture.json"), "all", repoqa.DefaultConfig())
+	require.NoError(t, err)
+	p, err := harness.Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	bmc, err := bm25.ConfigByName("code-weighted")
+	require.NoError(t, err)
+	cfg := Config{Name: "rrf-bm25code-fakepeer", Method: MethodRRF, K: DefaultK, Depth: DefaultDepth,
+		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: fakepeerSpec(t), Weight: 1}}}
+	var resolved int
+	rc := harness.DefaultRunConfig()
+	rc.CacheDir, rc.Measures = t.TempDir(), []string{"ndcg@10", "mrr"}
+	rc.Logf = func(f string, a ...any) {
+		if l := fmt.Sprintf(f, a...); strings.Contains(l, "member fakepeer/cmd:") && strings.Contains(l, "location hits resolved") {
+			resolved++
+		}
+	}
+	res, err := harness.Run(t.Context(), p, Spec(cfg), rc)
+	require.NoError(t, err)
+	ids := map[string]map[string]int{}
+	for cid, c := range p.Corpora {
+		ids[cid] = c.Lookup()
+	}
+	for i, tr := range res.Tasks {
+		if tr.Err != "" {
+			t.Errorf("task %s: %s", tr.ID, tr.Err)
+			continue
+		}
+		for _, h := range tr.Hits {
+			if _, ok := ids[ds.Tasks[i].CorpusID][h.DocID]; !ok {
+				t.Errorf("task %s: rank %d is %q, not a chunk of corpus %s", tr.ID, h.Rank, h.DocID, ds.Tasks[i].CorpusID)
+			}
+		}
+	}
+	if resolved != len(p.Corpora) {
+		t.Errorf("%d log lines of resolved fakepeer hits, want one per corpus (%d)", resolved, len(p.Corpora))
+	}
+}

@@ -1,0 +1,113 @@
+package hybrid
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+// fileMember is a scripted member that indexes whole files (like an
+// external system) and answers with locations; it records what it indexed.
+type fileMember struct {
+	script
+	got *corpus.Corpus
+}
+
+func (f *fileMember) WholeFiles() bool { return true }
+func (f *fileMember) Index(_ context.Context, c *corpus.Corpus) error {
+	f.got = c
+	return nil
+}
+
+// chunkedPair is two Python files as whole files and as chunks, the chunk
+// ids written out by hand (and checked against package chunk).
+func chunkedPair(t *testing.T) *corpus.Corpus {
+	t.Helper()
+	files := &corpus.Corpus{ID: "pair", Docs: []corpus.Doc{
+		{ID: "a.py", Path: "a.py", Kind: "file", Language: "python", Text: "import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n"},
+		{ID: "b.py", Path: "b.py", Kind: "file", Language: "python", Text: "def h():\n    return 3\n"},
+	}}
+	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	require.NoError(t, err)
+	var ids []string
+	for _, d := range c.Docs {
+		ids = append(ids, d.ID)
+	}
+	require.Equal(t, []string{"a.py#<module>@L1-L1", "a.py#f@L4-L5", "a.py#g@L8-L9", "b.py#h@L1-L2"}, ids, "the chunks this test is worked out for")
+	c.Files = files
+	return c
+}
+
+// TestFusesLocationHits: a whole-file member gets the whole files and its
+// location hits are fused as the chunks they resolve to; a path outside the
+// corpus is dropped and logged.
+func TestFusesLocationHits(t *testing.T) {
+	c := chunkedPair(t)
+	ids := &script{hits: hits("a.py#g@L8-L9", 2.0, "b.py#h@L1-L2", 1.0)}
+	locs := &fileMember{script: script{hits: []systems.Hit{
+		{Path: "notes.txt", StartLine: 1, Score: 9},         // not in the corpus
+		{Path: "a.py", StartLine: 8, EndLine: 9, Score: 8},  // g
+		{Path: "a.py", StartLine: 4, Symbol: "f", Score: 7}, // f
+		{Path: "a.py", StartLine: 9, Score: 6},              // g again
+		{Path: "b.py", Score: 5},                            // the file's first chunk: h
+	}}}
+	cfg := Config{Name: "t", Method: MethodRRF, K: 60, Depth: 10,
+		Members: []Member{{Spec: systems.Spec{System: "ids", Config: "x"}, Weight: 1}, {Spec: systems.Spec{System: "locs", Config: "x"}, Weight: 1}}}
+	x, err := NewWithMembers(cfg, []systems.System{ids, locs})
+	require.NoError(t, err)
+	var logs []string
+	x.logf = func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
+	require.NoError(t, x.Index(t.Context(), c))
+	if locs.got != c.Files {
+		t.Errorf("the whole-file member indexed %v, want the corpus's whole files", locs.got)
+	}
+	if ids.indexed != 1 {
+		t.Errorf("the chunk member was indexed %d times, want 1", ids.indexed)
+	}
+
+	got, err := x.Search(t.Context(), "q", 10)
+	require.NoError(t, err)
+	// locs resolves to g, f, h (ranks 1-3; g's second hit and notes.txt go).
+	want := hits(
+		"a.py#g@L8-L9", 1.0/61+1.0/61,
+		"b.py#h@L1-L2", 1.0/62+1.0/63,
+		"a.py#f@L4-L5", 1.0/62,
+	)
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("fused (-want +got):\n%s", diff)
+	}
+	require.NoError(t, x.Close())
+	wantLog := "hybrid t: member locs/x: 4 of 5 location hits resolved to chunks of corpus pair; 1 dropped"
+	if len(logs) != 1 || !strings.HasPrefix(logs[0], wantLog) || !strings.Contains(logs[0], `"notes.txt"`) {
+		t.Errorf("log lines %q, want one starting %q naming notes.txt", logs, wantLog)
+	}
+}
+
+// TestChunksWithoutFiles: a corpus without Files is whole files already,
+// and a whole-file member is given it as it is.
+func TestChunksWithoutFiles(t *testing.T) {
+	c := &corpus.Corpus{ID: "w", Docs: []corpus.Doc{{ID: "a.py", Path: "a.py", Kind: "file", Text: "x = 1\n"}}}
+	locs := &fileMember{script: script{hits: []systems.Hit{{Path: "a.py", StartLine: 1, Score: 1}}}}
+	other := &script{}
+	cfg := Config{Name: "t", Method: MethodWeighted, Depth: 10,
+		Members: []Member{{Spec: systems.Spec{System: "a", Config: "x"}, Weight: 1}, {Spec: systems.Spec{System: "b", Config: "x"}, Weight: 1}}}
+	x, err := NewWithMembers(cfg, []systems.System{other, locs})
+	require.NoError(t, err)
+	require.NoError(t, x.Index(t.Context(), c))
+	if locs.got != c {
+		t.Errorf("whole-file member indexed %v, want the corpus itself", locs.got)
+	}
+	got, err := x.Search(t.Context(), "q", 5)
+	require.NoError(t, err)
+	if diff := cmp.Diff(hits("a.py", 1.0), got, approx); diff != "" {
+		t.Errorf("fused (-want +got):\n%s", diff)
+	}
+}
