@@ -12,7 +12,9 @@
 // the next: HANG blocks, CRASH exits 3, GARBAGE writes non-JSON, OVERSIZE
 // returns a million items, SECRET echoes $API_KEY to stderr and into the
 // error, SPAWN starts a grandchild that sleeps (its pid is appended to
-// $FAKEPEER_PIDFILE, as is the server's own).
+// $FAKEPEER_PIDFILE, as is the server's own). The HTTP server has two more:
+// TRUNCATED answers with half of its JSON, HALFCRASH sends half of the
+// body it announced and exits 3.
 package main
 
 import (
@@ -369,11 +371,46 @@ func serveHTTP(args []string) error {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		if errText, big := fault(in.Q); errText != "" {
+			http.Error(w, errText, http.StatusInternalServerError)
+			return
+		} else if big {
+			writeOversize(w)
+			return
+		}
+		if hasWord(in.Q, "GARBAGE") {
+			io.WriteString(w, "this is not JSON <<<\n")
+			return
+		}
 		res, err := grep(dir, in.Q, in.K, true)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		json.NewEncoder(w).Encode(res)
+		b, _ := json.Marshal(res)
+		b = append(b, '\n')
+		switch {
+		case hasWord(in.Q, "TRUNCATED"):
+			fmt.Fprintln(os.Stderr, "fakepeer: truncating the answer")
+			w.Write(b[:len(b)/2])
+			return
+		case hasWord(in.Q, "HALFCRASH"):
+			fmt.Fprintln(os.Stderr, "fakepeer: dying mid-answer")
+			w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+			w.Write(b[:len(b)/2])
+			w.(http.Flusher).Flush()
+			os.Exit(3)
+		}
+		w.Write(b)
 	}))
+}
+
+// hasWord reports whether word is one of the query's words.
+func hasWord(query, word string) bool {
+	for _, w := range strings.Fields(query) {
+		if w == word {
+			return true
+		}
+	}
+	return false
 }
