@@ -12,7 +12,8 @@
 // the next: HANG blocks, CRASH exits 3, GARBAGE writes non-JSON, OVERSIZE
 // returns a million items, SECRET echoes $API_KEY to stderr and into the
 // error, SPAWN starts a grandchild that sleeps (its pid is appended to
-// $FAKEPEER_PIDFILE, as is the server's own). The HTTP server has two more:
+// $FAKEPEER_PIDFILE, as is the server's own), WORKER one that sleeps
+// holding the stderr it inherited. The HTTP server has two more:
 // TRUNCATED answers with half of its JSON, HALFCRASH sends half of the
 // body it announced and exits 3. LEAK (every transport's JSON search)
 // answers normally but echoes $API_KEY to stderr and into every hit's
@@ -112,6 +113,8 @@ func fault(query string) (errText string, oversize bool) {
 			return "bad key " + os.Getenv("API_KEY"), false
 		case "SPAWN":
 			spawn()
+		case "WORKER":
+			spawnWorker()
 		case "OVERSIZE":
 			return "", true
 		case "ALLOC":
@@ -160,6 +163,19 @@ func spawn() {
 	cmd := exec.Command(self, "sleep")
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "fakepeer: spawn:", err)
+		return
+	}
+	writePid("child", cmd.Process.Pid)
+}
+
+// spawnWorker starts a grandchild that sleeps holding the server's stderr,
+// as the worker processes of a Python web server do.
+func spawnWorker() {
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "sleep")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "fakepeer: worker:", err)
 		return
 	}
 	writePid("child", cmd.Process.Pid)
