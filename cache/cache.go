@@ -8,7 +8,10 @@
 //	models/<id>                   embedding model files         kind models
 //	bm25/<corpus>-<config>        one SQLite FTS5 index         kind bm25
 //	dense/<model>                 one model's vector store      kind vectors
-//	external/<name>               an external system's indexes  kind external
+//	external/corpora              corpus trees handed to        kind external
+//	                              external systems
+//	external/work                 every external system's       kind external
+//	                              work directory (its index)
 //	peers/<name>                  an installed peer tool        kind peers
 //	data/<name>, repoqa/<asset>   fetched datasets              kind data
 //	anything else at the top      —                             kind other

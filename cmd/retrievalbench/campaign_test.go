@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/report"
 )
 
@@ -123,4 +124,82 @@ func TestPickSpecsStatic(t *testing.T) {
 
 	_, _, err = pickSpecs("nope", "none")
 	require.ErrorContains(t, err, `unknown model "nope"`)
+}
+
+// TestCampaignLoadExternal checks the configs campaign -systems loads: the
+// listed files in order (spaces and empty entries ignored), each becoming
+// the spec its config describes; a missing file and bad JSON fail the
+// command, before any system runs, naming the file (and the line).
+func TestCampaignLoadExternal(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(f, []byte(text), 0o644))
+		return f
+	}
+	cmdFile := write("cmd.json", `{
+  "system": "grepper", "config": "fast", "transport": "command",
+  "command": {"search": ["grepper", "{query}"]},
+  "result": {"from": "json", "items": "hits", "path": "file"},
+  "only": ["cases/*"]
+}`)
+	blobFile := write("blob.json", `{
+  "system": "docs-api", "config": "v1", "transport": "http",
+  "http": {"url": "http://127.0.0.1:1/search?q={query}"},
+  "result": {"from": "blob"},
+  "tolerance": 0.02, "tolerance_reason": "the service reranks"
+}`)
+	badFile := write("bad.json", "{\n  \"system\": \"x\",\n  \"config\": \"y\"\n  \"transport\": \"command\"\n}\n") // no comma after line 3
+	missing := filepath.Join(dir, "nosuch.json")
+
+	t.Run("good", func(t *testing.T) {
+		specs, err := loadExternal(" " + cmdFile + " ,, " + blobFile + ",")
+		require.NoError(t, err)
+		var got []string
+		for _, s := range specs {
+			got = append(got, s.Name())
+			require.NoError(t, s.Validate(), s.Name())
+		}
+		require.Equal(t, []string{"grepper/fast", "docs-api/v1"}, got, "the files' system/config, in list order")
+		require.Equal(t, []string{"cases/*"}, specs[0].Only, "only from cmd.json")
+		require.False(t, specs[0].Composite, "cmd.json maps JSON items")
+		require.True(t, specs[1].Composite, `blob.json's result is "from": "blob"`)
+		require.Equal(t, 0.02, specs[1].Tolerance)
+		require.Equal(t, "the service reranks", specs[1].ToleranceReason)
+		require.NotEqual(t, specs[0].Hash, specs[1].Hash)
+
+		none, err := loadExternal("")
+		require.NoError(t, err)
+		require.Empty(t, none, "no -systems: no external systems")
+	})
+	t.Run("missing", func(t *testing.T) {
+		_, err := loadExternal(cmdFile + "," + missing)
+		require.ErrorContains(t, err, "campaign: -systems:")
+		require.ErrorContains(t, err, missing)
+		require.ErrorIs(t, err, os.ErrNotExist)
+	})
+	t.Run("bad JSON", func(t *testing.T) {
+		_, err := loadExternal(badFile)
+		require.ErrorContains(t, err, "campaign: -systems:")
+		require.ErrorContains(t, err, badFile+":4:")
+		require.ErrorContains(t, err, "bad JSON")
+		filelinetest.At(t, err, "bad.json", 4)
+	})
+	// Through the command: -systems fails it, not as a usage error, before
+	// the (nonexistent) repos and cases are read.
+	for _, tc := range []struct {
+		name, file, want string
+	}{
+		{"campaign missing", missing, missing},
+		{"campaign bad JSON", badFile, badFile + ":4:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run([]string{"campaign", "-repos", filepath.Join(dir, "no-repos.json"), "-cases", filepath.Join(dir, "no-cases.jsonl"),
+				"-models", "none", "-systems", tc.file, "-out", t.TempDir()}, &stdout, &stderr)
+			require.ErrorContains(t, err, "campaign: -systems: ")
+			require.ErrorContains(t, err, tc.want)
+			require.NotEqual(t, 2, exitCode(err), "a bad config file is not a usage error")
+		})
+	}
 }

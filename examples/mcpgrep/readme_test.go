@@ -64,18 +64,20 @@ func TestCases(t *testing.T) {
 
 // TestReadmeShowsThisTest is the doc test: the README's example block must
 // be the code between the README markers above, so the lines a reader
-// copies are the lines that ran.
+// copies are the lines that ran. Each marker must be there once and the
+// code between them must not be blank: without that, an empty block would
+// be "contained" in any README and the test would pass vacuously.
 func TestReadmeShowsThisTest(t *testing.T) {
 	src, err := os.ReadFile("readme_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	code := between(string(src), "\t// README:begin\n", "\t// README:end\n")
+	code := markedBlock(t, "readme_test.go", string(src), "\t// README:begin\n", "\t// README:end\n")
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := between(string(readme), "<!-- examples/mcpgrep/readme_test.go -->\n```go\n", "```\n")
+	block := markedBlock(t, "../../README.md", string(readme), "<!-- examples/mcpgrep/readme_test.go -->\n```go\n", "```\n")
 	var want []string
 	for _, l := range strings.Split(strings.TrimSuffix(code, "\n"), "\n") {
 		want = append(want, strings.TrimPrefix(l, "\t"))
@@ -89,15 +91,24 @@ func TestReadmeShowsThisTest(t *testing.T) {
 	}
 }
 
-func between(s, start, end string) string {
-	i := strings.Index(s, start)
-	if i < 0 {
-		return ""
+// markedBlock returns the text of file between start and end, failing the
+// test when start is missing or repeated, end does not follow it, or the
+// text between them is blank.
+func markedBlock(t *testing.T, file, s, start, end string) string {
+	t.Helper()
+	switch n := strings.Count(s, start); {
+	case n == 0:
+		t.Fatalf("%s: no %q marker", file, start)
+	case n > 1:
+		t.Fatalf("%s: %d %q markers, want one", file, n, start)
 	}
-	s = s[i+len(start):]
-	j := strings.Index(s, end)
-	if j < 0 {
-		return ""
+	_, rest, _ := strings.Cut(s, start)
+	block, _, ok := strings.Cut(rest, end)
+	if !ok {
+		t.Fatalf("%s: no %q after %q", file, end, start)
 	}
-	return s[:j]
+	if strings.TrimSpace(block) == "" {
+		t.Fatalf("%s: nothing between %q and %q", file, start, end)
+	}
+	return block
 }

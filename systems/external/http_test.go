@@ -130,3 +130,136 @@ func TestHTTPLocalServer(t *testing.T) {
 	require.NoError(t, s.Close())
 	waitDead(t, "the HTTP server", server[0])
 }
+
+// localConfig is fakepeer's HTTP server started by http.command, with
+// $FAKEPEER_TEST_KEY as its secret API_KEY.
+func localConfig(extra string) string {
+	return `{
+	"system": "fakepeer", "config": "http",
+	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
+	"secrets": ["API_KEY"],
+	"transport": "http",
+	"http": {"command": ["${FAKEPEER}", "http", "-addr", "127.0.0.1:{port}", "{corpus}"],
+	         "url": "http://127.0.0.1:{port}/search", "body": {"q": "{query}", "k": "{k}"}},
+	` + fmt.Sprintf(mapAll, FromJSON) + extra + `
+}`
+}
+
+// TestHTTPLocalFaults is TestMCPFaults for a local HTTP server
+// (http.command): a server that dies before answering or halfway through
+// its body, answers garbage or half a JSON document, hangs, answers a
+// million items or an error holding the secret. Each fault fails its own
+// query with a message naming the problem; a server that died or hung is
+// replaced for the next query, the others keep serving; the package's
+// TestMain fails if any server is left running.
+func TestHTTPLocalFaults(t *testing.T) {
+	const canary = "canary-47b1e2"
+	t.Setenv("FAKEPEER_TEST_KEY", canary)
+	type peer struct {
+		s       *System
+		pidfile string
+	}
+	start := func(timeout string) peer {
+		pidfile := filepath.Join(t.TempDir(), "pids")
+		t.Setenv("FAKEPEER_PIDFILE", pidfile) // read when the server starts
+		s, _ := setup(t, localConfig(`, "timeout": "`+timeout+`", "max_output_bytes": 1048576`))
+		return peer{s, pidfile}
+	}
+	short, long := start("2s"), start("2m")
+	// The tail holds the server's start-up line from the first query on;
+	// a line the server writes while answering may reach it after the
+	// answer (stderr and the socket are two channels), so it is asserted
+	// only where the server exited first (its stderr is then read to EOF).
+	const tail = "stderr (last 4096 bytes):\nfakepeer http starting"
+	for _, tc := range []struct {
+		query   string
+		peer    peer
+		want    []string
+		restart bool // the server is replaced
+		reason  string
+	}{
+		{"CRASH", long, []string{"POST http://127.0.0.1:", "server exit status 3", tail, "fakepeer: crashing on purpose"}, true,
+			"a server that dies before answering fails the call with its exit status and stderr tail, and is replaced"},
+		{"widget HALFCRASH", long, []string{"reading the body: unexpected EOF", "server exit status 3", tail, "fakepeer: dying mid-answer"}, true,
+			"a server that dies halfway through its body fails the call with its exit status and stderr tail, and is replaced"},
+		{"GARBAGE", long, []string{`mapping the result: result is not JSON`, `(starts "this is not JSON <<<")`, tail}, false,
+			"a body that is not JSON fails the query with its start and the stderr tail; the server keeps serving"},
+		{"widget TRUNCATED", long, []string{"mapping the result: result is not JSON: unexpected EOF", `(starts "{\"results\":[{\"file\":`, tail}, false,
+			"half a JSON document fails the query; the server keeps serving"},
+		{"HANG", short, []string{"timed out after 2s", "server still running", tail, "fakepeer: hanging"}, true,
+			"a hung server fails the call at its timeout and is replaced"},
+		{"OVERSIZE", long, []string{"body exceeds 1048576 bytes (max_output_bytes)"}, false,
+			"a million items hit the body cap; the server keeps serving"},
+		{"SECRET", long, []string{"HTTP 500: bad key ***", tail}, false,
+			"an error status keeps the server; the secret is redacted from the body and the tail"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			s := tc.peer.s
+			before := pids(t, tc.peer.pidfile)["server"]
+			_, err := s.Search(t.Context(), tc.query, 10)
+			require.Error(t, err, tc.reason)
+			t.Logf("%s: %v", tc.query, err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: error lacks %q:\n%v", tc.reason, w, err)
+				}
+			}
+			if strings.Contains(err.Error(), canary) {
+				t.Errorf("the secret leaked into the error:\n%v", err)
+			}
+			if tc.restart {
+				waitDead(t, "the server that failed "+tc.query, before[len(before)-1])
+			}
+			got, err := s.Search(t.Context(), "widget", 10)
+			require.NoError(t, err, "the call after a fault")
+			diffHits(t, "after "+tc.query, wantWidget, got)
+			after := pids(t, tc.peer.pidfile)["server"]
+			if restarted := len(after) > len(before); restarted != tc.restart {
+				t.Errorf("%s: server restarted = %v, want %v", tc.reason, restarted, tc.restart)
+			}
+		})
+	}
+	// Every server either side started is stopped by Close.
+	for _, p := range []peer{short, long} {
+		all := pids(t, p.pidfile)["server"]
+		require.NoError(t, p.s.Close())
+		for _, pid := range all {
+			waitDead(t, "an HTTP server after Close", pid)
+		}
+	}
+}
+
+// httpReplacesDeadServers turns on TestHTTPCrashWithWorker. It is off
+// because of a known bug: the HTTP transport takes a server for dead only
+// once exec.Cmd.Wait has returned, and Wait also waits (up to WaitDelay)
+// for the stderr pipe, which a worker process the server started still
+// holds; meanwhile the crash is reported as "server still running", the
+// server is kept, and every query in those 2 s fails with "connection
+// refused" (http.go, call; proc.go, server.exited and status).
+const httpReplacesDeadServers = false
+
+// TestHTTPCrashWithWorker: a local server that crashes while a worker
+// process it started holds its stderr (as a Python web server's workers
+// do) is reported as exited and replaced at once, so the next query
+// succeeds; Close then kills the worker with its process group.
+func TestHTTPCrashWithWorker(t *testing.T) {
+	if !httpReplacesDeadServers {
+		t.Skip("SKIP (known bug, reported): a crashed HTTP server whose worker holds its stderr is taken for running for WaitDelay; see httpReplacesDeadServers")
+	}
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("FAKEPEER_PIDFILE", pidfile)
+	s, _ := setup(t, localConfig(`, "timeout": "20s"`))
+	_, err := s.Search(t.Context(), "WORKER CRASH", 10)
+	if err == nil || !strings.Contains(err.Error(), "server exit status 3") {
+		t.Errorf("err = %v, want the crashed server's exit status, not a running server", err)
+	}
+	got, err := s.Search(t.Context(), "widget", 10)
+	require.NoError(t, err, "the query after the crash: the server must have been replaced")
+	diffHits(t, "after the crash", wantWidget, got)
+	p := pids(t, pidfile)
+	require.Len(t, p["server"], 2, "the crashed server and its replacement")
+	require.Len(t, p["child"], 1)
+	require.NoError(t, s.Close())
+	waitDead(t, "the crashed server's worker", p["child"][0])
+	waitDead(t, "the replacement server", p["server"][1])
+}

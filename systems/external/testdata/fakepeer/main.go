@@ -5,14 +5,19 @@
 //	fakepeer index DIR OUT                    write an index file (a file list) to OUT
 //	fakepeer mcp DIR                          an MCP server over stdio (official Go SDK)
 //	fakepeer http -addr HOST:PORT DIR         an HTTP server: POST /search {"q": …, "k": …}
-//	fakepeer version                          print a version line
+//	fakepeer version [-echo VAR]              print a version line (ending VAR=$VAR)
 //	fakepeer sleep                            sleep for a long time (a grandchild)
 //
 // A query word selects a fault, so one server can fail one call and serve
 // the next: HANG blocks, CRASH exits 3, GARBAGE writes non-JSON, OVERSIZE
 // returns a million items, SECRET echoes $API_KEY to stderr and into the
 // error, SPAWN starts a grandchild that sleeps (its pid is appended to
-// $FAKEPEER_PIDFILE, as is the server's own).
+// $FAKEPEER_PIDFILE, as is the server's own), WORKER one that sleeps
+// holding the stderr it inherited. The HTTP server has two more:
+// TRUNCATED answers with half of its JSON, HALFCRASH sends half of the
+// body it announced and exits 3. LEAK (every transport's JSON search)
+// answers normally but echoes $API_KEY to stderr and into every hit's
+// snippet, LEAKSYM into every hit's name.
 package main
 
 import (
@@ -49,6 +54,10 @@ func run(args []string) error {
 	fmt.Fprintf(os.Stderr, "fakepeer %s starting\n", args[0])
 	switch args[0] {
 	case "version":
+		if len(args) == 3 && args[1] == "-echo" {
+			fmt.Printf("fakepeer 1.2.3 %s=%s\n", args[2], os.Getenv(args[2]))
+			return nil
+		}
 		fmt.Println("fakepeer 1.2.3")
 		return nil
 	case "sleep":
@@ -104,6 +113,8 @@ func fault(query string) (errText string, oversize bool) {
 			return "bad key " + os.Getenv("API_KEY"), false
 		case "SPAWN":
 			spawn()
+		case "WORKER":
+			spawnWorker()
 		case "OVERSIZE":
 			return "", true
 		case "ALLOC":
@@ -111,6 +122,25 @@ func fault(query string) (errText string, oversize bool) {
 		}
 	}
 	return "", false
+}
+
+// leak echoes $API_KEY into r as the query's LEAK and LEAKSYM words ask,
+// and to stderr.
+func leak(query string, r Results) Results {
+	key := os.Getenv("API_KEY")
+	snippet, name := hasWord(query, "LEAK"), hasWord(query, "LEAKSYM")
+	if snippet || name {
+		fmt.Fprintf(os.Stderr, "fakepeer: answering with my key %s in it\n", key)
+	}
+	for i := range r.Results {
+		if snippet {
+			r.Results[i].Snippet += " (key " + key + ")"
+		}
+		if name {
+			r.Results[i].Name += "_" + key
+		}
+	}
+	return r
 }
 
 // allocMiB is how much ALLOC makes resident, for the peak RSS tests.
@@ -133,6 +163,19 @@ func spawn() {
 	cmd := exec.Command(self, "sleep")
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "fakepeer: spawn:", err)
+		return
+	}
+	writePid("child", cmd.Process.Pid)
+}
+
+// spawnWorker starts a grandchild that sleeps holding the server's stderr,
+// as the worker processes of a Python web server do.
+func spawnWorker() {
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "sleep")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "fakepeer: worker:", err)
 		return
 	}
 	writePid("child", cmd.Process.Pid)
@@ -270,7 +313,7 @@ func search(args []string) error {
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(os.Stdout).Encode(r)
+	return json.NewEncoder(os.Stdout).Encode(leak(fl.Arg(1), r))
 }
 
 type searchIn struct {
@@ -295,7 +338,7 @@ func serveMCP(args []string) error {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, Results{}, nil
 			}
 			r, err := grep(dir, in.Query, in.Limit, true)
-			return nil, r, err
+			return nil, leak(in.Query, r), err
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "search_text", Description: "search the corpus; JSON as text"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
@@ -369,11 +412,46 @@ func serveHTTP(args []string) error {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		if errText, big := fault(in.Q); errText != "" {
+			http.Error(w, errText, http.StatusInternalServerError)
+			return
+		} else if big {
+			writeOversize(w)
+			return
+		}
+		if hasWord(in.Q, "GARBAGE") {
+			io.WriteString(w, "this is not JSON <<<\n")
+			return
+		}
 		res, err := grep(dir, in.Q, in.K, true)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		json.NewEncoder(w).Encode(res)
+		b, _ := json.Marshal(leak(in.Q, res))
+		b = append(b, '\n')
+		switch {
+		case hasWord(in.Q, "TRUNCATED"):
+			fmt.Fprintln(os.Stderr, "fakepeer: truncating the answer")
+			w.Write(b[:len(b)/2])
+			return
+		case hasWord(in.Q, "HALFCRASH"):
+			fmt.Fprintln(os.Stderr, "fakepeer: dying mid-answer")
+			w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+			w.Write(b[:len(b)/2])
+			w.(http.Flusher).Flush()
+			os.Exit(3)
+		}
+		w.Write(b)
 	}))
+}
+
+// hasWord reports whether word is one of the query's words.
+func hasWord(query, word string) bool {
+	for _, w := range strings.Fields(query) {
+		if w == word {
+			return true
+		}
+	}
+	return false
 }
