@@ -62,13 +62,6 @@ func canaryConfigs() map[string]string {
 
 var canaryOrder = []string{"canary-command", "canary-mcp", "canary-http"}
 
-// symbolRedacted adds a task whose hits carry the key in their symbol
-// (LEAKSYM). It is off because that leaks today: the result mapping
-// (mapping.go, hit) redacts a hit's Text but not its Symbol (nor its Path),
-// so -results JSONL holds "symbol": "frobnicate_<key>" on every transport.
-// Turn it on with the fix.
-const symbolRedacted = false
-
 // canaryFamily has a dataset whose tasks succeed while fakepeer echoes the
 // key into its hits and stderr (LEAK), so that its golden files are
 // written, and one with a task that fails with the key in its error
@@ -87,12 +80,12 @@ func canaryFamily() benchtest.Family {
 				Corpora: map[string]*corpus.Corpus{c.ID: c}, Tasks: tasks}, nil
 		}}
 	}
+	// LEAKSYM puts the key in the hits' symbols (the result mapping once
+	// redacted only a hit's text, so -results held "frobnicate_<key>").
 	leaks := []datasets.Task{
 		{ID: "widget", Query: "widget LEAK", Gold: gold("pkg/b.py")},
 		{ID: "frobnicate", Query: "frobnicate LEAK", Gold: gold("pkg/a.py")},
-	}
-	if symbolRedacted {
-		leaks = append(leaks, datasets.Task{ID: "symbol", Query: "frobnicate LEAKSYM", Gold: gold("pkg/a.py")})
+		{ID: "symbol", Query: "frobnicate LEAKSYM", Gold: gold("pkg/a.py")},
 	}
 	return benchtest.Family{Name: "canary", Datasets: []benchtest.Dataset{
 		ds("leaks", leaks...),

@@ -103,7 +103,7 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 		err = callTimeout(ctx, cctx, req.Method+" "+req.URL.Redacted(), d, err)
 		if t.srv != nil {
 			err = withTail(fmt.Errorf("%w (%s)", err, t.srv.status()), t.srv.tail)
-			if dead, _ := t.srv.exited(); dead || errors.Is(err, context.DeadlineExceeded) {
+			if t.srv.gone() || errors.Is(err, context.DeadlineExceeded) {
 				t.srv.stop() // a server that hangs or died is replaced for the next query
 				t.srv, t.lastErr = nil, err
 			}

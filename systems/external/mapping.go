@@ -312,7 +312,9 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	if h.Score, err = num("score", spec.Score); err != nil {
 		return h, false, err
 	}
-	h.Text = m.red.String(h.Text)
+	// A secret can come back in any field a tool fills: the text, the
+	// symbol and the path are all written to results and pooled sheets.
+	h.Text, h.Symbol = m.red.String(h.Text), m.red.String(h.Symbol)
 	if start >= 1 && start < 1e9 {
 		h.StartLine = int(start)
 	}
@@ -329,7 +331,7 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	if !ok {
 		return systems.Hit{Score: h.Score, Text: h.Text}, false, nil
 	}
-	h.Path = rel
+	h.Path = m.red.String(rel)
 	return h, true, nil
 }
 

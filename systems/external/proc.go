@@ -298,12 +298,26 @@ func (s *server) exited() (bool, error) {
 	}
 }
 
+// gone reports whether the server process itself has ended, even while
+// Wait still waits for its output pipes (a worker process it started can
+// hold its stderr open for WaitDelay): os.Process knows as soon as the
+// process is reaped.
+func (s *server) gone() bool {
+	if done, _ := s.exited(); done {
+		return true
+	}
+	return errors.Is(s.cmd.Process.Signal(syscall.Signal(0)), os.ErrProcessDone)
+}
+
 // status describes the process's state for an error message, waiting a
 // moment for a process that is dying to be reaped.
 func (s *server) status() string {
 	select {
 	case <-s.done:
 	case <-time.After(100 * time.Millisecond):
+		if s.gone() {
+			return "server exited (its exit status is not known yet: a process it started still holds its stderr)"
+		}
 		return "server still running"
 	}
 	if s.err == nil {
