@@ -1,51 +1,71 @@
 package trecfmt
 
-// idTable numbers ids: an open-addressing hash table from id to its
-// number, looked up with the id's bytes (no string made). On a run whose
-// lines are not grouped every line looks its query id up.
+// idTable numbers ids 0, 1, 2, … in the order they are added: an
+// open-addressing hash table looked up with the id's bytes (no string
+// made). On a run whose lines are not grouped every line looks its query
+// id up, so a slot is one word (a tag of the hash and the number) and the
+// ids' bytes lie back to back: a lookup touches the slot and, when the tags
+// agree, the id's bytes, not a string header and data somewhere in the heap.
 type idTable struct {
-	ids  []string
-	nums []int32 // number + 1; 0 marks an empty slot
-	n    int
+	slots []uint64 // hash tag<<32 | number+1; 0 marks an empty slot
+	arena []byte   // the ids back to back
+	ends  []int    // ends[num]: end of id num in arena
 }
 
 // lookup returns b's number, or -1.
 func (t *idTable) lookup(b []byte) int32 {
-	if t.n == 0 {
+	if len(t.ends) == 0 {
 		return -1
 	}
-	mask := uint64(len(t.nums) - 1)
-	for h := hashBytes(b) & mask; t.nums[h] != 0; h = (h + 1) & mask {
-		if t.ids[h] == string(b) {
-			return t.nums[h] - 1
+	h := hashBytes(b)
+	tag := h >> 32
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return -1
 		}
-	}
-	return -1
-}
-
-// add numbers id (which must not be in t yet) with num.
-func (t *idTable) add(id string, num int32) {
-	if 2*(t.n+1) > len(t.nums) {
-		old, oldNums := t.ids, t.nums
-		size := max(64, 2*len(t.nums))
-		t.ids, t.nums = make([]string, size), make([]int32, size)
-		for i, v := range oldNums {
-			if v != 0 {
-				t.put(old[i], v)
+		if s>>32 == tag {
+			num := int32(uint32(s)) - 1
+			if string(t.id(num)) == string(b) {
+				return num
 			}
 		}
 	}
-	t.put(id, num+1)
-	t.n++
 }
 
-func (t *idTable) put(id string, v int32) {
-	mask := uint64(len(t.nums) - 1)
-	h := hashBytes([]byte(id)) & mask
-	for t.nums[h] != 0 {
-		h = (h + 1) & mask
+// id returns the bytes of id num.
+func (t *idTable) id(num int32) []byte {
+	start := 0
+	if num > 0 {
+		start = t.ends[num-1]
 	}
-	t.ids[h], t.nums[h] = id, v
+	return t.arena[start:t.ends[num]]
+}
+
+// add numbers b, which must not be in t yet, and returns its number.
+func (t *idTable) add(b []byte) int32 {
+	num := int32(len(t.ends))
+	if 2*(len(t.ends)+1) > len(t.slots) {
+		size := max(64, 2*len(t.slots))
+		t.slots = make([]uint64, size)
+		for n := range num {
+			t.put(hashBytes(t.id(n)), n)
+		}
+	}
+	t.arena = append(t.arena, b...)
+	t.ends = append(t.ends, len(t.arena))
+	t.put(hashBytes(b), num)
+	return num
+}
+
+func (t *idTable) put(h uint64, num int32) {
+	mask := uint64(len(t.slots) - 1)
+	i := h & mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = h>>32<<32 | uint64(uint32(num+1))
 }
 
 // hashBytes is FNV-1a, folded so that the low bits depend on every byte.

@@ -14,7 +14,9 @@ func TestIDTable(t *testing.T) {
 		if got := tab.lookup([]byte(id)); got != -1 {
 			t.Fatalf("%s: found %d before it was added", id, got)
 		}
-		tab.add(id, int32(i))
+		if got := tab.add([]byte(id)); got != int32(i) {
+			t.Fatalf("%s: added as %d, want %d", id, got, i)
+		}
 		want[id] = int32(i)
 		if i%97 == 0 {
 			for id, n := range want {

@@ -678,10 +678,8 @@ func (p *parser) queryBlock(b *block) {
 		if cur < 0 || string(l.qid) != curQID {
 			num := p.qidNum.lookup(l.qid)
 			if num < 0 {
-				num = int32(len(p.qidStr))
-				q := p.qids.get(l.qid)
-				p.qidNum.add(q, num)
-				p.qidStr = append(p.qidStr, q)
+				num = p.qidNum.add(l.qid)
+				p.qidStr = append(p.qidStr, p.qids.get(l.qid))
 				p.groupOf = append(p.groupOf, 0)
 			}
 			g := p.groupOf[num] - 1
