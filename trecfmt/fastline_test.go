@@ -27,6 +27,11 @@ func FuzzFastRunLine(f *testing.F) {
 		"# q1 Q0 d1 1 1 t",
 		"q1 Q0 d1 1 0.5",
 		"q1 Q0 d1\x01 1 0.5 t\v",
+		// Fields of eight bytes and more, with bytes below '!' that are
+		// not white space and bytes above 0x7f, for fieldEnd's word test.
+		"query0001\tQ0\tdocument\x01\x1f\x7f\x80\xffend 12 0.25 runtag-long\f",
+		"q\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0 Q0 d\x00\x00\x00\x00\x00\x00\x00\x00 1 1 t\x1e\x1e\x1e\x1e\x1e\x1e\x1e\x1e",
+		"q1 Q0 doc1715779\r1 0.999728 synth\r",
 		"",
 	} {
 		f.Add(s, false)

@@ -2,11 +2,13 @@ package trecfmt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -162,38 +164,30 @@ func (p *parser) eachRunLine(b []byte, first int, fn func(line int, l runLine) e
 // score is exactly parseScore's. ok is false for any other line (blank, a
 // comment, another shape, or an error), which goes to the general path.
 func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
-	i, n := 0, len(b)
-	field := func() []byte {
-		for i < n && spaces[b[i]] {
-			i++
-		}
-		s := i
-		for i < n && !spaces[b[i]] {
-			i++
-		}
-		return b[s:i]
-	}
-	if l.qid = field(); len(l.qid) == 0 || l.qid[0] == '#' {
+	n := len(b)
+	s := skipSpaces(b, 0)
+	i := fieldEnd(b, s)
+	if l.qid = b[s:i]; i == s || b[s] == '#' {
 		return l, false
 	}
-	if len(field()) == 0 {
+	s = skipSpaces(b, i)
+	if i = fieldEnd(b, s); i == s {
 		return l, false
 	}
-	if l.doc = field(); len(l.doc) == 0 {
+	s = skipSpaces(b, i)
+	if i = fieldEnd(b, s); i == s {
 		return l, false
 	}
-	rank := field()
-	if len(rank) == 0 || len(rank) > 18 {
-		return l, false
-	}
-	for _, c := range rank {
-		if c-'0' > 9 {
-			return l, false
-		}
-	}
-	for i < n && spaces[b[i]] {
+	l.doc = b[s:i]
+	i = skipSpaces(b, i)
+	rank := i
+	for i < n && b[i]-'0' <= 9 {
 		i++
 	}
+	if rank == i || i-rank > 18 || (i < n && !spaces[b[i]]) {
+		return l, false
+	}
+	i = skipSpaces(b, i)
 	neg := i < n && b[i] == '-'
 	if neg {
 		i++
@@ -226,13 +220,49 @@ func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
 	if neg {
 		l.score = -l.score
 	}
-	if l.tag = field(); len(l.tag) == 0 {
+	s = skipSpaces(b, i)
+	if i = fieldEnd(b, s); i == s {
 		return l, false
 	}
-	if !allowExtra && len(field()) != 0 {
+	l.tag = b[s:i]
+	if !allowExtra && skipSpaces(b, i) != n {
 		return l, false
 	}
 	return l, true
+}
+
+// skipSpaces returns the index of the first byte of b at or after i that is
+// not white space, or len(b).
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && spaces[b[i]] {
+		i++
+	}
+	return i
+}
+
+// fieldEnd returns the index of the first white space byte of b at or
+// after i, or len(b). It tests eight bytes at a time for one below '!'
+// (every white space byte is): in the lowest byte the test flags, the flag
+// is exact (a borrow only carries upwards), and a flagged byte that is not
+// white space is skipped.
+func fieldEnd(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if m := (x - '!'*ones) &^ x & highs; m != 0 {
+			j := i + bits.TrailingZeros64(m)/8
+			if spaces[b[j]] {
+				return j
+			}
+			i = j + 1
+			continue
+		}
+		i += 8
+	}
+	for i < len(b) && !spaces[b[i]] {
+		i++
+	}
+	return i
 }
 
 // docRec returns the lineRec of a line whose document id doc is a
