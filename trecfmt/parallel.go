@@ -697,8 +697,8 @@ type queryRange struct {
 // appearance, keeping file order within a query.
 func (p *parser) queryBlock(b *block) {
 	var qids []string
-	var nums []int32 // qidNum of each group
-	var counts []int32
+	var nums []int32          // qidNum of each group
+	var counts, sizes []int32 // lines and document id bytes of each group
 	est := len(b.buf)/32 + 1
 	recs := make([]lineRec, 0, est)
 	group := make([]int32, 0, est)
@@ -719,10 +719,12 @@ func (p *parser) queryBlock(b *block) {
 				qids = append(qids, p.qidStr[num])
 				nums = append(nums, num)
 				counts = append(counts, 0)
+				sizes = append(sizes, 0)
 			}
 			cur, curQID = g, qids[g]
 		}
 		counts[cur]++
+		sizes[cur] += int32(len(l.doc))
 		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
 		group = append(group, cur)
 		lastTag = l.tag
@@ -737,35 +739,31 @@ func (p *parser) queryBlock(b *block) {
 	if lastTag != nil {
 		b.tag = p.tags.get(lastTag)
 	}
-	// Counting sort of the lines by group.
+	// Counting sort of the lines by group, writing each line where its
+	// group's lines go in file order (the reads are in order, the writes
+	// scattered: the writes do not wait).
 	n := len(recs)
 	pb := &packedBlock{offs: make([]int32, n+1), scores: make([]float64, n), lines: make([]int32, n), groups: make([]queryRange, len(qids))}
 	pos := make([]int32, len(qids))
-	var at int32
+	dpos := make([]int32, len(qids))
+	var at, dat int32
 	for g, c := range counts {
 		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + c}
-		pos[g] = at
+		pos[g], dpos[g] = at, dat
 		at += c
+		dat += sizes[g]
 	}
-	order := make([]int32, n)
-	for i, g := range group {
-		order[pos[g]] = int32(i)
+	docs := make([]byte, dat)
+	for i, r := range recs {
+		g := group[i]
+		k, d := pos[g], dpos[g]
 		pos[g]++
-	}
-	var docs strings.Builder
-	size := 0
-	for _, r := range recs {
-		size += int(r.end - r.off)
-	}
-	docs.Grow(size)
-	for k, i := range order {
-		r := recs[i]
-		pb.offs[k] = int32(docs.Len())
-		docs.Write(b.buf[r.off:r.end])
+		dpos[g] += int32(copy(docs[d:], b.buf[r.off:r.end]))
+		pb.offs[k] = d
 		pb.scores[k] = r.score
 		pb.lines[k] = r.line
 	}
-	pb.offs[n] = int32(docs.Len())
-	pb.docs = docs.String()
+	pb.offs[n] = dat
+	pb.docs = string(docs) // one copy in order, cheap next to the scattered one
 	b.packed = pb
 }
