@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -176,14 +177,37 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 	ps := pos[:np]
 	slices.SortFunc(ps, func(a, b int32) int { return compareResults(results[a], results[b]) })
 	var before [maxCounted + 1]int32
+	// The search compares scores alone (the positives' scores in order in
+	// an array), then walks the positives tied with the result, if any, by
+	// document id: the same index as a search with compareResults. A NaN
+	// score, which compares equal to nothing, takes compareResults.
+	var scores [maxCounted]float64
+	for k, p := range ps {
+		scores[k] = results[p].Score
+	}
+	nanFree := np == 0 || !math.IsNaN(scores[np-1]) // NaN sorts last
 	for _, x := range results {
 		lo, hi := 0, np
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if compareResults(x, results[ps[m]]) < 0 {
-				hi = m
-			} else {
-				lo = m + 1
+		if xs := x.Score; nanFree && xs == xs {
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if scores[m] > xs {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			for lo < np && scores[lo] == xs && results[ps[lo]].DocID >= x.DocID {
+				lo++
+			}
+		} else {
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if compareResults(x, results[ps[m]]) < 0 {
+					hi = m
+				} else {
+					lo = m + 1
+				}
 			}
 		}
 		before[lo]++
