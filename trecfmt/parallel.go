@@ -627,7 +627,9 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 		return nil
 	}
 	newP := func() *parser { return newParser(name, opt.AllowExtraFields) }
-	if err := pipeline(r, name, 4*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
+	// Large blocks: every block holds a piece of nearly every query, and
+	// each piece costs a reference and a gather step.
+	if err := pipeline(r, name, 8*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
 		return "", err
 	}
 	qids := sortedKeys(queries)
