@@ -40,6 +40,17 @@ func FuzzFastRunLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string, allowExtra bool) {
 		b := []byte(line)
 		l, ok := fastRunLine(b, allowExtra)
+		// fieldEnd reads words past the line into its capacity: what
+		// lies there must not change the outcome.
+		for _, tail := range []string{"\n", "abcdefghijklmnop", "\x01\x01\x01\x01\x01\x01\x01\x01 "} {
+			t2 := []byte(line + tail)[:len(line)]
+			l2, ok2 := fastRunLine(t2, allowExtra)
+			if ok2 != ok || string(l2.qid) != string(l.qid) || string(l2.doc) != string(l.doc) || string(l2.tag) != string(l.tag) ||
+				math.Float64bits(l2.score) != math.Float64bits(l.score) {
+				t.Fatalf("%q followed by %q in its capacity: %v %q %q %q %v, without: %v %q %q %q %v",
+					line, tail, ok2, l2.qid, l2.doc, l2.tag, l2.score, ok, l.qid, l.doc, l.tag, l.score)
+			}
+		}
 		if !ok {
 			return
 		}

@@ -244,14 +244,20 @@ func skipSpaces(b []byte, i int) int {
 // after i, or len(b). It tests eight bytes at a time for one below '!'
 // (every white space byte is): in the lowest byte the test flags, the flag
 // is exact (a borrow only carries upwards), and a flagged byte that is not
-// white space is skipped.
+// white space is skipped. The words may reach past len(b) into b's
+// capacity (a line's newline and the lines after it in the block), which
+// only ends the field at len(b).
 func fieldEnd(b []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(b) {
-		x := binary.LittleEndian.Uint64(b[i:])
+	n, w := len(b), b[:cap(b)]
+	for i < n && i+8 <= len(w) {
+		x := binary.LittleEndian.Uint64(w[i:])
 		if m := (x - '!'*ones) &^ x & highs; m != 0 {
 			j := i + bits.TrailingZeros64(m)/8
-			if spaces[b[j]] {
+			if j >= n {
+				return n
+			}
+			if spaces[w[j]] {
 				return j
 			}
 			i = j + 1
@@ -259,7 +265,10 @@ func fieldEnd(b []byte, i int) int {
 		}
 		i += 8
 	}
-	for i < len(b) && !spaces[b[i]] {
+	if i >= n {
+		return n
+	}
+	for i < n && !spaces[b[i]] {
 		i++
 	}
 	return i
