@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"cmp"
-	"hash/maphash"
 	"slices"
 )
 
@@ -13,7 +12,7 @@ import (
 // are not judged), less than a Go map lookup, whose general machinery a
 // thousand lookups per query pay for.
 type gradeTable struct {
-	seed   maphash.Seed
+	seed   uint64
 	slots  []int32 // index+1 into docs and grades; 0 is empty
 	docs   []string
 	grades []int
@@ -29,7 +28,7 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 	}
 	if len(t.slots) != size {
 		if t.slots == nil {
-			t.seed = maphash.MakeSeed()
+			t.seed = newHashSeed()
 		}
 		t.slots = make([]int32, size)
 	} else {
@@ -41,7 +40,7 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 	for d, g := range qr {
 		t.docs = append(t.docs, d)
 		t.grades = append(t.grades, g)
-		h := maphash.String(t.seed, d) & mask
+		h := strHash(d, t.seed) & mask
 		for t.slots[h] != 0 {
 			h = (h + 1) & mask
 		}
@@ -62,7 +61,7 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 // grade returns doc's grade, or unjudged.
 func (t *gradeTable) grade(doc string) int {
 	mask := uint64(len(t.slots) - 1)
-	for h := maphash.String(t.seed, doc) & mask; ; h = (h + 1) & mask {
+	for h := strHash(doc, t.seed) & mask; ; h = (h + 1) & mask {
 		i := t.slots[h]
 		if i == 0 {
 			return unjudged

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"math/bits"
@@ -327,7 +326,7 @@ func (p *parser) checkDups(s *segment) error {
 // set of indexes into the list, reused from list to list (a Go map costs
 // several times more per id here, for the clearing and the generic hashing).
 type dupSet struct {
-	seed  maphash.Seed
+	seed  uint64
 	slots []int32 // index+1 into the list; 0 is empty
 }
 
@@ -340,7 +339,7 @@ func (d *dupSet) find(rs []Result) (first, again int) {
 	}
 	if len(d.slots) != size {
 		if d.slots == nil {
-			d.seed = maphash.MakeSeed()
+			d.seed = newHashSeed()
 		}
 		d.slots = make([]int32, size)
 	} else {
@@ -348,7 +347,7 @@ func (d *dupSet) find(rs []Result) (first, again int) {
 	}
 	mask := uint64(size - 1)
 	for i, r := range rs {
-		h := maphash.String(d.seed, r.DocID) & mask
+		h := strHash(r.DocID, d.seed) & mask
 		for {
 			j := d.slots[h]
 			if j == 0 {
