@@ -76,6 +76,7 @@ type parser struct {
 	tags       lastInterner
 	dups       dupSet
 	inner      segment
+	shape      lineShape
 
 	// queryBlock's numbering of query ids, kept from block to block:
 	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
@@ -134,7 +135,12 @@ func (p *parser) eachRunLine(b []byte, first int, fn func(line int, l runLine) e
 				return syntaxErrorf(p.name, line, "line longer than %d bytes", maxLine)
 			}
 		}
-		l, ok := fastRunLine(b[start:end], p.allowExtra)
+		l, ok := p.shape.parse(b[start:end])
+		if !ok {
+			if l, ok = fastRunLine(b[start:end], p.allowExtra); ok {
+				p.shape.set(b[start:end], l)
+			}
+		}
 		if !ok {
 			// Anything unusual (and every error) takes the general path.
 			p.fields = splitFields(p.fields[:0], b[start:end])
@@ -191,23 +197,23 @@ func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
 	if neg {
 		i++
 	}
+	// The digits before and after the point, in two loops.
 	var mant uint64
-	digits, frac := 0, -1
-	for ; i < n; i++ {
-		c := b[i]
-		if c-'0' <= 9 {
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if frac >= 0 {
-				frac++
-			}
-			continue
+	d := i
+	for i < n && b[i]-'0' <= 9 {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
+	}
+	digits, frac := i-d, -1
+	if i < n && b[i] == '.' {
+		i++
+		d = i
+		for i < n && b[i]-'0' <= 9 {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
 		}
-		if c == '.' && frac < 0 {
-			frac = 0
-			continue
-		}
-		break
+		frac = i - d
+		digits += frac
 	}
 	if (i < n && !spaces[b[i]]) || digits == 0 || digits > 15 || frac == 0 {
 		return l, false
