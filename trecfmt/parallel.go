@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -286,39 +285,6 @@ func docRec(buf, doc []byte, line int, score float64) lineRec {
 	return lineRec{off: int32(off), end: int32(off + len(doc)), line: int32(line), score: score}
 }
 
-// results turns the records of one query into a segment: one string
-// allocation for all its document ids. With check, a document repeated
-// within the records is an error naming both lines.
-func (p *parser) segment(qid string, buf []byte, recs []lineRec, s *segment, check bool) (*segment, error) {
-	size := 0
-	for _, r := range recs {
-		size += int(r.end - r.off)
-	}
-	var docs strings.Builder
-	docs.Grow(size)
-	for _, r := range recs {
-		docs.Write(buf[r.off:r.end])
-	}
-	all := docs.String()
-	if s == nil {
-		s = &segment{}
-	}
-	s.qid, s.results, s.lines = qid, s.results[:0], s.lines[:0]
-	off := 0
-	for _, r := range recs {
-		end := off + int(r.end-r.off)
-		s.results = append(s.results, Result{DocID: all[off:end], Score: r.score})
-		s.lines = append(s.lines, r.line)
-		off = end
-	}
-	if check {
-		if err := p.checkDups(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
 // checkDups reports a document repeated within s, naming both lines.
 func (p *parser) checkDups(s *segment) error {
 	if first, i := p.dups.find(s.results); i >= 0 {
@@ -547,43 +513,43 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 
 // groupBlock parses b into its runs of lines with one query id, calling fn
 // for the runs strictly inside the block (complete queries when the run is
-// grouped) and keeping the first and last for the consumer.
+// grouped) and keeping the first and last for the consumer. The document
+// ids are substrings of one copy of the block.
 func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) error) {
-	var recs []lineRec
-	curQID := ""
+	str := string(b.buf)
+	s := &p.inner // the run being read; an inner run is done with when fn returns
+	s.qid, s.results, s.lines = "", s.results[:0], s.lines[:0]
 	var curLine int
+	keep := func() *segment {
+		return &segment{qid: s.qid, results: slices.Clone(s.results), lines: slices.Clone(s.lines)}
+	}
 	end := func() error {
-		if len(recs) == 0 {
+		if len(s.results) == 0 {
 			return nil
 		}
 		idx := len(b.heads)
-		b.heads = append(b.heads, segHead{qid: curQID, line: curLine})
+		b.heads = append(b.heads, segHead{qid: s.qid, line: curLine})
 		if idx == 0 {
-			s, err := p.segment(curQID, b.buf, recs, nil, false)
-			b.first = s
+			b.first = keep()
+			return nil
+		}
+		if err := p.checkDups(s); err != nil {
 			return err
 		}
-		// An inner run is done with when fn returns: its buffers are reused.
-		s, err := p.segment(curQID, b.buf, recs, &p.inner, true)
-		if err != nil {
-			return err
-		}
-		if err := fn(curQID, s.results); err != nil {
-			return err
-		}
-		return nil
+		return fn(s.qid, s.results)
 	}
 	var lastTag []byte
 	err := p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
-		if len(recs) == 0 || string(l.qid) != curQID {
+		if len(s.results) == 0 || string(l.qid) != s.qid {
 			if err := end(); err != nil {
 				return err
 			}
-			recs = recs[:0]
-			curQID = p.qids.get(l.qid)
+			s.qid, s.results, s.lines = p.qids.get(l.qid), s.results[:0], s.lines[:0]
 			curLine = line
 		}
-		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
+		off := cap(b.buf) - cap(l.doc)
+		s.results = append(s.results, Result{DocID: str[off : off+len(l.doc)], Score: l.score})
+		s.lines = append(s.lines, int32(line))
 		lastTag = l.tag
 		return nil
 	})
@@ -594,20 +560,15 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) erro
 	if lastTag != nil {
 		b.tag = p.tags.get(lastTag)
 	}
-	if len(recs) == 0 {
+	if len(s.results) == 0 {
 		return
 	}
 	// The last run may go on in the next block: the consumer decides.
-	b.heads = append(b.heads, segHead{qid: curQID, line: curLine})
-	s, err := p.segment(curQID, b.buf, recs, nil, false)
-	if err != nil {
-		b.err = err
-		return
-	}
+	b.heads = append(b.heads, segHead{qid: s.qid, line: curLine})
 	if len(b.heads) == 1 {
-		b.first = s
+		b.first = keep()
 	} else {
-		b.last = s
+		b.last = keep()
 	}
 }
 
