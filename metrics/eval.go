@@ -149,7 +149,7 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 		n = e.opt.MaxDocs
 	}
 	grades = slices.Grow(grades[:0], n)[:n]
-	if slices.IsSortedFunc(results, compareResults) {
+	if inRankOrder(results) {
 		// Runs are mostly written in rank order already.
 		for i := range grades {
 			grades[i] = qr.grade(results[i].DocID)
@@ -220,6 +220,24 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 		}
 	}
 	return grades
+}
+
+// inRankOrder reports whether results are in SortRun's order, as
+// slices.IsSortedFunc with compareResults does, comparing float scores
+// inline; a NaN score takes compareResults.
+func inRankOrder(results []Result) bool {
+	for i := 1; i < len(results); i++ {
+		a, b := results[i-1].Score, results[i].Score
+		switch {
+		case a > b:
+		case a == b && results[i-1].DocID >= results[i].DocID:
+		case a < b || a == b:
+			return false
+		default: // a NaN
+			return slices.IsSortedFunc(results[i-1:], compareResults)
+		}
+	}
+	return true
 }
 
 // maxCounted is the number of positive documents up to which rank counts

@@ -94,3 +94,34 @@ func TestGradeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestInRankOrder checks inRankOrder against slices.IsSortedFunc with
+// compareResults on sorted lists with one swap or none, with ties, NaN and
+// signed zeros.
+func TestInRankOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	scores := []float64{0, math.Copysign(0, -1), 1, 0.5, math.NaN(), 2}
+	sorted := 0
+	for i := range 3000 {
+		n := r.IntN(12)
+		rs := make([]Result, n)
+		for k := range rs {
+			rs[k] = Result{DocID: fmt.Sprintf("d%d", r.IntN(4)), Score: scores[r.IntN(len(scores))]}
+		}
+		SortRun(rs)
+		if n > 1 && i%2 == 0 {
+			k := r.IntN(n - 1)
+			rs[k], rs[k+1] = rs[k+1], rs[k]
+		}
+		want := slices.IsSortedFunc(rs, compareResults)
+		if want {
+			sorted++
+		}
+		if got := inRankOrder(rs); got != want {
+			t.Fatalf("%v: inRankOrder %v, IsSortedFunc %v", rs, got, want)
+		}
+	}
+	if sorted == 0 || sorted == 3000 {
+		t.Errorf("%d of 3000 lists sorted: the test needs both kinds", sorted)
+	}
+}
