@@ -17,6 +17,19 @@ type gradeTable struct {
 	docs   []string
 	grades []int
 	ideal  []float64
+	// A bit per judged document at filterBit of its id: a result whose
+	// bit is not set is not judged, without hashing its id.
+	filter [16]uint64
+}
+
+// filterBit is a cheap function of an id's last three bytes and length,
+// below 1024.
+func filterBit(doc string) uint {
+	n := len(doc)
+	if n < 3 {
+		return uint(n)
+	}
+	return (uint(doc[n-1]) ^ uint(doc[n-2])*10 ^ uint(doc[n-3])*100 ^ uint(n)<<5) & 1023
 }
 
 // build fills t with qr and returns what summarize(qr, lvl) returns; its
@@ -35,6 +48,7 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 		clear(t.slots)
 	}
 	t.docs, t.grades, t.ideal = t.docs[:0], t.grades[:0], t.ideal[:0]
+	t.filter = [16]uint64{}
 	mask := uint64(size - 1)
 	var j judged
 	for d, g := range qr {
@@ -45,6 +59,8 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 			h = (h + 1) & mask
 		}
 		t.slots[h] = int32(len(t.docs))
+		b := filterBit(d)
+		t.filter[b>>6] |= 1 << (b & 63)
 		if g >= lvl {
 			j.numRel++
 		}
@@ -60,6 +76,9 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 
 // grade returns doc's grade, or unjudged.
 func (t *gradeTable) grade(doc string) int {
+	if b := filterBit(doc); t.filter[b>>6]&(1<<(b&63)) == 0 {
+		return unjudged
+	}
 	mask := uint64(len(t.slots) - 1)
 	for h := strHash(doc, t.seed) & mask; ; h = (h + 1) & mask {
 		i := t.slots[h]
