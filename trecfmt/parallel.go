@@ -63,6 +63,7 @@ type segment struct {
 type lineRec struct {
 	off, end int32 // document id: buf[off:end]
 	line     int32
+	group    int32 // queryBlock: the line's group
 	score    float64
 }
 
@@ -674,11 +675,12 @@ type queryRange struct {
 // appearance, keeping file order within a query.
 func (p *parser) queryBlock(b *block) {
 	var qids []string
-	var nums []int32          // qidNum of each group
-	var counts, sizes []int32 // lines and document id bytes of each group
+	var nums []int32 // qidNum of each group
+	// Lines and document id bytes of each group, then (after the prefix
+	// sums) where its next line and document id go.
+	var sizes []groupSize
 	est := len(b.buf)/32 + 1
 	recs := make([]lineRec, 0, est)
-	group := make([]int32, 0, est)
 	var lastTag []byte
 	cur, curQID := int32(-1), ""
 	b.err = p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
@@ -695,15 +697,16 @@ func (p *parser) queryBlock(b *block) {
 				p.groupOf[num] = g + 1
 				qids = append(qids, p.qidStr[num])
 				nums = append(nums, num)
-				counts = append(counts, 0)
-				sizes = append(sizes, 0)
+				sizes = append(sizes, groupSize{})
 			}
 			cur, curQID = g, qids[g]
 		}
-		counts[cur]++
-		sizes[cur] += int32(len(l.doc))
-		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
-		group = append(group, cur)
+		sz := &sizes[cur]
+		sz.lines++
+		sz.docs += int32(len(l.doc))
+		r := docRec(b.buf, l.doc, line, l.score)
+		r.group = cur
+		recs = append(recs, r)
 		lastTag = l.tag
 		return nil
 	})
@@ -721,21 +724,19 @@ func (p *parser) queryBlock(b *block) {
 	// scattered: the writes do not wait).
 	n := len(recs)
 	pb := &packedBlock{offs: make([]int32, n+1), scores: make([]float64, n), lines: make([]int32, n), groups: make([]queryRange, len(qids))}
-	pos := make([]int32, len(qids))
-	dpos := make([]int32, len(qids))
 	var at, dat int32
-	for g, c := range counts {
-		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + c}
-		pos[g], dpos[g] = at, dat
-		at += c
-		dat += sizes[g]
+	for g, sz := range sizes {
+		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + sz.lines}
+		sizes[g] = groupSize{lines: at, docs: dat}
+		at += sz.lines
+		dat += sz.docs
 	}
 	docs := make([]byte, dat)
-	for i, r := range recs {
-		g := group[i]
-		k, d := pos[g], dpos[g]
-		pos[g]++
-		dpos[g] += int32(copy(docs[d:], b.buf[r.off:r.end]))
+	for _, r := range recs {
+		pos := &sizes[r.group]
+		k, d := pos.lines, pos.docs
+		pos.lines++
+		pos.docs += int32(copy(docs[d:], b.buf[r.off:r.end]))
 		pb.offs[k] = d
 		pb.scores[k] = r.score
 		pb.lines[k] = r.line
@@ -744,3 +745,6 @@ func (p *parser) queryBlock(b *block) {
 	pb.docs = string(docs) // one copy in order, cheap next to the scattered one
 	b.packed = pb
 }
+
+// groupSize counts a group's lines and document id bytes in queryBlock.
+type groupSize struct{ lines, docs int32 }
