@@ -682,9 +682,11 @@ func (p *parser) queryBlock(b *block) {
 	est := len(b.buf)/32 + 1
 	recs := make([]lineRec, 0, est)
 	var lastTag []byte
-	cur, curQID := int32(-1), ""
+	// The current group's query id as the bytes of its last line (not
+	// qids[cur], a string somewhere in a large slice: a cache miss a line).
+	cur, curQID := int32(-1), []byte(nil)
 	b.err = p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
-		if cur < 0 || string(l.qid) != curQID {
+		if cur < 0 || string(l.qid) != string(curQID) {
 			num := p.qidNum.lookup(l.qid)
 			if num < 0 {
 				num = p.qidNum.add(l.qid)
@@ -699,7 +701,7 @@ func (p *parser) queryBlock(b *block) {
 				nums = append(nums, num)
 				sizes = append(sizes, groupSize{})
 			}
-			cur, curQID = g, qids[g]
+			cur, curQID = g, l.qid
 		}
 		sz := &sizes[cur]
 		sz.lines++
