@@ -77,6 +77,8 @@ type parser struct {
 	dups       dupSet
 	inner      segment
 	shape      lineShape
+	recs       []lineRec // queryBlock's buffers
+	docs       []byte
 
 	// queryBlock's numbering of query ids, kept from block to block:
 	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
@@ -679,8 +681,7 @@ func (p *parser) queryBlock(b *block) {
 	// Lines and document id bytes of each group, then (after the prefix
 	// sums) where its next line and document id go.
 	var sizes []groupSize
-	est := len(b.buf)/32 + 1
-	recs := make([]lineRec, 0, est)
+	recs := p.recs[:0] // reused from block to block, as is docs below
 	var lastTag []byte
 	// The current group's query id as the bytes of its last line (not
 	// qids[cur], a string somewhere in a large slice: a cache miss a line).
@@ -733,7 +734,9 @@ func (p *parser) queryBlock(b *block) {
 		at += sz.lines
 		dat += sz.docs
 	}
-	docs := make([]byte, dat)
+	p.recs = recs
+	docs := slices.Grow(p.docs[:0], int(dat))[:dat]
+	p.docs = docs
 	for _, r := range recs {
 		pos := &sizes[r.group]
 		k, d := pos.lines, pos.docs
