@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -58,14 +59,21 @@ var ErrDuplicateQuery = errors.New("query added twice")
 // has to be in memory at once. Feed each query's complete results to Add,
 // then call Result. An Evaluator is not safe for concurrent use.
 type Evaluator struct {
-	qrels  Qrels
-	ms     []Measure
-	opt    EvalOptions
-	lvl    int
-	done   map[string]bool
-	qs     []QueryResult
+	qrels Qrels
+	ms    []Measure
+	opt   EvalOptions
+	lvl   int
+	done  map[string]bool
+	qs    []QueryResult
+	scratch
+	seen map[string]struct{}
+}
+
+// scratch holds the buffers of one query's scoring, reused from query to
+// query.
+type scratch struct {
 	grades []int
-	seen   map[string]struct{}
+	tab    gradeTable
 }
 
 // NewEvaluator returns an Evaluator of ms against qrels. It fails on an
@@ -116,9 +124,15 @@ func (e *Evaluator) AddUnique(qid string, results []Result) error {
 	if !ok {
 		return nil
 	}
-	e.grades = e.rank(qr, results, e.grades[:0])
-	e.qs = append(e.qs, e.evaluate(qid, qr, e.grades))
+	e.qs = append(e.qs, e.score(qid, qr, results, &e.scratch))
 	return nil
+}
+
+// score ranks and scores one judged query with the buffers of sc.
+func (e *Evaluator) score(qid string, qr map[string]int, results []Result, sc *scratch) QueryResult {
+	j := sc.tab.build(qr, e.lvl)
+	sc.grades = e.rank(&sc.tab, results, sc.grades[:0])
+	return e.evaluateJudged(qid, &j, sc.grades)
 }
 
 // rank returns the grades of results in trec_eval's order (SortRun), cut
@@ -129,16 +143,16 @@ func (e *Evaluator) AddUnique(qid string, results []Result) error {
 // SortRun puts before it. Results already in order are taken as they are,
 // and with many positive documents they are sorted in place; the grades are
 // the same either way.
-func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []int {
+func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 	n := len(results)
 	if e.opt.MaxDocs > 0 && n > e.opt.MaxDocs {
 		n = e.opt.MaxDocs
 	}
 	grades = slices.Grow(grades[:0], n)[:n]
-	if slices.IsSortedFunc(results, compareResults) {
+	if inRankOrder(results) {
 		// Runs are mostly written in rank order already.
 		for i := range grades {
-			grades[i] = gradeOf(qr, results[i].DocID)
+			grades[i] = qr.grade(results[i].DocID)
 		}
 		return grades
 	}
@@ -148,7 +162,7 @@ func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []in
 	var pos [maxCounted]int32
 	np := 0
 	for i, r := range results {
-		if g := gradeOf(qr, r.DocID); g > 0 {
+		if g := qr.grade(r.DocID); g > 0 {
 			if np == maxCounted {
 				return e.rankSorted(qr, results, grades)
 			}
@@ -163,14 +177,37 @@ func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []in
 	ps := pos[:np]
 	slices.SortFunc(ps, func(a, b int32) int { return compareResults(results[a], results[b]) })
 	var before [maxCounted + 1]int32
+	// The search compares scores alone (the positives' scores in order in
+	// an array), then walks the positives tied with the result, if any, by
+	// document id: the same index as a search with compareResults. A NaN
+	// score, which compares equal to nothing, takes compareResults.
+	var scores [maxCounted]float64
+	for k, p := range ps {
+		scores[k] = results[p].Score
+	}
+	nanFree := np == 0 || !math.IsNaN(scores[np-1]) // NaN sorts last
 	for _, x := range results {
 		lo, hi := 0, np
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if compareResults(x, results[ps[m]]) < 0 {
-				hi = m
-			} else {
-				lo = m + 1
+		if xs := x.Score; nanFree && xs == xs {
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if scores[m] > xs {
+					lo = m + 1
+				} else {
+					hi = m
+				}
+			}
+			for lo < np && scores[lo] == xs && results[ps[lo]].DocID >= x.DocID {
+				lo++
+			}
+		} else {
+			for lo < hi {
+				m := int(uint(lo+hi) >> 1)
+				if compareResults(x, results[ps[m]]) < 0 {
+					hi = m
+				} else {
+					lo = m + 1
+				}
 			}
 		}
 		before[lo]++
@@ -179,10 +216,28 @@ func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []in
 	for k, p := range ps {
 		r += int(before[k])
 		if r < n {
-			grades[r] = qr[results[p].DocID]
+			grades[r] = qr.grade(results[p].DocID)
 		}
 	}
 	return grades
+}
+
+// inRankOrder reports whether results are in SortRun's order, as
+// slices.IsSortedFunc with compareResults does, comparing float scores
+// inline; a NaN score takes compareResults.
+func inRankOrder(results []Result) bool {
+	for i := 1; i < len(results); i++ {
+		a, b := results[i-1].Score, results[i].Score
+		switch {
+		case a > b:
+		case a == b && results[i-1].DocID >= results[i].DocID:
+		case a < b || a == b:
+			return false
+		default: // a NaN
+			return slices.IsSortedFunc(results[i-1:], compareResults)
+		}
+	}
+	return true
 }
 
 // maxCounted is the number of positive documents up to which rank counts
@@ -190,10 +245,10 @@ func (e *Evaluator) rank(qr map[string]int, results []Result, grades []int) []in
 const maxCounted = 128
 
 // rankSorted is rank by sorting results in place.
-func (e *Evaluator) rankSorted(qr map[string]int, results []Result, grades []int) []int {
+func (e *Evaluator) rankSorted(qr *gradeTable, results []Result, grades []int) []int {
 	SortRun(results)
 	for i := range grades {
-		grades[i] = gradeOf(qr, results[i].DocID)
+		grades[i] = qr.grade(results[i].DocID)
 	}
 	return grades
 }
@@ -208,18 +263,17 @@ func (e *Evaluator) Score(qid string, results []Result) (q QueryResult, judged b
 	if !ok {
 		return QueryResult{}, false
 	}
-	g, _ := gradesPool.Get().(*[]int)
-	if g == nil {
-		g = new([]int)
+	sc, _ := scratchPool.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
 	}
-	*g = e.rank(qr, results, (*g)[:0])
-	q = e.evaluate(qid, qr, *g)
-	gradesPool.Put(g)
+	q = e.score(qid, qr, results, sc)
+	scratchPool.Put(sc)
 	return q, true
 }
 
-// gradesPool recycles Score's grade buffers.
-var gradesPool sync.Pool
+// scratchPool recycles Score's buffers.
+var scratchPool sync.Pool
 
 // Record adds a query scored by Score, in any order; a query id recorded
 // (or added) twice is an error wrapping ErrDuplicateQuery.
@@ -236,6 +290,11 @@ func (e *Evaluator) Record(qid string, q QueryResult, judged bool) error {
 
 func (e *Evaluator) evaluate(qid string, qr map[string]int, grades []int) QueryResult {
 	j := summarize(qr, e.lvl)
+	return e.evaluateJudged(qid, &j, grades)
+}
+
+// evaluateJudged is evaluate with the judgments summarized.
+func (e *Evaluator) evaluateJudged(qid string, j *judged, grades []int) QueryResult {
 	q := QueryResult{
 		QID:       qid,
 		Values:    make([]float64, len(e.ms)),
@@ -243,7 +302,7 @@ func (e *Evaluator) evaluate(qid string, qr map[string]int, grades []int) QueryR
 		NumRel:    j.numRel,
 		NumRelRet: countRel(grades, e.lvl),
 	}
-	scoreGrades(grades, &j, e.ms, e.lvl, q.Values)
+	scoreGrades(grades, j, e.ms, e.lvl, q.Values)
 	return q
 }
 

@@ -28,8 +28,8 @@ func TestRankMatchesSort(t *testing.T) {
 		for j := range n {
 			doc := fmt.Sprintf("d%d.%d", r.IntN(50), j) // distinct
 			s := scores[r.IntN(len(scores))]
-			if r.IntN(2) == 0 {
-				s = float64(r.IntN(5)) / 4
+			if r.IntN(2) == 0 || (i%5 == 2 && math.IsNaN(s)) {
+				s = float64(r.IntN(5)) / 4 // ties without NaN: rank's float search
 			}
 			rs = append(rs, Result{DocID: doc, Score: s})
 			if r.IntN(3) == 0 {
@@ -44,8 +44,16 @@ func TestRankMatchesSort(t *testing.T) {
 			maxDocs = r.IntN(n + 2)
 		}
 		e := &Evaluator{opt: EvalOptions{MaxDocs: maxDocs}}
-		got := e.rank(qr, slices.Clone(rs), nil)
-		want := e.rankSorted(qr, slices.Clone(rs), make([]int, len(got)))
+		var tab gradeTable
+		tab.build(qr, 1)
+		got := e.rank(&tab, slices.Clone(rs), nil)
+		// The reference: sort everything, grades from the map.
+		sorted := slices.Clone(rs)
+		SortRun(sorted)
+		want := make([]int, len(got))
+		for k := range want {
+			want[k] = gradeOf(qr, sorted[k].DocID)
+		}
 		// Only positive grades matter to the measures; counting leaves the
 		// others "unjudged".
 		for _, gs := range [][]int{want, got} {
@@ -58,5 +66,62 @@ func TestRankMatchesSort(t *testing.T) {
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("query %d (n %d, MaxDocs %d): grades differ (-sorted +counted):\n%s", i, n, maxDocs, diff)
 		}
+	}
+}
+
+// TestGradeTable checks the table's grades against the map's and its
+// summary against summarize, on random judgments of every size up to a few
+// hundred, reusing one table as Score does.
+func TestGradeTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var tab gradeTable
+	for i := range 300 {
+		qr := map[string]int{}
+		for range r.IntN(i + 1) {
+			qr[fmt.Sprintf("doc%d", r.IntN(2000))] = r.IntN(6) - 2 // -2 … 3
+		}
+		lvl := 1 + r.IntN(3)
+		got := tab.build(qr, lvl)
+		want := summarize(qr, lvl)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(judged{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("judgments %d (%d docs): summary differs (-summarize +table):\n%s", i, len(qr), diff)
+		}
+		for k := range 2000 {
+			doc := fmt.Sprintf("doc%d", k)
+			if g, w := tab.grade(doc), gradeOf(qr, doc); g != w {
+				t.Fatalf("judgments %d: %s graded %d, map %d", i, doc, g, w)
+			}
+		}
+	}
+}
+
+// TestInRankOrder checks inRankOrder against slices.IsSortedFunc with
+// compareResults on sorted lists with one swap or none, with ties, NaN and
+// signed zeros.
+func TestInRankOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	scores := []float64{0, math.Copysign(0, -1), 1, 0.5, math.NaN(), 2}
+	sorted := 0
+	for i := range 3000 {
+		n := r.IntN(12)
+		rs := make([]Result, n)
+		for k := range rs {
+			rs[k] = Result{DocID: fmt.Sprintf("d%d", r.IntN(4)), Score: scores[r.IntN(len(scores))]}
+		}
+		SortRun(rs)
+		if n > 1 && i%2 == 0 {
+			k := r.IntN(n - 1)
+			rs[k], rs[k+1] = rs[k+1], rs[k]
+		}
+		want := slices.IsSortedFunc(rs, compareResults)
+		if want {
+			sorted++
+		}
+		if got := inRankOrder(rs); got != want {
+			t.Fatalf("%v: inRankOrder %v, IsSortedFunc %v", rs, got, want)
+		}
+	}
+	if sorted == 0 || sorted == 3000 {
+		t.Errorf("%d of 3000 lists sorted: the test needs both kinds", sorted)
 	}
 }

@@ -27,6 +27,11 @@ func FuzzFastRunLine(f *testing.F) {
 		"# q1 Q0 d1 1 1 t",
 		"q1 Q0 d1 1 0.5",
 		"q1 Q0 d1\x01 1 0.5 t\v",
+		// Fields of eight bytes and more, with bytes below '!' that are
+		// not white space and bytes above 0x7f, for fieldEnd's word test.
+		"query0001\tQ0\tdocument\x01\x1f\x7f\x80\xffend 12 0.25 runtag-long\f",
+		"q\xa0\xa0\xa0\xa0\xa0\xa0\xa0\xa0 Q0 d\x00\x00\x00\x00\x00\x00\x00\x00 1 1 t\x1e\x1e\x1e\x1e\x1e\x1e\x1e\x1e",
+		"q1 Q0 doc1715779\r1 0.999728 synth\r",
 		"",
 	} {
 		f.Add(s, false)
@@ -35,6 +40,17 @@ func FuzzFastRunLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string, allowExtra bool) {
 		b := []byte(line)
 		l, ok := fastRunLine(b, allowExtra)
+		// fieldEnd reads words past the line into its capacity: what
+		// lies there must not change the outcome.
+		for _, tail := range []string{"\n", "abcdefghijklmnop", "\x01\x01\x01\x01\x01\x01\x01\x01 "} {
+			t2 := []byte(line + tail)[:len(line)]
+			l2, ok2 := fastRunLine(t2, allowExtra)
+			if ok2 != ok || string(l2.qid) != string(l.qid) || string(l2.doc) != string(l.doc) || string(l2.tag) != string(l.tag) ||
+				math.Float64bits(l2.score) != math.Float64bits(l.score) {
+				t.Fatalf("%q followed by %q in its capacity: %v %q %q %q %v, without: %v %q %q %q %v",
+					line, tail, ok2, l2.qid, l2.doc, l2.tag, l2.score, ok, l.qid, l.doc, l.tag, l.score)
+			}
+		}
 		if !ok {
 			return
 		}

@@ -2,15 +2,15 @@ package trecfmt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -63,6 +63,7 @@ type segment struct {
 type lineRec struct {
 	off, end int32 // document id: buf[off:end]
 	line     int32
+	group    int32 // queryBlock: the line's group
 	score    float64
 }
 
@@ -75,6 +76,9 @@ type parser struct {
 	tags       lastInterner
 	dups       dupSet
 	inner      segment
+	shape      lineShape
+	recs       []lineRec // queryBlock's buffers
+	docs       []byte
 
 	// queryBlock's numbering of query ids, kept from block to block:
 	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
@@ -133,7 +137,12 @@ func (p *parser) eachRunLine(b []byte, first int, fn func(line int, l runLine) e
 				return syntaxErrorf(p.name, line, "line longer than %d bytes", maxLine)
 			}
 		}
-		l, ok := fastRunLine(b[start:end], p.allowExtra)
+		l, ok := p.shape.parse(b[start:end])
+		if !ok {
+			if l, ok = fastRunLine(b[start:end], p.allowExtra); ok {
+				p.shape.set(b[start:end], l)
+			}
+		}
 		if !ok {
 			// Anything unusual (and every error) takes the general path.
 			p.fields = splitFields(p.fields[:0], b[start:end])
@@ -162,59 +171,51 @@ func (p *parser) eachRunLine(b []byte, first int, fn func(line int, l runLine) e
 // score is exactly parseScore's. ok is false for any other line (blank, a
 // comment, another shape, or an error), which goes to the general path.
 func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
-	i, n := 0, len(b)
-	field := func() []byte {
-		for i < n && spaces[b[i]] {
-			i++
-		}
-		s := i
-		for i < n && !spaces[b[i]] {
-			i++
-		}
-		return b[s:i]
-	}
-	if l.qid = field(); len(l.qid) == 0 || l.qid[0] == '#' {
+	n := len(b)
+	s := skipSpaces(b, 0)
+	i := fieldEnd(b, s)
+	if l.qid = b[s:i]; i == s || b[s] == '#' {
 		return l, false
 	}
-	if len(field()) == 0 {
+	s = skipSpaces(b, i)
+	if i = fieldEnd(b, s); i == s {
 		return l, false
 	}
-	if l.doc = field(); len(l.doc) == 0 {
+	s = skipSpaces(b, i)
+	if i = fieldEnd(b, s); i == s {
 		return l, false
 	}
-	rank := field()
-	if len(rank) == 0 || len(rank) > 18 {
-		return l, false
-	}
-	for _, c := range rank {
-		if c-'0' > 9 {
-			return l, false
-		}
-	}
-	for i < n && spaces[b[i]] {
+	l.doc = b[s:i]
+	i = skipSpaces(b, i)
+	rank := i
+	for i < n && b[i]-'0' <= 9 {
 		i++
 	}
+	if rank == i || i-rank > 18 || (i < n && !spaces[b[i]]) {
+		return l, false
+	}
+	i = skipSpaces(b, i)
 	neg := i < n && b[i] == '-'
 	if neg {
 		i++
 	}
+	// The digits before and after the point, in two loops.
 	var mant uint64
-	digits, frac := 0, -1
-	for ; i < n; i++ {
-		c := b[i]
-		if c-'0' <= 9 {
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if frac >= 0 {
-				frac++
-			}
-			continue
+	d := i
+	for i < n && b[i]-'0' <= 9 {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
+	}
+	digits, frac := i-d, -1
+	if i < n && b[i] == '.' {
+		i++
+		d = i
+		for i < n && b[i]-'0' <= 9 {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
 		}
-		if c == '.' && frac < 0 {
-			frac = 0
-			continue
-		}
-		break
+		frac = i - d
+		digits += frac
 	}
 	if (i < n && !spaces[b[i]]) || digits == 0 || digits > 15 || frac == 0 {
 		return l, false
@@ -226,13 +227,58 @@ func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
 	if neg {
 		l.score = -l.score
 	}
-	if l.tag = field(); len(l.tag) == 0 {
+	s = skipSpaces(b, i)
+	if i = fieldEnd(b, s); i == s {
 		return l, false
 	}
-	if !allowExtra && len(field()) != 0 {
+	l.tag = b[s:i]
+	if !allowExtra && skipSpaces(b, i) != n {
 		return l, false
 	}
 	return l, true
+}
+
+// skipSpaces returns the index of the first byte of b at or after i that is
+// not white space, or len(b).
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && spaces[b[i]] {
+		i++
+	}
+	return i
+}
+
+// fieldEnd returns the index of the first white space byte of b at or
+// after i, or len(b). It tests eight bytes at a time for one below '!'
+// (every white space byte is): in the lowest byte the test flags, the flag
+// is exact (a borrow only carries upwards), and a flagged byte that is not
+// white space is skipped. The words may reach past len(b) into b's
+// capacity (a line's newline and the lines after it in the block), which
+// only ends the field at len(b).
+func fieldEnd(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n, w := len(b), b[:cap(b)]
+	for i < n && i+8 <= len(w) {
+		x := binary.LittleEndian.Uint64(w[i:])
+		if m := (x - '!'*ones) &^ x & highs; m != 0 {
+			j := i + bits.TrailingZeros64(m)/8
+			if j >= n {
+				return n
+			}
+			if spaces[w[j]] {
+				return j
+			}
+			i = j + 1
+			continue
+		}
+		i += 8
+	}
+	if i >= n {
+		return n
+	}
+	for i < n && !spaces[b[i]] {
+		i++
+	}
+	return i
 }
 
 // docRec returns the lineRec of a line whose document id doc is a
@@ -240,39 +286,6 @@ func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
 func docRec(buf, doc []byte, line int, score float64) lineRec {
 	off := cap(buf) - cap(doc)
 	return lineRec{off: int32(off), end: int32(off + len(doc)), line: int32(line), score: score}
-}
-
-// results turns the records of one query into a segment: one string
-// allocation for all its document ids. With check, a document repeated
-// within the records is an error naming both lines.
-func (p *parser) segment(qid string, buf []byte, recs []lineRec, s *segment, check bool) (*segment, error) {
-	size := 0
-	for _, r := range recs {
-		size += int(r.end - r.off)
-	}
-	var docs strings.Builder
-	docs.Grow(size)
-	for _, r := range recs {
-		docs.Write(buf[r.off:r.end])
-	}
-	all := docs.String()
-	if s == nil {
-		s = &segment{}
-	}
-	s.qid, s.results, s.lines = qid, s.results[:0], s.lines[:0]
-	off := 0
-	for _, r := range recs {
-		end := off + int(r.end-r.off)
-		s.results = append(s.results, Result{DocID: all[off:end], Score: r.score})
-		s.lines = append(s.lines, r.line)
-		off = end
-	}
-	if check {
-		if err := p.checkDups(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
 }
 
 // checkDups reports a document repeated within s, naming both lines.
@@ -288,7 +301,7 @@ func (p *parser) checkDups(s *segment) error {
 // set of indexes into the list, reused from list to list (a Go map costs
 // several times more per id here, for the clearing and the generic hashing).
 type dupSet struct {
-	seed  maphash.Seed
+	seed  uint64
 	slots []int32 // index+1 into the list; 0 is empty
 }
 
@@ -301,7 +314,7 @@ func (d *dupSet) find(rs []Result) (first, again int) {
 	}
 	if len(d.slots) != size {
 		if d.slots == nil {
-			d.seed = maphash.MakeSeed()
+			d.seed = newHashSeed()
 		}
 		d.slots = make([]int32, size)
 	} else {
@@ -309,7 +322,7 @@ func (d *dupSet) find(rs []Result) (first, again int) {
 	}
 	mask := uint64(size - 1)
 	for i, r := range rs {
-		h := maphash.String(d.seed, r.DocID) & mask
+		h := strHash(r.DocID, d.seed) & mask
 		for {
 			j := d.slots[h]
 			if j == 0 {
@@ -503,43 +516,43 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 
 // groupBlock parses b into its runs of lines with one query id, calling fn
 // for the runs strictly inside the block (complete queries when the run is
-// grouped) and keeping the first and last for the consumer.
+// grouped) and keeping the first and last for the consumer. The document
+// ids are substrings of one copy of the block.
 func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) error) {
-	var recs []lineRec
-	curQID := ""
+	str := string(b.buf)
+	s := &p.inner // the run being read; an inner run is done with when fn returns
+	s.qid, s.results, s.lines = "", s.results[:0], s.lines[:0]
 	var curLine int
+	keep := func() *segment {
+		return &segment{qid: s.qid, results: slices.Clone(s.results), lines: slices.Clone(s.lines)}
+	}
 	end := func() error {
-		if len(recs) == 0 {
+		if len(s.results) == 0 {
 			return nil
 		}
 		idx := len(b.heads)
-		b.heads = append(b.heads, segHead{qid: curQID, line: curLine})
+		b.heads = append(b.heads, segHead{qid: s.qid, line: curLine})
 		if idx == 0 {
-			s, err := p.segment(curQID, b.buf, recs, nil, false)
-			b.first = s
+			b.first = keep()
+			return nil
+		}
+		if err := p.checkDups(s); err != nil {
 			return err
 		}
-		// An inner run is done with when fn returns: its buffers are reused.
-		s, err := p.segment(curQID, b.buf, recs, &p.inner, true)
-		if err != nil {
-			return err
-		}
-		if err := fn(curQID, s.results); err != nil {
-			return err
-		}
-		return nil
+		return fn(s.qid, s.results)
 	}
 	var lastTag []byte
 	err := p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
-		if len(recs) == 0 || string(l.qid) != curQID {
+		if len(s.results) == 0 || string(l.qid) != s.qid {
 			if err := end(); err != nil {
 				return err
 			}
-			recs = recs[:0]
-			curQID = p.qids.get(l.qid)
+			s.qid, s.results, s.lines = p.qids.get(l.qid), s.results[:0], s.lines[:0]
 			curLine = line
 		}
-		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
+		off := cap(b.buf) - cap(l.doc)
+		s.results = append(s.results, Result{DocID: str[off : off+len(l.doc)], Score: l.score})
+		s.lines = append(s.lines, int32(line))
 		lastTag = l.tag
 		return nil
 	})
@@ -550,20 +563,15 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) erro
 	if lastTag != nil {
 		b.tag = p.tags.get(lastTag)
 	}
-	if len(recs) == 0 {
+	if len(s.results) == 0 {
 		return
 	}
 	// The last run may go on in the next block: the consumer decides.
-	b.heads = append(b.heads, segHead{qid: curQID, line: curLine})
-	s, err := p.segment(curQID, b.buf, recs, nil, false)
-	if err != nil {
-		b.err = err
-		return
-	}
+	b.heads = append(b.heads, segHead{qid: s.qid, line: curLine})
 	if len(b.heads) == 1 {
-		b.first = s
+		b.first = keep()
 	} else {
-		b.last = s
+		b.last = keep()
 	}
 }
 
@@ -597,7 +605,9 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 		return nil
 	}
 	newP := func() *parser { return newParser(name, opt.AllowExtraFields) }
-	if err := pipeline(r, name, 4*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
+	// Large blocks: every block holds a piece of nearly every query, and
+	// each piece costs a reference and a gather step.
+	if err := pipeline(r, name, 8*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
 		return "", err
 	}
 	qids := sortedKeys(queries)
@@ -668,20 +678,20 @@ type queryRange struct {
 func (p *parser) queryBlock(b *block) {
 	var qids []string
 	var nums []int32 // qidNum of each group
-	var counts []int32
-	est := len(b.buf)/32 + 1
-	recs := make([]lineRec, 0, est)
-	group := make([]int32, 0, est)
+	// Lines and document id bytes of each group, then (after the prefix
+	// sums) where its next line and document id go.
+	var sizes []groupSize
+	recs := p.recs[:0] // reused from block to block, as is docs below
 	var lastTag []byte
-	cur, curQID := int32(-1), ""
+	// The current group's query id as the bytes of its last line (not
+	// qids[cur], a string somewhere in a large slice: a cache miss a line).
+	cur, curQID := int32(-1), []byte(nil)
 	b.err = p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
-		if cur < 0 || string(l.qid) != curQID {
+		if cur < 0 || string(l.qid) != string(curQID) {
 			num := p.qidNum.lookup(l.qid)
 			if num < 0 {
-				num = int32(len(p.qidStr))
-				q := p.qids.get(l.qid)
-				p.qidNum.add(q, num)
-				p.qidStr = append(p.qidStr, q)
+				num = p.qidNum.add(l.qid)
+				p.qidStr = append(p.qidStr, p.qids.get(l.qid))
 				p.groupOf = append(p.groupOf, 0)
 			}
 			g := p.groupOf[num] - 1
@@ -690,13 +700,16 @@ func (p *parser) queryBlock(b *block) {
 				p.groupOf[num] = g + 1
 				qids = append(qids, p.qidStr[num])
 				nums = append(nums, num)
-				counts = append(counts, 0)
+				sizes = append(sizes, groupSize{})
 			}
-			cur, curQID = g, qids[g]
+			cur, curQID = g, l.qid
 		}
-		counts[cur]++
-		recs = append(recs, docRec(b.buf, l.doc, line, l.score))
-		group = append(group, cur)
+		sz := &sizes[cur]
+		sz.lines++
+		sz.docs += int32(len(l.doc))
+		r := docRec(b.buf, l.doc, line, l.score)
+		r.group = cur
+		recs = append(recs, r)
 		lastTag = l.tag
 		return nil
 	})
@@ -709,35 +722,34 @@ func (p *parser) queryBlock(b *block) {
 	if lastTag != nil {
 		b.tag = p.tags.get(lastTag)
 	}
-	// Counting sort of the lines by group.
+	// Counting sort of the lines by group, writing each line where its
+	// group's lines go in file order (the reads are in order, the writes
+	// scattered: the writes do not wait).
 	n := len(recs)
 	pb := &packedBlock{offs: make([]int32, n+1), scores: make([]float64, n), lines: make([]int32, n), groups: make([]queryRange, len(qids))}
-	pos := make([]int32, len(qids))
-	var at int32
-	for g, c := range counts {
-		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + c}
-		pos[g] = at
-		at += c
+	var at, dat int32
+	for g, sz := range sizes {
+		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + sz.lines}
+		sizes[g] = groupSize{lines: at, docs: dat}
+		at += sz.lines
+		dat += sz.docs
 	}
-	order := make([]int32, n)
-	for i, g := range group {
-		order[pos[g]] = int32(i)
-		pos[g]++
-	}
-	var docs strings.Builder
-	size := 0
+	p.recs = recs
+	docs := slices.Grow(p.docs[:0], int(dat))[:dat]
+	p.docs = docs
 	for _, r := range recs {
-		size += int(r.end - r.off)
-	}
-	docs.Grow(size)
-	for k, i := range order {
-		r := recs[i]
-		pb.offs[k] = int32(docs.Len())
-		docs.Write(b.buf[r.off:r.end])
+		pos := &sizes[r.group]
+		k, d := pos.lines, pos.docs
+		pos.lines++
+		pos.docs += int32(copy(docs[d:], b.buf[r.off:r.end]))
+		pb.offs[k] = d
 		pb.scores[k] = r.score
 		pb.lines[k] = r.line
 	}
-	pb.offs[n] = int32(docs.Len())
-	pb.docs = docs.String()
+	pb.offs[n] = dat
+	pb.docs = string(docs) // one copy in order, cheap next to the scattered one
 	b.packed = pb
 }
+
+// groupSize counts a group's lines and document id bytes in queryBlock.
+type groupSize struct{ lines, docs int32 }

@@ -1,8 +1,10 @@
 package trecfmt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // smallBlocks makes the parallel scanners cut their input every few
@@ -151,4 +154,54 @@ func TestScannerErrors(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzScanners holds the scanners to the sequential readers on any input,
+// in blocks of a few bytes to a few lines, extra fields allowed as eval
+// reads: ScanQueries to ReadRun (the same queries, results, tag and error
+// text), ScanGroups to GroupReader (the same queries, results and tag when
+// GroupReader accepts the run, an error when it does not).
+func FuzzScanners(f *testing.F) {
+	f.Add([]byte("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.25 t\nq2 Q0 d1 1 3 t x\n"), uint8(7))
+	f.Add([]byte("q1 Q0 d1 1 0.5 t\nq2 Q0 d1 1 3 t\nq1 Q0 d2 2 -1.5 t\n# c\n\nq2 Q0 d1 1 3 t"), uint8(20))
+	f.Add([]byte(genRun(3, 5, 6, false)), uint8(40))
+	f.Add([]byte(genRun(4, 5, 6, true)), uint8(64))
+	f.Fuzz(func(t *testing.T, in []byte, size uint8) {
+		old := blockSize
+		blockSize = 1 + int(size)
+		defer func() { blockSize = old }()
+		opt := ScanOptions{AllowExtraFields: true, Workers: 2}
+		scan := func(s func(io.Reader, string, ScanOptions, func(string, []Result) error) (string, error)) (Run, string, error) {
+			return collect(func(r *strings.Reader, fn func(string, []Result) error) (string, error) {
+				return s(r, "q", opt, fn)
+			}, string(in))
+		}
+
+		want, wantTag, wantErr := ReadRun(bytes.NewReader(in), "q", true)
+		got, tag, err := scan(ScanQueries)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("ScanQueries: error %v, ReadRun %v", err, wantErr)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); err == nil && (diff != "" || tag != wantTag) {
+			t.Fatalf("ScanQueries (-ReadRun +scanner), tag %q want %q:\n%s", tag, wantTag, diff)
+		}
+
+		g := NewGroupReader(bytes.NewReader(in), "q")
+		g.SetAllowExtraFields(true)
+		want = Run{}
+		for g.Scan() {
+			want[g.QID()] = slices.Clone(g.Results())
+		}
+		got, tag, err = scan(ScanGroups)
+		switch {
+		case g.Err() != nil && err == nil:
+			t.Fatalf("ScanGroups accepted a run GroupReader rejects: %v", g.Err())
+		case g.Err() == nil && err != nil:
+			t.Fatalf("ScanGroups: %v; GroupReader accepts the run", err)
+		case err == nil:
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" || tag != g.Tag() {
+				t.Fatalf("ScanGroups (-GroupReader +scanner), tag %q want %q:\n%s", tag, g.Tag(), diff)
+			}
+		}
+	})
 }

@@ -2,11 +2,15 @@ package trecfmt
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 )
@@ -20,6 +24,8 @@ func ReadQrels(r io.Reader, name string) (Qrels, error) {
 	lr := newLineReader(r, name)
 	qids := make(interner)
 	qrels := make(Qrels)
+	var qid string
+	var docs map[string]int
 	for lr.next() {
 		f := lr.fields
 		if len(f) != 4 {
@@ -29,16 +35,19 @@ func ReadQrels(r io.Reader, name string) (Qrels, error) {
 		if err != nil {
 			return nil, syntaxErrorf(name, lr.line, "grade %q is not an integer", f[3])
 		}
-		qid := qids.get(f[0])
-		docs := qrels[qid]
-		if docs == nil {
-			docs = make(map[string]int)
-			qrels[qid] = docs
+		// A query's judgments are mostly on consecutive lines.
+		if docs == nil || string(f[0]) != qid {
+			qid = qids.get(f[0])
+			docs = qrels[qid]
+			if docs == nil {
+				docs = make(map[string]int)
+				qrels[qid] = docs
+			}
 		}
-		if _, dup := docs[string(f[2])]; dup {
+		n := len(docs)
+		if docs[string(f[2])] = grade; len(docs) == n {
 			return nil, syntaxErrorf(name, lr.line, "document %q judged twice for query %q", f[2], qid)
 		}
-		docs[string(f[2])] = grade
 	}
 	if lr.err != nil {
 		return nil, lr.err
@@ -46,14 +55,144 @@ func ReadQrels(r io.Reader, name string) (Qrels, error) {
 	return qrels, nil
 }
 
-// ReadQrelsFile reads the TREC qrels file at path (see ReadQrels).
+// ReadQrelsFile reads the TREC qrels file at path (see ReadQrels). A large
+// file is read in parts on every core; the result, and the error, are
+// ReadQrels' own.
 func ReadQrelsFile(path string) (Qrels, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadQrels(f, path)
+	return readQrelsParallel(data, path, runtime.GOMAXPROCS(0))
+}
+
+// minQrelsPart is the smallest part readQrelsParallel gives a goroutine; a
+// variable so that tests can cut small inputs.
+var minQrelsPart = 1 << 20
+
+// readQrelsParallel reads data (see ReadQrels) in up to parts pieces cut
+// at line ends, one goroutine each (readQrelsPart), and merges them. Any
+// error, in a part or a document judged in two parts, reads data again
+// from the start with ReadQrels, which reports the first error with its
+// line.
+func readQrelsParallel(data []byte, name string, parts int) (Qrels, error) {
+	all := string(data) // the ids are substrings: one allocation in all
+	parts = max(1, min(parts, len(all)/max(minQrelsPart, 1)))
+	var cuts []int
+	for start := 0; start < len(all); {
+		end := len(all)
+		if len(cuts) < parts-1 {
+			end = start + (len(all)-start)/(parts-len(cuts))
+			if i := strings.IndexByte(all[end:], '\n'); i >= 0 {
+				end += i + 1
+			} else {
+				end = len(all)
+			}
+		}
+		cuts = append(cuts, end)
+		start = end
+	}
+	got := make([]Qrels, len(cuts))
+	oks := make([]bool, len(cuts))
+	var wg sync.WaitGroup
+	start := 0
+	for i, end := range cuts {
+		wg.Add(1)
+		go func(i int, part string) {
+			defer wg.Done()
+			got[i], oks[i] = readQrelsPart(part)
+		}(i, all[start:end])
+		start = end
+	}
+	wg.Wait()
+	again := func() (Qrels, error) { return ReadQrels(bytes.NewReader(data), name) }
+	if len(got) == 0 {
+		return again()
+	}
+	for _, ok := range oks {
+		if !ok {
+			return again()
+		}
+	}
+	qrels := got[0]
+	for _, q := range got[1:] {
+		for qid, docs := range q {
+			have, ok := qrels[qid]
+			if !ok {
+				qrels[qid] = docs
+				continue
+			}
+			for doc, g := range docs {
+				n := len(have)
+				if have[doc] = g; len(have) == n {
+					return again()
+				}
+			}
+		}
+	}
+	return qrels, nil
+}
+
+// readQrelsPart reads the qrels lines of s as ReadQrels does, with the ids
+// substrings of s. ok is false at anything ReadQrels reports as an error
+// (the caller reads again with ReadQrels for the error and its line).
+func readQrelsPart(s string) (qrels Qrels, ok bool) {
+	qrels = make(Qrels)
+	var qid string
+	var docs map[string]int
+	var f [5]string
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if len(line) >= maxLine {
+			return nil, false
+		}
+		n := 0
+		for i := 0; i < len(line); {
+			for i < len(line) && spaces[line[i]] {
+				i++
+			}
+			start := i
+			for i < len(line) && !spaces[line[i]] {
+				i++
+			}
+			if i > start {
+				if n == len(f) {
+					return nil, false
+				}
+				f[n] = line[start:i]
+				n++
+			}
+		}
+		if n == 0 || f[0][0] == '#' {
+			continue
+		}
+		if n != 4 {
+			return nil, false
+		}
+		grade, err := strconv.Atoi(f[3])
+		if err != nil {
+			return nil, false
+		}
+		if docs == nil || f[0] != qid {
+			qid = f[0]
+			prev := len(docs)
+			if docs = qrels[qid]; docs == nil {
+				// Queries have mostly as many judgments as the one before.
+				docs = make(map[string]int, prev)
+				qrels[qid] = docs
+			}
+		}
+		before := len(docs)
+		if docs[f[2]] = grade; len(docs) == before {
+			return nil, false
+		}
+	}
+	return qrels, true
 }
 
 // WriteQrels writes qrels in TREC format, one "qid 0 docno grade" line per

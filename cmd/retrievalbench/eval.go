@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -138,8 +139,20 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	if err != nil {
 		return nil, "", err
 	}
+	// A grouped run streams through, keeping a few blocks: the collector
+	// may let the heap grow to five times what is live (a tenth less CPU
+	// on the 10,000 × 1,000 run, 120 -> 250 MB), unless GOGC says
+	// otherwise. A run that is not grouped is held whole: the default.
+	gc := -1
+	if os.Getenv("GOGC") == "" {
+		gc = debug.SetGCPercent(400)
+		defer debug.SetGCPercent(gc)
+	}
 	tag, err := scanRun(runPath, e, trecfmt.ScanGroups)
 	if errors.Is(err, trecfmt.ErrNotGrouped) {
+		if gc >= 0 {
+			debug.SetGCPercent(gc)
+		}
 		// Start over, holding the whole run packed in memory.
 		if e, err = metrics.NewEvaluator(qrels, ms, opt); err != nil {
 			return nil, "", err

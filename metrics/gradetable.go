@@ -1,0 +1,92 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+)
+
+// gradeTable looks up one query's grades: an open-addressing hash table
+// built from the query's judgments for the query's scoring, reused from
+// query to query. Looking up each of a query's results costs a hash and
+// mostly one probe (the table is at most a quarter full and most results
+// are not judged), less than a Go map lookup, whose general machinery a
+// thousand lookups per query pay for.
+type gradeTable struct {
+	seed   uint64
+	slots  []int32 // index+1 into docs and grades; 0 is empty
+	docs   []string
+	grades []int
+	ideal  []float64
+	// A bit per judged document at filterBit of its id: a result whose
+	// bit is not set is not judged, without hashing its id.
+	filter [16]uint64
+}
+
+// filterBit is a cheap function of an id's last three bytes and length,
+// below 1024.
+func filterBit(doc string) uint {
+	n := len(doc)
+	if n < 3 {
+		return uint(n)
+	}
+	return (uint(doc[n-1]) ^ uint(doc[n-2])*10 ^ uint(doc[n-3])*100 ^ uint(n)<<5) & 1023
+}
+
+// build fills t with qr and returns what summarize(qr, lvl) returns; its
+// ideal gains are t's and valid until the next build.
+func (t *gradeTable) build(qr map[string]int, lvl int) judged {
+	size := 16
+	for size < 4*len(qr) {
+		size *= 2
+	}
+	if len(t.slots) != size {
+		if t.slots == nil {
+			t.seed = newHashSeed()
+		}
+		t.slots = make([]int32, size)
+	} else {
+		clear(t.slots)
+	}
+	t.docs, t.grades, t.ideal = t.docs[:0], t.grades[:0], t.ideal[:0]
+	t.filter = [16]uint64{}
+	mask := uint64(size - 1)
+	var j judged
+	for d, g := range qr {
+		t.docs = append(t.docs, d)
+		t.grades = append(t.grades, g)
+		h := strHash(d, t.seed) & mask
+		for t.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		t.slots[h] = int32(len(t.docs))
+		b := filterBit(d)
+		t.filter[b>>6] |= 1 << (b & 63)
+		if g >= lvl {
+			j.numRel++
+		}
+		if g > 0 {
+			t.ideal = append(t.ideal, float64(g))
+			j.maxGrade = max(j.maxGrade, g)
+		}
+	}
+	slices.SortFunc(t.ideal, func(a, b float64) int { return cmp.Compare(b, a) })
+	j.ideal = t.ideal
+	return j
+}
+
+// grade returns doc's grade, or unjudged.
+func (t *gradeTable) grade(doc string) int {
+	if b := filterBit(doc); t.filter[b>>6]&(1<<(b&63)) == 0 {
+		return unjudged
+	}
+	mask := uint64(len(t.slots) - 1)
+	for h := strHash(doc, t.seed) & mask; ; h = (h + 1) & mask {
+		i := t.slots[h]
+		if i == 0 {
+			return unjudged
+		}
+		if t.docs[i-1] == doc {
+			return t.grades[i-1]
+		}
+	}
+}

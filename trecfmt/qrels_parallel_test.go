@@ -1,0 +1,91 @@
+package trecfmt
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReadQrelsParallel checks the parallel reader against ReadQrels (the
+// sequential reader): the same judgments or the same error, on random
+// qrels cut into 1 to 5 parts, with queries that recur in other parts,
+// comments, blank lines, CRLF, no final newline, documents judged twice in
+// one part or in two, and bad lines.
+func TestReadQrelsParallel(t *testing.T) {
+	old := minQrelsPart
+	minQrelsPart = 1
+	t.Cleanup(func() { minQrelsPart = old })
+	r := rand.New(rand.NewPCG(5, 6))
+	errCount := 0
+	for i := range 400 {
+		var b strings.Builder
+		n := 1 + r.IntN(200)
+		for j := range n {
+			q := j / (1 + r.IntN(20))
+			if r.IntN(10) == 0 {
+				q = r.IntN(n) // a query that comes back
+			}
+			doc := fmt.Sprintf("d%d", j)
+			if i%3 == 0 && r.IntN(100) == 0 {
+				doc = fmt.Sprintf("d%d", r.IntN(j+1)) // may be judged twice
+			}
+			fmt.Fprintf(&b, "q%d 0 %s %d", q, doc, r.IntN(5)-1)
+			switch r.IntN(40) {
+			case 0:
+				b.WriteString("\n# comment\n\n")
+				continue
+			case 1:
+				b.WriteString("\r")
+			case 2:
+				if i%5 == 0 {
+					b.WriteString(" extra") // an error
+				}
+			}
+			if j < n-1 || r.IntN(2) == 0 {
+				b.WriteString("\n")
+			}
+		}
+		in := b.String()
+		want, wantErr := ReadQrels(strings.NewReader(in), "q")
+		if wantErr != nil {
+			errCount++
+		}
+		for parts := 1; parts <= 5; parts++ {
+			got, err := readQrelsParallel([]byte(in), "q", parts)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("input %d, %d parts: error %v, want %v\n%s", i, parts, err, wantErr, in)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("input %d, %d parts: judgments differ (-sequential +parallel):\n%s", i, parts, diff)
+			}
+		}
+	}
+	if errCount == 0 || errCount == 400 {
+		t.Errorf("%d of 400 inputs have an error: the test needs both kinds", errCount)
+	}
+}
+
+// FuzzReadQrelsParallel holds the parallel reader to ReadQrels on any
+// input, cut into 1 to 3 parts: the same judgments or the same error.
+func FuzzReadQrelsParallel(f *testing.F) {
+	f.Add([]byte("301 0 d1 1\n301 0 d2 0\n302 0 d1 2\n"), uint8(2))
+	f.Add([]byte("301 0 d1 1\r\n# c\n\n301 0 d1 0"), uint8(3))
+	f.Add([]byte("301 0 d1 +1\n302\t0\td1\t-0\n301 0 d2 x\n"), uint8(2))
+	f.Fuzz(func(t *testing.T, in []byte, parts uint8) {
+		old := minQrelsPart
+		minQrelsPart = 1
+		defer func() { minQrelsPart = old }()
+		want, wantErr := ReadQrels(bytes.NewReader(in), "fuzz")
+		got, err := readQrelsParallel(in, "fuzz", 1+int(parts%3))
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("error %v, want %v", err, wantErr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("judgments differ (-sequential +parallel):\n%s", diff)
+		}
+	})
+}
