@@ -18,12 +18,13 @@ import (
 func TestOrphans(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{
-		"ds/all/sys/a.json",       // read by a cell
-		"ds/all/sys/gone.json",    // a config the suite no longer has
-		"ds/all/sys/b.json",       // a config the suite has, its dataset ran, no cell read it
-		"other/all/sys/b.json",    // a dataset this run did not reach: not judged
-		"ds/small/sys/b.json",     // another split (size) of a dataset that ran: not judged
-		"ds/all/sys/extra/x.json", // not at dataset/split/system/config.json
+		"ds/all/sys/a.json",        // read by a cell
+		"ds/all/sys/gone.json",     // a config the suite no longer has
+		"ds/all/sys/b.json",        // a config the suite has, its dataset ran, no cell read it
+		"other/all/sys/b.json",     // a dataset this run did not reach: not judged
+		"ds/small/sys/b.json",      // another split (size) of a dataset that ran: not judged
+		"ds/all/sys/extra/x.json",  // not at dataset/split/system/config.json
+		"ds/all/sys/.a.json.tmp42", // a golden write killed before its rename
 	} {
 		p := filepath.Join(dir, f)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -37,6 +38,7 @@ func TestOrphans(t *testing.T) {
 		got[i] = strings.TrimPrefix(got[i], dir+string(filepath.Separator))
 	}
 	want := []string{
+		"ds/all/sys/.a.json.tmp42: left by an interrupted golden write (the file beside it is the old one, whole): delete it, or run -update again",
 		"ds/all/sys/b.json: no cell of ds/all read it",
 		"ds/all/sys/extra/x.json: not at <dataset>/<split>/<system>/<config>.json",
 		"ds/all/sys/gone.json: no system config sys/gone in the suite",

@@ -7,13 +7,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
 // Orphans lists the golden files under dir that nothing in this run stands
 // behind: a file of a system config the suite does not have (renamed or
-// removed), or a file of a dataset and split that cells of this binary ran
-// while none of them read it. Call it after a whole-suite run (no -run
+// removed), a file of a dataset and split that cells of this binary ran
+// while none of them read it, or the temporary file of a golden write that
+// was killed before its rename. Call it after a whole-suite run (no -run
 // filter): a partial run reads only some files.
 func Orphans(dir string, specs []systems.Spec) ([]string, error) {
 	known := map[string]bool{}
@@ -32,6 +34,10 @@ func Orphans(dir string, specs []systems.Spec) ([]string, error) {
 	read.Unlock()
 	var out []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && atomicfile.IsLeftover(d.Name()) {
+			out = append(out, fmt.Sprintf("%s: left by an interrupted golden write (the file beside it is the old one, whole): delete it, or run -update again", path))
+			return nil
+		}
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
@@ -108,10 +109,15 @@ func ReadGolden(path string) (*Golden, error) {
 }
 
 // WriteGolden writes g to path atomically (temp file, then rename), creating
-// its directory.
+// its directory. The temporary file of an earlier write that was killed
+// before its rename (the golden file beside it is the old one, whole) is
+// removed once it is a minute old.
 func WriteGolden(path string, g *Golden) error {
 	b, err := g.Marshal()
 	if err != nil {
+		return err
+	}
+	if err := atomicfile.RemoveStale(path, time.Minute); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(path, b)

@@ -5,10 +5,13 @@ package atomicfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Write creates path (mode 0644) with what write writes, creating its
@@ -38,6 +41,40 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// Leftovers returns the temporary files of path that a Write killed
+// before its rename left behind (a write that fails removes its own).
+func Leftovers(path string) ([]string, error) {
+	return filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp*"))
+}
+
+// RemoveStale removes the leftovers of path last modified more than age
+// ago: a younger one may belong to a write still under way in another
+// process.
+func RemoveStale(path string, age time.Duration) error {
+	left, err := Leftovers(path)
+	if err != nil {
+		return err
+	}
+	for _, f := range left {
+		if fi, err := os.Lstat(f); err == nil && time.Since(fi.ModTime()) > age {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// IsLeftover reports whether name is the name of a temporary file of
+// Write.
+func IsLeftover(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp")
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
 }
 
 // WriteFile writes b to path with Write.
