@@ -3,6 +3,8 @@ package metrics
 import (
 	"cmp"
 	"slices"
+
+	"github.com/retrievalbench/retrievalbench/internal/strhash"
 )
 
 // gradeTable looks up one query's grades: an open-addressing hash table
@@ -41,7 +43,7 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 	}
 	if len(t.slots) != size {
 		if t.slots == nil {
-			t.seed = newHashSeed()
+			t.seed = strhash.NewSeed()
 		}
 		t.slots = make([]int32, size)
 	} else {
@@ -54,7 +56,7 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 	for d, g := range qr {
 		t.docs = append(t.docs, d)
 		t.grades = append(t.grades, g)
-		h := strHash(d, t.seed) & mask
+		h := strhash.String(d, t.seed) & mask
 		for t.slots[h] != 0 {
 			h = (h + 1) & mask
 		}
@@ -80,7 +82,7 @@ func (t *gradeTable) grade(doc string) int {
 		return unjudged
 	}
 	mask := uint64(len(t.slots) - 1)
-	for h := strHash(doc, t.seed) & mask; ; h = (h + 1) & mask {
+	for h := strhash.String(doc, t.seed) & mask; ; h = (h + 1) & mask {
 		i := t.slots[h]
 		if i == 0 {
 			return unjudged

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/retrievalbench/retrievalbench/internal/strhash"
 )
 
 // ScanOptions tunes ScanGroups and ScanQueries.
@@ -314,7 +316,7 @@ func (d *dupSet) find(rs []Result) (first, again int) {
 	}
 	if len(d.slots) != size {
 		if d.slots == nil {
-			d.seed = newHashSeed()
+			d.seed = strhash.NewSeed()
 		}
 		d.slots = make([]int32, size)
 	} else {
@@ -322,7 +324,7 @@ func (d *dupSet) find(rs []Result) (first, again int) {
 	}
 	mask := uint64(size - 1)
 	for i, r := range rs {
-		h := strHash(r.DocID, d.seed) & mask
+		h := strhash.String(r.DocID, d.seed) & mask
 		for {
 			j := d.slots[h]
 			if j == 0 {

@@ -1,14 +1,17 @@
-package metrics
+// Package strhash hashes the short strings document and query ids are,
+// for the open-addressing tables of the run reader (trecfmt) and the
+// scorer (metrics).
+package strhash
 
 import (
 	"hash/maphash"
 	"math/bits"
 )
 
-// strHash (a copy of trecfmt's) hashes the short strings ids are (wyhash's mixing: a 128-bit
-// product folded), inline and cheaper than hash/maphash for them; seed is
-// random per table (newHashSeed).
-func strHash(s string, seed uint64) uint64 {
+// String hashes s, a short string such as an id (wyhash's mixing: a
+// 128-bit product folded), cheaper than hash/maphash for such strings; seed
+// is random per table (NewSeed).
+func String(s string, seed uint64) uint64 {
 	const m1, m2 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
 	n := len(s)
 	for len(s) > 16 {
@@ -43,8 +46,8 @@ func le32(s string) uint64 {
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
-// newHashSeed returns a random seed for strHash.
-func newHashSeed() uint64 {
+// NewSeed returns a random seed for String.
+func NewSeed() uint64 {
 	var h maphash.Hash // a zero Hash takes a random seed
 	return h.Sum64() | 1
 }

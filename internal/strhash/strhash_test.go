@@ -1,4 +1,4 @@
-package trecfmt
+package strhash
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // bytes, differing in any one position, get distinct hashes and spread
 // over the low bits the tables index with.
 func TestStrHashSpreads(t *testing.T) {
-	seed := newHashSeed()
+	seed := NewSeed()
 	seen := map[uint64]string{}
 	low := map[uint64]int{}
 	n := 0
@@ -22,12 +22,12 @@ func TestStrHashSpreads(t *testing.T) {
 			}
 			s := strings.Repeat("d", length-len(id)) + id
 			for _, v := range []string{s, id + strings.Repeat("d", length-len(id))} {
-				if _, dup := seen[strHash(v, seed)]; dup && seen[strHash(v, seed)] != v {
-					t.Fatalf("%q and %q hash alike", v, seen[strHash(v, seed)])
+				if _, dup := seen[String(v, seed)]; dup && seen[String(v, seed)] != v {
+					t.Fatalf("%q and %q hash alike", v, seen[String(v, seed)])
 				}
-				if _, ok := seen[strHash(v, seed)]; !ok {
-					seen[strHash(v, seed)] = v
-					low[strHash(v, seed)&1023]++
+				if _, ok := seen[String(v, seed)]; !ok {
+					seen[String(v, seed)] = v
+					low[String(v, seed)&1023]++
 					n++
 				}
 			}
