@@ -3,8 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +17,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
-	"github.com/retrievalbench/retrievalbench/systems/external"
+	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
 	"github.com/retrievalbench/retrievalbench/systems/hybrid"
 )
 
@@ -115,34 +113,11 @@ func TestExpandsLocationHits(t *testing.T) {
 	}
 }
 
-// fakepeerConfig runs the external package's test program as a command-line
-// tool (a word count over the handed-over files; each hit the file's first
-// matching line and the next, the def or class above it as the symbol).
-const fakepeerConfig = `{
-	"system": "fakepeer", "config": "cmd", "transport": "command",
-	"command": {"search": ["${FAKEPEER}", "search", "-k", "{k}", "{corpus}", "{query}"]},
-	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
-		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
-}`
-
-// fakepeerSpec builds systems/external/testdata/fakepeer, points $FAKEPEER
-// at it and returns the Spec of fakepeerConfig.
-func fakepeerSpec(t *testing.T) systems.Spec {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fakepeer")
-	out, err := exec.Command("go", "build", "-o", bin, "../external/testdata/fakepeer").CombinedOutput()
-	require.NoError(t, err, "go build ../external/testdata/fakepeer:\n%s", out)
-	t.Setenv("FAKEPEER", bin)
-	cfg, err := external.Parse("fakepeer.json", []byte(fakepeerConfig))
-	require.NoError(t, err)
-	return external.Spec(cfg)
-}
-
 // TestExpandsAnExternalSystem expands a real external process's ranking,
 // then that of a hybrid of BM25 and it, over a corpus the harness prepared.
 func TestExpandsAnExternalSystem(t *testing.T) {
 	p := prepared(t)
-	ext := fakepeerSpec(t)
+	ext := externaltest.FakepeerSpec(t)
 	opt := systems.Options{CacheDir: t.TempDir(), Logf: t.Logf}
 
 	t.Run("external-base", func(t *testing.T) {

@@ -2,7 +2,6 @@ package hybrid
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,32 +17,8 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
-	"github.com/retrievalbench/retrievalbench/systems/external"
+	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
 )
-
-// fakepeerConfig runs the external package's test program as a command-line
-// tool: a word count over the handed-over files, best file first, each hit
-// the file's first matching line and the next, with the def or class above
-// it as the symbol.
-const fakepeerConfig = `{
-	"system": "fakepeer", "config": "cmd", "transport": "command",
-	"command": {"search": ["${FAKEPEER}", "search", "-k", "{k}", "{corpus}", "{query}"]},
-	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
-		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
-}`
-
-// fakepeerSpec builds systems/external/testdata/fakepeer, points $FAKEPEER
-// at it and returns the Spec of fakepeerConfig.
-func fakepeerSpec(t *testing.T) systems.Spec {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fakepeer")
-	out, err := exec.Command("go", "build", "-o", bin, "../external/testdata/fakepeer").CombinedOutput()
-	require.NoError(t, err, "go build ../external/testdata/fakepeer:\n%s", out)
-	t.Setenv("FAKEPEER", bin)
-	cfg, err := external.Parse("fakepeer.json", []byte(fakepeerConfig))
-	require.NoError(t, err)
-	return external.Spec(cfg)
-}
 
 // toyFiles is four Python files as a loader gives them.
 func toyFiles() *corpus.Corpus {
@@ -85,7 +60,7 @@ var (
 // harness runs the fusion as a cell, which is what failed before (the
 // external member was handed chunks).
 func TestFusesAnExternalSystem(t *testing.T) {
-	ext := fakepeerSpec(t)
+	ext := externaltest.FakepeerSpec(t)
 	bmc, err := bm25.ConfigByName("code-weighted")
 	require.NoError(t, err)
 	cfg := Config{Name: "rrf-bm25code-fakepeer", Method: MethodRRF, K: DefaultK, Depth: 10,
@@ -186,7 +161,7 @@ func TestFusesAnExternalSystemOnRepoQA(t *testing.T) {
 	bmc, err := bm25.ConfigByName("code-weighted")
 	require.NoError(t, err)
 	cfg := Config{Name: "rrf-bm25code-fakepeer", Method: MethodRRF, K: DefaultK, Depth: DefaultDepth,
-		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: fakepeerSpec(t), Weight: 1}}}
+		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: externaltest.FakepeerSpec(t), Weight: 1}}}
 	var resolved int
 	rc := harness.DefaultRunConfig()
 	rc.CacheDir, rc.Measures = t.TempDir(), []string{"ndcg@10", "mrr"}

@@ -1,0 +1,49 @@
+// Package externaltest gives other packages' tests a real external system:
+// systems/external's test program fakepeer, built for the test and driven
+// as a command-line tool (a word count over the handed-over files; each hit
+// the file's first matching line and the next, the def or class above it
+// as the symbol).
+package externaltest
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external"
+)
+
+// CommandConfig is fakepeer as a command-line external system; its
+// program is $FAKEPEER.
+const CommandConfig = `{
+	"system": "fakepeer", "config": "cmd", "transport": "command",
+	"command": {"search": ["${FAKEPEER}", "search", "-k", "{k}", "{corpus}", "{query}"]},
+	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
+		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
+}`
+
+// FakepeerSpec builds systems/external/testdata/fakepeer into the test's
+// temporary directory, points $FAKEPEER at it and returns the Spec of
+// CommandConfig.
+func FakepeerSpec(t testing.TB) systems.Spec {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("externaltest: no source location for testdata/fakepeer")
+	}
+	src := filepath.Join(filepath.Dir(file), "..", "testdata", "fakepeer")
+	bin := filepath.Join(t.TempDir(), "fakepeer")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", src, err, out)
+	}
+	t.Setenv("FAKEPEER", bin)
+	cfg, err := external.Parse("fakepeer.json", []byte(CommandConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return external.Spec(cfg)
+}
