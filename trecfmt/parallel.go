@@ -196,38 +196,8 @@ func fastRunLine(b []byte, allowExtra bool) (l runLine, ok bool) {
 	if rank == i || i-rank > 18 || (i < n && !spaces[b[i]]) {
 		return l, false
 	}
-	i = skipSpaces(b, i)
-	neg := i < n && b[i] == '-'
-	if neg {
-		i++
-	}
-	// The digits before and after the point, in two loops.
-	var mant uint64
-	d := i
-	for i < n && b[i]-'0' <= 9 {
-		mant = mant*10 + uint64(b[i]-'0')
-		i++
-	}
-	digits, frac := i-d, -1
-	if i < n && b[i] == '.' {
-		i++
-		d = i
-		for i < n && b[i]-'0' <= 9 {
-			mant = mant*10 + uint64(b[i]-'0')
-			i++
-		}
-		frac = i - d
-		digits += frac
-	}
-	if (i < n && !spaces[b[i]]) || digits == 0 || digits > 15 || frac == 0 {
+	if l.score, i, ok = plainDecimal(b, skipSpaces(b, i), n); !ok || (i < n && !spaces[b[i]]) {
 		return l, false
-	}
-	l.score = float64(mant)
-	if frac > 0 {
-		l.score /= pow10[frac]
-	}
-	if neg {
-		l.score = -l.score
 	}
 	s = skipSpaces(b, i)
 	if i = fieldEnd(b, s); i == s {

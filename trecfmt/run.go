@@ -400,6 +400,47 @@ func WriteRunFile(path string, run Run, tag string) error {
 	return atomicfile.Write(path, func(f io.Writer) error { return WriteRun(f, run, tag) })
 }
 
+// plainDecimal reads the score at b[i:]: an optional '-', digits and an
+// optional '.' with digits, at most 15 digits in all and at least one on
+// each side of a point, ending at or before n. It returns the value —
+// exactly strconv.ParseFloat's, since the digits and the power of ten are
+// both exact in a float64 — and where the number ends; ok is false for
+// anything else (the general path decides).
+func plainDecimal(b []byte, i, n int) (v float64, end int, ok bool) {
+	neg := i < n && b[i] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	d := i
+	for i < n && b[i]-'0' <= 9 {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
+	}
+	digits, frac := i-d, -1
+	if i < n && b[i] == '.' {
+		i++
+		d = i
+		for i < n && b[i]-'0' <= 9 {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
+		}
+		frac = i - d
+		digits += frac
+	}
+	if digits == 0 || digits > 15 || frac == 0 {
+		return 0, i, false
+	}
+	v = float64(mant)
+	if frac > 0 {
+		v /= pow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, i, true
+}
+
 // pow10 holds the powers of ten that float64 represents exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

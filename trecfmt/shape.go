@@ -93,37 +93,8 @@ func (t *lineShape) parse(b []byte) (l runLine, ok bool) {
 	if i == rank || i-rank > 18 || i == te || !spaces[m[i]] {
 		return l, false
 	}
-	i = skipSpaces(m, i)
-	neg := i < te && m[i] == '-'
-	if neg {
-		i++
-	}
-	var mant uint64
-	d := i
-	for i < te && m[i]-'0' <= 9 {
-		mant = mant*10 + uint64(m[i]-'0')
-		i++
-	}
-	digits, frac := i-d, -1
-	if i < te && m[i] == '.' {
-		i++
-		d = i
-		for i < te && m[i]-'0' <= 9 {
-			mant = mant*10 + uint64(m[i]-'0')
-			i++
-		}
-		frac = i - d
-		digits += frac
-	}
-	if i != te || digits == 0 || digits > 15 || frac == 0 {
+	if l.score, i, ok = plainDecimal(m, skipSpaces(m, i), te); !ok || i != te {
 		return l, false
-	}
-	l.score = float64(mant)
-	if frac > 0 {
-		l.score /= pow10[frac]
-	}
-	if neg {
-		l.score = -l.score
 	}
 	l.qid, l.doc = b[:qe], b[ds:de]
 	l.tag = b[te+t.tag : te+t.tag+t.tagLen]
