@@ -21,22 +21,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/hybrid"
 )
 
-// toyFiles is four Python files as a loader gives them: frobnicate calls
-// scale, helper calls frobnicate.
-func toyFiles() *corpus.Corpus {
-	return &corpus.Corpus{ID: "toy", Docs: []corpus.Doc{
-		{ID: "pkg/a.py", Path: "pkg/a.py", Kind: "file", Language: "python",
-			Text: "import os\n\n\ndef frobnicate(x):\n    \"\"\"Frobnicate x.\"\"\"\n    return scale(x)\n\n\ndef scale(x):\n    return x * 2\n"},
-		{ID: "pkg/b.py", Path: "pkg/b.py", Kind: "file", Language: "python",
-			Text: "class Widget:\n    \"\"\"A widget on screen.\"\"\"\n\n    def render(self):\n        return 'widget'\n\n    def resize(self, w):\n        self.w = w\n"},
-		{ID: "pkg/c.py", Path: "pkg/c.py", Kind: "file", Language: "python",
-			Text: "def helper():\n    # calls the frobnicator\n    return frobnicate(1)\n"},
-		{ID: "pkg/d.py", Path: "pkg/d.py", Kind: "file", Language: "python",
-			Text: "def render_all():\n    return superwidgetry()\n"},
-	}}
-}
-
-// Chunks of toyFiles (package chunk; checked by the tests).
+// Chunks of externaltest.ToyFiles (package chunk; checked by the tests).
 const (
 	widget     = "pkg/b.py#Widget@L1-L8"
 	frobnicate = "pkg/a.py#frobnicate@L4-L6"
@@ -45,11 +30,11 @@ const (
 	renderAll  = "pkg/d.py#render_all@L1-L2"
 )
 
-// prepared is toyFiles as harness.Prepare chunks it (Files set), with one
+// prepared is externaltest.ToyFiles as harness.Prepare chunks it (Files set), with one
 // task.
 func prepared(t *testing.T) *harness.Prepared {
 	t.Helper()
-	ds := &datasets.Dataset{Name: "toy", Split: "all", Corpora: map[string]*corpus.Corpus{"toy": toyFiles()},
+	ds := &datasets.Dataset{Name: "toy", Split: "all", Corpora: map[string]*corpus.Corpus{"toy": externaltest.ToyFiles()},
 		Tasks: []datasets.Task{{ID: "t1", Query: "frobnicate widget", CorpusID: "toy",
 			Gold: []datasets.Relevant{{Kind: "symbol", ID: "scale", Grade: 1}}}}}
 	p, err := harness.Prepare(ds, chunk.DefaultOptions())

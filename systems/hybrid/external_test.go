@@ -20,21 +20,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
 )
 
-// toyFiles is four Python files as a loader gives them.
-func toyFiles() *corpus.Corpus {
-	return &corpus.Corpus{ID: "toy", Docs: []corpus.Doc{
-		{ID: "pkg/a.py", Path: "pkg/a.py", Kind: "file", Language: "python",
-			Text: "import os\n\n\ndef frobnicate(x):\n    \"\"\"Frobnicate x.\"\"\"\n    return scale(x)\n\n\ndef scale(x):\n    return x * 2\n"},
-		{ID: "pkg/b.py", Path: "pkg/b.py", Kind: "file", Language: "python",
-			Text: "class Widget:\n    \"\"\"A widget on screen.\"\"\"\n\n    def render(self):\n        return 'widget'\n\n    def resize(self, w):\n        self.w = w\n"},
-		{ID: "pkg/c.py", Path: "pkg/c.py", Kind: "file", Language: "python",
-			Text: "def helper():\n    # calls the frobnicator\n    return frobnicate(1)\n"},
-		{ID: "pkg/d.py", Path: "pkg/d.py", Kind: "file", Language: "python",
-			Text: "def render_all():\n    return superwidgetry()\n"},
-	}}
-}
-
-// What fakepeer answers to toyQuery over toyFiles, and the chunks that
+// What fakepeer answers to toyQuery over externaltest.ToyFiles, and the chunks that
 // resolves to, worked out by hand: "widget" 3 times in b.py from line 1
 // (class Widget), "frobnicate" twice in a.py from line 4 (def frobnicate),
 // once in c.py on line 3 (in def helper; "frobnicator" is another word),
@@ -67,7 +53,7 @@ func TestFusesAnExternalSystem(t *testing.T) {
 		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: ext, Weight: 1}}}
 	require.NoError(t, cfg.Validate())
 
-	ds := &datasets.Dataset{Name: "toy", Split: "all", Corpora: map[string]*corpus.Corpus{"toy": toyFiles()},
+	ds := &datasets.Dataset{Name: "toy", Split: "all", Corpora: map[string]*corpus.Corpus{"toy": externaltest.ToyFiles()},
 		Tasks: []datasets.Task{{ID: "t1", Query: toyQuery, CorpusID: "toy",
 			Gold: []datasets.Relevant{{Kind: "symbol", ID: "frobnicate", Grade: 1}}}}}
 	p, err := harness.Prepare(ds, chunk.DefaultOptions())

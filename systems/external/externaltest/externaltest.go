@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 )
@@ -23,6 +24,22 @@ const CommandConfig = `{
 	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
 		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
 }`
+
+// ToyFiles is four Python files as a loader gives them (one doc per file):
+// frobnicate calls scale, helper calls frobnicate; the corpus the hybrid and
+// graph tests work fakepeer's answers out by hand against.
+func ToyFiles() *corpus.Corpus {
+	return &corpus.Corpus{ID: "toy", Docs: []corpus.Doc{
+		{ID: "pkg/a.py", Path: "pkg/a.py", Kind: "file", Language: "python",
+			Text: "import os\n\n\ndef frobnicate(x):\n    \"\"\"Frobnicate x.\"\"\"\n    return scale(x)\n\n\ndef scale(x):\n    return x * 2\n"},
+		{ID: "pkg/b.py", Path: "pkg/b.py", Kind: "file", Language: "python",
+			Text: "class Widget:\n    \"\"\"A widget on screen.\"\"\"\n\n    def render(self):\n        return 'widget'\n\n    def resize(self, w):\n        self.w = w\n"},
+		{ID: "pkg/c.py", Path: "pkg/c.py", Kind: "file", Language: "python",
+			Text: "def helper():\n    # calls the frobnicator\n    return frobnicate(1)\n"},
+		{ID: "pkg/d.py", Path: "pkg/d.py", Kind: "file", Language: "python",
+			Text: "def render_all():\n    return superwidgetry()\n"},
+	}}
+}
 
 // FakepeerSpec builds systems/external/testdata/fakepeer into the test's
 // temporary directory, points $FAKEPEER at it and returns the Spec of
