@@ -180,11 +180,22 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	}
 	d := &Dataset{Key: k, Dataset: rs[0].Dataset, Split: rs[0].Split, Cases: s.Cases, Measures: measures, Primary: primary, summary: s}
 	cols := taskColumns(rs, primary)
+	// A measure only some systems record (library_resolution@1 of a hosted
+	// documentation system) is left out of the others' rows rather than
+	// shown as their zero.
+	carries := map[string]bool{}
+	for _, r := range rs {
+		for m := range r.Values {
+			carries[r.Model()+"\x00"+m] = true
+		}
+	}
 	for i, ss := range s.Systems {
 		row := Row{Rank: i + 1, Model: ss.Name, Status: ss.Status, Cases: ss.Cases, Failed: ss.Failed,
 			Scores: map[string]resultfmt.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS}
 		for _, m := range measures {
-			row.Scores[m] = ss.Micro[m]
+			if carries[ss.Name+"\x00"+m] {
+				row.Scores[m] = ss.Micro[m]
+			}
 		}
 		if c, ok := cellOf[k+"\x00"+ss.Name]; ok {
 			cc := *c
@@ -247,7 +258,7 @@ func orderMeasures(names []string) ([]string, error) {
 	}
 	var ps []pm
 	for _, n := range names {
-		m, err := metrics.ParseMeasure(n)
+		m, err := metrics.ParseRecorded(n)
 		if err != nil {
 			return nil, err
 		}

@@ -240,3 +240,47 @@ func TestWriteIsByteIdentical(t *testing.T) {
 		t.Errorf("index.html has %d figures, want %d (per dataset: score bars of ndcg@10 and hit@1, timing, pareto)", got, want)
 	}
 }
+
+// A hosted documentation system's cells also record library_resolution@1,
+// a measure the harness computes outside package metrics: the board keeps
+// it as a column after the trec_eval measures, with its plain mean.
+func TestBuildKeepsOtherRecordedMeasures(t *testing.T) {
+	recs, _ := fixtureBoard()
+	var want []float64
+	for i := range recs {
+		if recs[i].Dataset == "alpha" && recs[i].Model() == "bm25/code" {
+			v := float64(i % 2)
+			recs[i].Values["library_resolution@1"] = v
+			want = append(want, v)
+		}
+	}
+	b, err := Build(recs, nil, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := b.Datasets[0]
+	if diff := cmp.Diff([]string{"hit@1", "ndcg@10", "library_resolution@1"}, a.Measures); diff != "" {
+		t.Errorf("measures (-want +got):\n%s", diff)
+	}
+	for _, r := range a.Rows {
+		s, ok := r.Scores["library_resolution@1"]
+		if r.Model != "bm25/code" {
+			if ok {
+				t.Errorf("%s does not record library_resolution@1 but its row has %v", r.Model, s)
+			}
+			continue
+		}
+		if got := float64(s.Mean); !ok || math.Abs(got-mean(want)) > 5e-5 {
+			t.Errorf("library_resolution@1 mean %v (present %v), want %.4f", got, ok, mean(want))
+		}
+	}
+	md := b.DatasetMarkdown(a)
+	if !strings.Contains(md, "| library_resolution@1 |") {
+		t.Errorf("the markdown table lacks the library_resolution@1 column:\n%s", md)
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.Contains(line, "| dense/small |") && !strings.Contains(line, "| — |") {
+			t.Errorf("dense/small's row shows a library_resolution@1 it never recorded: %s", line)
+		}
+	}
+}

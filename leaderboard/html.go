@@ -110,7 +110,12 @@ func (b *Board) HTML(figs Figures) []byte {
 func sortValues(d *Dataset, r Row) []string {
 	v := []string{strconv.Itoa(r.Rank), "", ""}
 	for _, m := range d.Measures {
-		v = append(v, f4(r.Scores[m].Mean))
+		s, ok := r.Scores[m]
+		if !ok {
+			v = append(v, "")
+			continue
+		}
+		v = append(v, f4(s.Mean))
 	}
 	diff, p := "", ""
 	if r.VsBest != nil {

@@ -62,7 +62,12 @@ func (d *Dataset) Cells(i int) []string {
 	r := d.Rows[i]
 	c := []string{strconv.Itoa(r.Rank), r.Model, status(r)}
 	for _, m := range d.Measures {
-		c = append(c, stat(r.Scores[m]))
+		s, ok := r.Scores[m]
+		if !ok {
+			c = append(c, "—") // the system does not record this measure
+			continue
+		}
+		c = append(c, stat(s))
 	}
 	diff, p := vsBest(r, r.Model == d.Best)
 	return append(c, diff, p, ms(r.LatencyP50MS), ms(r.LatencyP95MS), indexSeconds(r), peakRSS(r))

@@ -60,7 +60,10 @@ func logCell(ctx context.Context, c *mlflow.Client, exp, resultsDir string, b *B
 	metric := func(k string, v float64) mlflow.Metric { return mlflow.Metric{Key: k, Value: v, Timestamp: now} }
 	var metrics []mlflow.Metric
 	for _, m := range d.Measures {
-		s := r.Scores[m]
+		s, ok := r.Scores[m]
+		if !ok {
+			continue
+		}
 		k := mlflow.Key(m)
 		metrics = append(metrics, metric(k, float64(s.Mean)), metric(k+".ci_low", float64(s.Low)), metric(k+".ci_high", float64(s.High)))
 	}

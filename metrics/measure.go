@@ -108,6 +108,32 @@ func ParseMeasure(s string) (Measure, error) {
 	return Measure{name, k}, nil
 }
 
+// ParseRecorded reads the name of a per-task value a result records: a
+// measure ParseMeasure knows, or one another package computes in the same
+// "name@k" spelling (the judge's library_resolution@1), which this package
+// cannot score but whose recorded values can still be averaged and
+// compared. The name must be lower-case letters, digits and underscores,
+// starting with a letter; the cutoff, when there is one, a positive integer.
+func ParseRecorded(s string) (Measure, error) {
+	if m, err := ParseMeasure(s); err == nil {
+		return m, nil
+	}
+	name, cut, hasCut := strings.Cut(s, "@")
+	if name == "" || name[0] < 'a' || name[0] > 'z' || strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
+	}) >= 0 {
+		return Measure{}, fmt.Errorf("unknown measure %q", s)
+	}
+	if !hasCut {
+		return Measure{name, 0}, nil
+	}
+	k, err := parseCutoff(cut)
+	if err != nil {
+		return Measure{}, fmt.Errorf("measure %q: %w", s, err)
+	}
+	return Measure{name, k}, nil
+}
+
 func parseCutoff(s string) (int, error) {
 	k, err := strconv.Atoi(s)
 	if err != nil || k <= 0 || strings.HasPrefix(s, "+") {

@@ -235,3 +235,22 @@ func TestParseMeasure(t *testing.T) {
 		})
 	}
 }
+
+func TestParseRecorded(t *testing.T) {
+	for in, want := range map[string]Measure{
+		"ndcg@10":              {NDCG, 10},
+		"success_10":           {Hit, 10}, // what ParseMeasure reads stays its reading
+		"library_resolution@1": {"library_resolution", 1},
+		"coverage_gap":         {"coverage_gap", 0},
+	} {
+		got, err := ParseRecorded(in)
+		if err != nil || got != want {
+			t.Errorf("ParseRecorded(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "nonsense@x", "lib@0", "lib@-1", "Lib@1", "9lib@1", "lib res@1", "@1"} {
+		if m, err := ParseRecorded(in); err == nil {
+			t.Errorf("ParseRecorded(%q) = %v, want an error", in, m)
+		}
+	}
+}

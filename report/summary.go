@@ -50,7 +50,7 @@ func (c Config) Measures() []metrics.Measure {
 	var ms []metrics.Measure
 	if len(c.Only) > 0 {
 		for _, name := range c.Only {
-			if m, err := metrics.ParseMeasure(name); err == nil {
+			if m, err := metrics.ParseRecorded(name); err == nil {
 				ms = append(ms, m)
 			}
 		}
