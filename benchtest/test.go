@@ -64,10 +64,16 @@ func Test(t *testing.T, s Suite, f Family) {
 	}
 	specs := onFamily(s.Systems, f)
 	order, by := bySystem(specs)
+	// Count only the cells -run and -skip leave, so that progress reads
+	// "cell 2 of 5" under a pattern.
+	sel := testSelection()
+	cellName := func(spec systems.Spec, d Dataset) string {
+		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
+	}
 	total := 0
 	for _, sp := range specs {
 		for _, d := range f.Datasets {
-			if sp.RunsOn(f.Name, d.Name) {
+			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) {
 				total++
 			}
 		}
@@ -81,7 +87,9 @@ func Test(t *testing.T, s Suite, f Family) {
 						if !spec.RunsOn(f.Name, d.Name) {
 							continue // not a cell of this system (Spec.Only)
 						}
-						n++
+						if sel.runs(cellName(spec, d)) {
+							n++
+						}
 						i := n
 						t.Run(d.Name, func(t *testing.T) {
 							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
