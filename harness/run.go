@@ -290,11 +290,7 @@ func search(ctx context.Context, sys systems.System, q systems.Query, cfg RunCon
 		var hits []systems.Hit
 		err := safely(func() error {
 			var err error
-			if qs, ok := sys.(systems.QuerySearcher); ok {
-				hits, err = qs.SearchQuery(ctx, q, cfg.Depth)
-			} else {
-				hits, err = sys.Search(ctx, q.Text, cfg.Depth)
-			}
+			hits, err = systems.SearchQuery(ctx, sys, q, cfg.Depth)
 			return err
 		})
 		done <- out{hits, err}

@@ -58,6 +58,16 @@ type QuerySearcher interface {
 	SearchQuery(ctx context.Context, q Query, k int) ([]Hit, error)
 }
 
+// SearchQuery asks s for the k best hits for q: through SearchQuery when s
+// is a QuerySearcher, else through Search with q's text. The harness and
+// the systems that wrap others (hybrid, graph) ask this way.
+func SearchQuery(ctx context.Context, s System, q Query, k int) ([]Hit, error) {
+	if qs, ok := s.(QuerySearcher); ok {
+		return qs.SearchQuery(ctx, q, k)
+	}
+	return s.Search(ctx, q.Text, k)
+}
+
 // FileIndexer is implemented by systems that index whole files rather than
 // the harness's chunks (an external tool indexes a directory tree and chunks
 // by its own rules): when WholeFiles reports true, Index receives the corpus

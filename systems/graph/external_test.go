@@ -109,10 +109,14 @@ func TestExpandsAnExternalSystem(t *testing.T) {
 		cfg := Config{Name: "fakepeer-1hop", Base: ext, Seeds: DefaultSeeds, Decay: DefaultDecay, MaxCandidates: DefaultMaxCandidates}
 		x, err := New(cfg, opt)
 		require.NoError(t, err)
-		defer x.Close()
 		require.NoError(t, x.Index(t.Context(), p.Input(x, "toy")))
 		got, err := x.Search(t.Context(), "frobnicate widget", 10)
 		require.NoError(t, err)
+		callees := x.Graph().Callees(frobnicate)
+		require.NoError(t, x.Close())
+		if peak := x.PeakRSS(); peak == 0 {
+			t.Error("PeakRSS after Close = 0: the fakepeer processes' peak did not reach the graph")
+		}
 		// fakepeer, worked out by hand: b.py 3 ("widget" from line 1, class
 		// Widget), a.py 2 (from line 4, def frobnicate), c.py 1 (line 3, in
 		// helper), d.py 1 (line 2, "superwidgetry" in render_all). As chunks
@@ -126,7 +130,7 @@ func TestExpandsAnExternalSystem(t *testing.T) {
 		if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 			t.Errorf("expanded fakepeer ranking (-want +got):\n%s", diff)
 		}
-		if callees := x.Graph().Callees(frobnicate); !slices.Contains(callees, scale) {
+		if !slices.Contains(callees, scale) {
 			t.Errorf("graph: frobnicate calls %q, want scale among them", callees)
 		}
 	})
@@ -155,6 +159,17 @@ func TestExpandsAnExternalSystem(t *testing.T) {
 		}
 		if tr.Values[0] <= 0 {
 			t.Errorf("mrr %v: the gold scale (a callee of a seed) was not ranked", tr.Values)
+		}
+
+		// The peak of fakepeer's processes passes through both wrappers.
+		x, err := New(cfg, opt)
+		require.NoError(t, err)
+		require.NoError(t, x.Index(t.Context(), p.Input(x, "toy")))
+		_, err = x.Search(t.Context(), "frobnicate widget", 10)
+		require.NoError(t, err)
+		require.NoError(t, x.Close())
+		if peak := x.PeakRSS(); peak == 0 {
+			t.Error("PeakRSS of the graph over the hybrid = 0, want fakepeer's")
 		}
 	})
 }

@@ -356,3 +356,44 @@ func TestBM25Expansion(t *testing.T) {
 		}
 	}
 }
+
+// factful is a base that takes the task's facts (systems.QuerySearcher)
+// and runs processes of its own (a PeakRSS), as an external system does.
+type factful struct {
+	script
+	queries []systems.Query
+	peak    uint64
+}
+
+func (f *factful) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
+	f.queries = append(f.queries, q)
+	return f.Search(ctx, q.Text, k)
+}
+func (f *factful) PeakRSS() uint64 { return f.peak }
+
+// TestForwardsFactsAndPeak: the graph hands the task's facts to a base that
+// takes them, and reports the base's process peak after Close.
+func TestForwardsFactsAndPeak(t *testing.T) {
+	c := chainCorpus(t)
+	base := &factful{script: script{hits: []systems.Hit{{DocID: idOf(t, c, "pkg/core.py", "compute"), Score: 1}}}, peak: 200 << 20}
+	x, err := NewWithBase(Config{Name: "t", Seeds: 1, Decay: 0.5}, base)
+	require.NoError(t, err)
+	require.NoError(t, x.Index(t.Context(), c))
+	q := systems.Query{Text: "compute it", Library: "numpy", Repo: "numpy/numpy"}
+	_, err = systems.SearchQuery(t.Context(), x, q, 3)
+	require.NoError(t, err)
+	_, err = x.Search(t.Context(), "plain", 3)
+	require.NoError(t, err)
+	if diff := cmp.Diff([]systems.Query{q, {Text: "plain"}}, base.queries); diff != "" {
+		t.Errorf("queries the base got (-want +got):\n%s", diff)
+	}
+	require.NoError(t, x.Close())
+	if got := x.PeakRSS(); got != 200<<20 {
+		t.Errorf("PeakRSS after Close = %d MiB, want the base's 200", got>>20)
+	}
+	y, err := NewWithBase(Config{Name: "u", Seeds: 1, Decay: 0.5}, &script{})
+	require.NoError(t, err)
+	if got := y.PeakRSS(); got != 0 {
+		t.Errorf("PeakRSS of an in-process base = %d, want 0", got)
+	}
+}

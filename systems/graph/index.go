@@ -11,7 +11,10 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/internal/locate"
 )
 
-var _ systems.System = (*Index)(nil)
+var (
+	_ systems.System        = (*Index)(nil)
+	_ systems.QuerySearcher = (*Index)(nil)
+)
 
 // Index expands the ranking of its base system over one corpus at a time.
 // It is used by one goroutine at a time (systems.System).
@@ -24,6 +27,7 @@ type Index struct {
 	corpus *corpus.Corpus // the last indexed corpus
 	chunks *locate.Chunks // its chunks by path, built for the first location hit
 	tally  locate.Tally   // the base's location hits, logged at the next Index or Close
+	peak   uint64         // the base's PeakRSS, kept when Close lets it go
 }
 
 // New builds the base system of cfg with opt.
@@ -82,13 +86,19 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 // Search expands the base ranking (see the package doc) and returns the k
 // best docs, ties by doc ID ascending.
 func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	return x.SearchQuery(ctx, systems.Query{Text: query}, k)
+}
+
+// SearchQuery is Search with the task's facts, which go to a base that
+// uses them (systems.QuerySearcher); any other base gets q's text.
+func (x *Index) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
 	if x.graph == nil {
 		return nil, fmt.Errorf("graph %s: Search before Index", x.cfg.Name)
 	}
 	if k <= 0 {
 		return nil, nil
 	}
-	hits, err := x.base.Search(ctx, query, max(k, x.cfg.Seeds))
+	hits, err := systems.SearchQuery(ctx, x.base, q, max(k, x.cfg.Seeds))
 	if err != nil {
 		return nil, fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
 	}
@@ -154,6 +164,7 @@ func (x *Index) Close() error {
 	if x.base == nil {
 		return nil
 	}
+	x.peak = x.PeakRSS()
 	err := x.base.Close()
 	x.base = nil
 	return err
@@ -165,6 +176,17 @@ func (x *Index) logTally() {
 	if x.corpus != nil {
 		x.tally.Log(x.logf, "graph "+x.cfg.Name+": base "+x.cfg.Base.Name(), x.corpus.ID)
 	}
+}
+
+// PeakRSS is the peak resident set size, in bytes, of the processes the
+// base runs (an external base's PeakRSS, what benchtest.ChildPeaker asks),
+// also after Close; 0 when it runs none.
+func (x *Index) PeakRSS() uint64 {
+	peak := x.peak
+	if c, ok := x.base.(interface{ PeakRSS() uint64 }); ok {
+		peak = max(peak, c.PeakRSS())
+	}
+	return peak
 }
 
 // Versions forwards what the base reports about the versions it runs on.

@@ -97,6 +97,9 @@ func TestFusesAnExternalSystem(t *testing.T) {
 	got, err := x.Search(t.Context(), toyQuery, 10)
 	require.NoError(t, err)
 	require.NoError(t, x.Close())
+	if peak := x.PeakRSS(); peak == 0 {
+		t.Error("PeakRSS after Close = 0: the fakepeer processes' peak did not reach the fusion")
+	}
 
 	var fused []string
 	for _, h := range got {

@@ -363,3 +363,58 @@ func TestFusesAnySpec(t *testing.T) {
 		t.Errorf("Spec of members with budgets 0, 5000, 800: MaxDocs %d (%q), want 800 (fuses mine/c: slower)", s.MaxDocs, s.MaxDocsReason)
 	}
 }
+
+// factful is a member that takes the task's facts (systems.QuerySearcher)
+// and runs processes of its own (a PeakRSS), as an external system does.
+type factful struct {
+	script
+	asked []systems.Query
+	peak  uint64
+}
+
+func (f *factful) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
+	f.asked = append(f.asked, q)
+	return f.Search(ctx, q.Text, k)
+}
+func (f *factful) PeakRSS() uint64 { return f.peak }
+
+// TestForwardsFactsAndPeak: a fusion hands the task's facts to the member
+// that takes them and the text to the one that does not, and reports the
+// processes' peak RSS of its members after Close, when the harness asks.
+func TestForwardsFactsAndPeak(t *testing.T) {
+	plain := &script{hits: hits("a", 1.0)}
+	ext := &factful{script: script{hits: hits("b", 1.0)}, peak: 300 << 20}
+	ext2 := &factful{script: script{hits: hits("c", 1.0)}, peak: 500 << 20}
+	m := func(n string) Member { return Member{Spec: systems.Spec{System: n, Config: "x"}, Weight: 1} }
+	cfg := Config{Name: "t", Method: MethodRRF, K: 60, Depth: 3, Members: []Member{m("a"), m("b"), m("c")}}
+	x, err := NewWithMembers(cfg, []systems.System{plain, ext, ext2})
+	require.NoError(t, err)
+	require.NoError(t, x.Index(t.Context(), &corpus.Corpus{ID: "c"}))
+
+	q := systems.Query{Text: "read a frame", Library: "pandas", Repo: "pandas-dev/pandas"}
+	got, err := systems.SearchQuery(t.Context(), x, q, 3)
+	require.NoError(t, err)
+	require.Len(t, got, 3, "every member's hit is fused")
+	_, err = x.Search(t.Context(), "plain text", 3)
+	require.NoError(t, err)
+	want := []systems.Query{q, {Text: "plain text"}}
+	if diff := cmp.Diff(want, ext.asked); diff != "" {
+		t.Errorf("queries the fact-taking member got (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{3, 3}, plain.depths); diff != "" {
+		t.Errorf("the plain member is asked by text (-want +got):\n%s", diff)
+	}
+
+	if got := x.PeakRSS(); got != 500<<20 {
+		t.Errorf("PeakRSS = %d MiB, want the largest member's, 500", got>>20)
+	}
+	require.NoError(t, x.Close())
+	if got := x.PeakRSS(); got != 500<<20 {
+		t.Errorf("PeakRSS after Close = %d MiB, want 500 still", got>>20)
+	}
+	y, err := NewWithMembers(Config{Name: "u", Method: MethodRRF, K: 60, Depth: 3, Members: []Member{m("a"), m("b")}}, []systems.System{&script{}, &script{}})
+	require.NoError(t, err)
+	if got := y.PeakRSS(); got != 0 {
+		t.Errorf("PeakRSS of in-process members = %d, want 0", got)
+	}
+}

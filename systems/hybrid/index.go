@@ -11,7 +11,10 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/internal/locate"
 )
 
-var _ systems.System = (*Index)(nil)
+var (
+	_ systems.System        = (*Index)(nil)
+	_ systems.QuerySearcher = (*Index)(nil)
+)
 
 // Index fuses its members' results over one corpus at a time. It is used by
 // one goroutine at a time (systems.System).
@@ -23,6 +26,7 @@ type Index struct {
 	corpus  *corpus.Corpus // the last indexed corpus
 	chunks  *locate.Chunks // its chunks by path, built for the first location hit
 	tallies []locate.Tally // location hits per member, logged at the next Index or Close
+	peak    uint64         // the members' PeakRSS, kept when Close lets them go
 }
 
 // New builds every member of cfg with opt. On error the members already
@@ -77,13 +81,20 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 // Search asks every member for max(Depth, k) hits and returns the k best
 // fused hits, ties by doc ID ascending.
 func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	return x.SearchQuery(ctx, systems.Query{Text: query}, k)
+}
+
+// SearchQuery is Search with the task's facts: a member that uses them
+// (systems.QuerySearcher, e.g. an external system given {library}) gets q
+// whole, the others its text.
+func (x *Index) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
 	depth := max(x.cfg.Depth, k)
 	lists := make([][]systems.Hit, len(x.members))
 	for i, s := range x.members {
-		hits, err := s.Search(ctx, query, depth)
+		hits, err := systems.SearchQuery(ctx, s, q, depth)
 		if err != nil {
 			m := x.cfg.Members[i]
 			return nil, fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
@@ -121,6 +132,7 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 // Close closes every member and joins their errors.
 func (x *Index) Close() error {
 	x.logTallies()
+	x.peak = x.PeakRSS()
 	var errs []error
 	for i, s := range x.members {
 		if err := s.Close(); err != nil {
@@ -141,6 +153,19 @@ func (x *Index) logTallies() {
 	for i := range x.tallies {
 		x.tallies[i].Log(x.logf, "hybrid "+x.cfg.Name+": member "+x.cfg.Members[i].Spec.Name(), x.corpus.ID)
 	}
+}
+
+// PeakRSS is the largest peak resident set size, in bytes, of the processes
+// the members run (an external member's PeakRSS, what benchtest.ChildPeaker
+// asks), also after Close; 0 when no member runs any.
+func (x *Index) PeakRSS() uint64 {
+	peak := x.peak
+	for _, s := range x.members {
+		if c, ok := s.(interface{ PeakRSS() uint64 }); ok {
+			peak = max(peak, c.PeakRSS())
+		}
+	}
+	return peak
 }
 
 // Versions merges what the members report about the versions they run on
