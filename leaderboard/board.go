@@ -169,7 +169,7 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	rc.Only = measures
 	rc.Rules.Primary = primary
 	rc.Rules.Resamples, rc.Rules.Seed = cfg.Resamples, cfg.Seed
-	// The gains name the measures plots.Write draws score bars for.
+	// The gains name the measures plots.Write draws score figures for.
 	rc.Rules.Gains = nil
 	for _, m := range plotMeasures(measures, primary) {
 		rc.Rules.Gains = append(rc.Rules.Gains, report.Gain{Measure: m, Threshold: 0.05})
@@ -289,7 +289,7 @@ func orderMeasures(names []string) ([]string, error) {
 	return out, nil
 }
 
-// plotMeasures are the measures drawn as score bars: the primary, then
+// plotMeasures are the measures drawn as score figures: the primary, then
 // hit@1, recall@10 and mrr@10 where present (at most three).
 func plotMeasures(measures []string, primary string) []string {
 	out := []string{primary}

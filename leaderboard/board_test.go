@@ -237,7 +237,7 @@ func TestWriteIsByteIdentical(t *testing.T) {
 		}
 	}
 	if got, want := strings.Count(html, "<img "), 2*4; got != want {
-		t.Errorf("index.html has %d figures, want %d (per dataset: score bars of ndcg@10 and hit@1, timing, pareto)", got, want)
+		t.Errorf("index.html has %d figures, want %d (per dataset: score figures of ndcg@10 and hit@1, timing, pareto)", got, want)
 	}
 }
 

@@ -71,7 +71,7 @@ func TestHTMLInChromium(t *testing.T) {
 	dom := string(chromium(t, bin, "--dump-dom", page))
 
 	// The constructed board: datasets alpha (3 systems) and beta (1), four
-	// figures each (score bars of ndcg@10 and hit@1, timing, pareto).
+	// figures each (score figures of ndcg@10 and hit@1, timing, pareto).
 	want := map[string]string{"done": "1", "tables": "3", "rows": strconv.Itoa(2 + 3 + 1), "images": "8", "images-loaded": "8"}
 	m := renderCheck.FindString(dom)
 	if m == "" {

@@ -20,7 +20,7 @@ td:nth-child(2),td:nth-child(3),th:nth-child(2){text-align:left}
 th{background:#f2f2f2;cursor:pointer;user-select:none}th.asc:after{content:" ▲"}th.desc:after{content:" ▼"}
 tr.best td{background:#eef7ee}tr.failed td{color:#999}
 div.scroll{max-width:100%;overflow-x:auto}span.ci{display:block;font-size:.8em;color:#555}
-figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top;max-width:100%;overflow-x:auto}figure img{height:384px;border:1px solid #eee}
+figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top;max-width:100%;overflow-x:auto}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}p.about{max-width:70em;color:#333}`
 
 // script sorts a table by the clicked column (numbers by value, the rest

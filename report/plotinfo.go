@@ -3,7 +3,7 @@ package report
 import "strings"
 
 // PlotFiles are the base names the plots package draws for s, each as
-// .svg and .png: a score bar chart per PlotMeasures, then timing and
+// .svg and .png: a score figure (means and CIs) per PlotMeasures, then timing and
 // pareto.
 func (s *Summary) PlotFiles() []string {
 	var fs []string
@@ -42,7 +42,7 @@ func (s *Summary) Primary() string {
 // it, so a system keeps its colour across figures).
 func (s *Summary) Order() []string { return s.order }
 
-// ScoreFigure is the base name of the score bar chart of measure m:
+// ScoreFigure is the base name of the score figure of measure m:
 // "score-ndcg-10" for ndcg@10.
 func ScoreFigure(m string) string {
 	return "score-" + strings.NewReplacer("@", "-", "/", "-").Replace(m)

@@ -1,21 +1,25 @@
 // Package plots draws the figures of a report.Summary with gonum/plot:
-// score bars with 95% CIs, query-latency bars and the quality-vs-latency
-// Pareto front, each as SVG and PNG. It is a package of its own so that
+// score dot plots with 95% CIs, query-latency dot plots and the
+// quality-vs-latency Pareto front, each as SVG and PNG. It is a package of its own so that
 // what imports report (the bench test binary) does not link plotting.
 package plots
 
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	_ "gonum.org/v1/plot/vg/vgimg" // png
+	_ "gonum.org/v1/plot/vg/vgsvg" // svg
 
 	"github.com/retrievalbench/retrievalbench/report"
 )
@@ -33,10 +37,13 @@ var OkabeIto = []color.Color{
 	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
 }
 
-// Write draws, into dir, score bars with 95% CIs per system for each measure
-// of the gain rules, timing bars (p50 with a whisker to p95) and a quality-vs-latency
-// scatter with the Pareto front, each as SVG and PNG. Systems of
-// different datasets in one summary are refused.
+// Write draws, into dir, for each measure of the gain rules a dot plot of
+// every system's mean with its 95% CI, a query-latency dot plot (p50, a bar
+// to p95, log scale) and a quality-vs-latency scatter with the Pareto
+// front, each as SVG and PNG. The systems are rows in ranking order, best
+// on top, so that a row is the same system in every figure, and a system's
+// colour is its family's (bm25, dense, a peer). Systems of different
+// datasets in one summary are refused.
 func Write(dir string, s *report.Summary) error {
 	var live []report.SystemSummary
 	for _, ss := range s.Systems {
@@ -53,75 +60,159 @@ func Write(dir string, s *report.Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	colour := map[string]color.Color{}
-	for i, name := range s.Order() {
-		colour[name] = OkabeIto[i%len(OkabeIto)]
-	}
-	names := make([]string, len(live))
-	for i, ss := range live {
-		names[i] = ss.Name
-	}
+	st := styles(s.Order())
 	for _, m := range s.PlotMeasures() {
-		p := plot.New()
+		p := rows(live)
 		p.Title.Text = fmt.Sprintf("%s — %s (micro mean, 95%% CI, %d cases)", s.Meta.Dataset, m, s.Cases)
-		p.Y.Label.Text = m
-		p.Y.Min, p.Y.Max = 0, 1
+		p.X.Label.Text = m
+		p.X.Min, p.X.Max = 0, 1
 		for i, ss := range live {
-			st := ss.Micro[m]
-			if err := addBar(p, float64(i), float64(st.Mean), float64(st.Mean-st.Low), float64(st.High-st.Mean), colour[ss.Name]); err != nil {
+			stat := ss.Micro[m]
+			if err := addDot(p, row(i, len(live)), float64(stat.Mean), float64(stat.Mean-stat.Low), float64(stat.High-stat.Mean), st[ss.Name]); err != nil {
 				return err
 			}
 		}
-		p.NominalX(names...)
-		if err := save(p, dir, report.ScoreFigure(m), len(live)); err != nil {
+		if err := save(dir, report.ScoreFigure(m), rowsSize(len(live)), p.Draw); err != nil {
 			return err
 		}
 	}
 
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s — query latency (bar p50, whisker p95)", s.Meta.Dataset)
-	p.Y.Label.Text = "ms"
-	p.Y.Min = 0
+	p := rows(live)
+	p.Title.Text = fmt.Sprintf("%s — query latency (dot p50, bar to p95)", s.Meta.Dataset)
+	p.X.Label.Text = "ms (log scale)"
+	logX(p, live, func(ss report.SystemSummary) []float64 {
+		return []float64{float64(ss.LatencyP50MS), float64(ss.LatencyP95MS)}
+	})
 	for i, ss := range live {
-		if err := addBar(p, float64(i), float64(ss.LatencyP50MS), 0, float64(ss.LatencyP95MS-ss.LatencyP50MS), colour[ss.Name]); err != nil {
+		p50 := clampLatency(float64(ss.LatencyP50MS))
+		p95 := max(p50, clampLatency(float64(ss.LatencyP95MS)))
+		if err := addDot(p, row(i, len(live)), p50, 0, p95-p50, st[ss.Name]); err != nil {
 			return err
 		}
 	}
-	p.NominalX(names...)
-	if err := save(p, dir, "timing", len(live)); err != nil {
+	if err := save(dir, "timing", rowsSize(len(live)), p.Draw); err != nil {
 		return err
 	}
-	return pareto(dir, s, live, colour)
+	return pareto(dir, s, live, st)
 }
 
-// addBar adds one bar of height y at x with an error bar from y−lo to
-// y+hi.
-func addBar(p *plot.Plot, x, y, lo, hi float64, c color.Color) error {
-	bar, err := plotter.NewBarChart(plotter.Values{y}, vg.Points(28))
-	if err != nil {
-		return err
+// minLatencyMS is where the log-scale latency axes start: a p50 below it
+// (a cached answer) is drawn at it.
+const minLatencyMS = 0.01
+
+func clampLatency(ms float64) float64 { return max(ms, minLatencyMS) }
+
+// logX sets p's X axis to a log scale from the decade below the smallest of
+// the values vals gives to the decade above the largest.
+func logX(p *plot.Plot, live []report.SystemSummary, vals func(report.SystemSummary) []float64) {
+	lo, hi := math.Inf(1), 0.0
+	for _, ss := range live {
+		for _, v := range vals(ss) {
+			v = clampLatency(v)
+			lo, hi = min(lo, v), max(hi, v)
+		}
 	}
-	bar.XMin = x
-	bar.Color = c
-	bar.LineStyle.Width = vg.Points(0.5)
-	eb, err := plotter.NewYErrorBars(struct {
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Min = math.Pow(10, math.Floor(math.Log10(lo)))
+	p.X.Max = math.Pow(10, math.Ceil(math.Log10(hi)))
+	if p.X.Max <= p.X.Min {
+		p.X.Max = p.X.Min * 10
+	}
+}
+
+// style is how one system is drawn: its family's colour and, within the
+// family, a shape of its own.
+type style struct {
+	colour color.Color
+	shape  draw.GlyphDrawer
+}
+
+// family is the system part of a "system/config" name.
+func family(name string) string {
+	f, _, _ := strings.Cut(name, "/")
+	return f
+}
+
+// styles gives each family a colour in the order its first system ran, and
+// each system of a family the next shape.
+func styles(order []string) map[string]style {
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+	colours := map[string]color.Color{}
+	used := map[string]int{}
+	out := map[string]style{}
+	for _, name := range order {
+		f := family(name)
+		c, ok := colours[f]
+		if !ok {
+			c = OkabeIto[len(colours)%len(OkabeIto)]
+			colours[f] = c
+		}
+		out[name] = style{colour: c, shape: shapes[used[f]%len(shapes)]}
+		used[f]++
+	}
+	return out
+}
+
+// rows is a plot with one labelled row per system, the first on top.
+func rows(live []report.SystemSummary) *plot.Plot {
+	p := plot.New()
+	ticks := make([]plot.Tick, len(live))
+	for i, ss := range live {
+		ticks[i] = plot.Tick{Value: row(i, len(live)), Label: ss.Name}
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(live))-0.4
+	g := plotter.NewGrid()
+	g.Horizontal.Color = nil
+	p.Add(g)
+	return p
+}
+
+// row is the Y value of the i-th of n systems: the first is on top.
+func row(i, n int) float64 { return float64(n - 1 - i) }
+
+// rowsSize is the size of a figure of n rows: wide enough for the names,
+// a fixed height per row.
+func rowsSize(n int) size {
+	return size{w: 7.5 * vg.Inch, h: vg.Length(0.3*float64(n)+1.1) * vg.Inch}
+}
+
+// addDot adds a dot at (x, y) with a bar from x−lo to x+hi.
+func addDot(p *plot.Plot, y, x, lo, hi float64, st style) error {
+	eb, err := plotter.NewXErrorBars(struct {
 		plotter.XYs
-		plotter.YErrors
-	}{plotter.XYs{{X: x, Y: y}}, plotter.YErrors{{Low: lo, High: hi}}})
+		plotter.XErrors
+	}{plotter.XYs{{X: x, Y: y}}, plotter.XErrors{{Low: lo, High: hi}}})
 	if err != nil {
 		return err
 	}
-	eb.LineStyle.Width = vg.Points(1.2)
-	p.Add(bar, eb)
+	eb.LineStyle.Width = vg.Points(1.5)
+	eb.LineStyle.Color = st.colour
+	eb.CapWidth = vg.Points(6)
+	dot, err := plotter.NewScatter(plotter.XYs{{X: x, Y: y}})
+	if err != nil {
+		return err
+	}
+	dot.GlyphStyle = draw.GlyphStyle{Color: st.colour, Radius: vg.Points(4), Shape: st.shape}
+	p.Add(eb, dot)
 	return nil
 }
 
-func save(p *plot.Plot, dir, base string, n int) error {
-	w := vg.Length(math.Max(4, 1.6*float64(n)+1.5)) * vg.Inch
-	for _, ext := range []string{".svg", ".png"} {
-		file := filepath.Join(dir, base+ext)
-		tmp := file + ".tmp" + ext
-		if err := p.Save(w, 4*vg.Inch, tmp); err != nil {
+type size struct{ w, h vg.Length }
+
+// save draws a figure of size sz into dir/base.svg and dir/base.png, each
+// through a temporary file.
+func save(dir, base string, sz size, drawTo func(draw.Canvas)) error {
+	for _, ext := range []string{"svg", "png"} {
+		file := filepath.Join(dir, base+"."+ext)
+		c, err := draw.NewFormattedCanvas(sz.w, sz.h, ext)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", file, err)
+		}
+		drawTo(draw.New(c))
+		tmp := file + ".tmp." + ext
+		if err := writeTo(tmp, c); err != nil {
 			os.Remove(tmp)
 			return fmt.Errorf("plot %s: %w", file, err)
 		}
@@ -132,57 +223,91 @@ func save(p *plot.Plot, dir, base string, n int) error {
 	return nil
 }
 
-// pareto draws primary quality against p50 latency; the line joins the
-// systems no other system beats on both.
-func pareto(dir string, s *report.Summary, live []report.SystemSummary, colour map[string]color.Color) error {
+func writeTo(file string, c io.WriterTo) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// pareto draws primary quality against p50 latency (log scale); the dashed
+// line joins the systems no other system beats on both, which the legend,
+// beside the plot, marks "front".
+func pareto(dir string, s *report.Summary, live []report.SystemSummary, st map[string]style) error {
 	prim := s.Primary()
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s — %s vs query latency (Pareto front)", s.Meta.Dataset, prim)
-	p.X.Label.Text = "query latency p50 (ms)"
+	p.X.Label.Text = "query latency p50 (ms, log scale)"
 	p.Y.Label.Text = prim
 	p.Y.Min, p.Y.Max = 0, 1
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
-	var pts plotter.XYs
+	logX(p, live, func(ss report.SystemSummary) []float64 { return []float64{float64(ss.LatencyP50MS)} })
+	g := plotter.NewGrid()
+	p.Add(g)
+	pts := make(plotter.XYs, len(live))
 	for i, ss := range live {
-		xy := plotter.XY{X: float64(ss.LatencyP50MS), Y: float64(ss.Micro[prim].Mean)}
-		pts = append(pts, xy)
-		sc, err := plotter.NewScatter(plotter.XYs{xy})
-		if err != nil {
-			return err
-		}
-		sc.GlyphStyle.Color = colour[ss.Name]
-		sc.GlyphStyle.Radius = vg.Points(5)
-		sc.GlyphStyle.Shape = shapes[i%len(shapes)]
-		p.Add(sc)
-		p.Legend.Add(ss.Name, sc)
+		pts[i] = plotter.XY{X: clampLatency(float64(ss.LatencyP50MS)), Y: float64(ss.Micro[prim].Mean)}
 	}
-	maxX := 0.0
-	for _, xy := range pts {
-		maxX = max(maxX, xy.X)
-	}
-	p.X.Min, p.X.Max = 0, maxX*1.15+0.1
-	var front plotter.XYs
-	for i, a := range pts {
-		dominated := false
-		for j, b := range pts {
-			if i != j && b.X <= a.X && b.Y >= a.Y && (b.X < a.X || b.Y > a.Y) {
-				dominated = true
-			}
-		}
-		if !dominated {
-			front = append(front, a)
+	onFront := front(pts)
+	var line plotter.XYs
+	for i, xy := range pts {
+		if onFront[i] {
+			line = append(line, xy)
 		}
 	}
-	sort.Slice(front, func(i, j int) bool { return front[i].X < front[j].X })
-	if len(front) > 1 {
-		l, err := plotter.NewLine(front)
+	sort.Slice(line, func(i, j int) bool { return line[i].X < line[j].X })
+	if len(line) > 1 {
+		l, err := plotter.NewLine(line)
 		if err != nil {
 			return err
 		}
 		l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 	}
-	p.Legend.Top = false
-	p.Legend.Left = false
-	return save(p, dir, "pareto", 3)
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.Padding = vg.Points(1)
+	var widest vg.Length
+	for i, ss := range live {
+		sc, err := plotter.NewScatter(plotter.XYs{pts[i]})
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: st[ss.Name].colour, Radius: vg.Points(4.5), Shape: st[ss.Name].shape}
+		p.Add(sc)
+		name := ss.Name
+		if onFront[i] {
+			name += " (front)"
+		}
+		leg.Add(name, sc)
+		widest = max(widest, leg.TextStyle.Rectangle(name).Max.X)
+	}
+	legendW := widest + leg.ThumbnailWidth + vg.Points(24)
+	plotW := 6.5 * vg.Inch
+	h := max(4.5*vg.Inch, vg.Length(len(live))*(leg.TextStyle.Font.Size+leg.Padding)*1.25+vg.Inch)
+	return save(dir, "pareto", size{w: plotW + legendW, h: h}, func(c draw.Canvas) {
+		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
+		right := draw.Crop(c, plotW+vg.Points(12), 0, 0, -vg.Points(28))
+		leg.Draw(right)
+	})
+}
+
+// front reports, for each point, whether no other point is at least as
+// fast and as good, and better in one.
+func front(pts plotter.XYs) []bool {
+	out := make([]bool, len(pts))
+	for i, a := range pts {
+		out[i] = true
+		for j, b := range pts {
+			if i != j && b.X <= a.X && b.Y >= a.Y && (b.X < a.X || b.Y > a.Y) {
+				out[i] = false
+				break
+			}
+		}
+	}
+	return out
 }
