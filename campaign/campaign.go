@@ -428,13 +428,16 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		}
 	}
 	probe := &dimProbe{}
+	var made []*probed // every system built, for the peak RSS of their processes
 	wrapped := spec
 	wrapped.New = func(opt systems.Options) (systems.System, error) {
 		s, err := spec.New(opt)
 		if err != nil {
 			return nil, err
 		}
-		return &probed{System: s, probe: probe}, nil
+		ps := &probed{System: s, probe: probe}
+		made = append(made, ps)
+		return ps, nil
 	}
 	rc := harness.DefaultRunConfig()
 	rc.Depth = max(cfg.PoolDepth, slices.Max(cfg.Report.Ks))
@@ -475,6 +478,15 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		}
 	}
 	sr.PeakRSSMB = peakRSSMB()
+	var child uint64
+	for _, ps := range made {
+		child = max(child, ps.PeakRSS())
+	}
+	if child > 0 {
+		// A system that runs its own processes (an external peer) costs
+		// their memory, not the campaign's (RSSMethod).
+		sr.PeakRSSMB = float64(child) / (1 << 20)
+	}
 	if !resetOK {
 		run.Meta.Notes = appendOnce(run.Meta.Notes, "peak RSS could not be reset between systems (/proc/self/clear_refs not writable): later systems include earlier peaks")
 	}
@@ -542,10 +554,16 @@ func (p *probed) WholeFiles() bool {
 }
 
 func (p *probed) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
-	if qs, ok := p.System.(systems.QuerySearcher); ok {
-		return qs.SearchQuery(ctx, q, k)
+	return systems.SearchQuery(ctx, p.System, q, k)
+}
+
+// PeakRSS is the peak RSS, in bytes, of the processes the system runs (an
+// external system's), 0 for one that runs none.
+func (p *probed) PeakRSS() uint64 {
+	if c, ok := p.System.(interface{ PeakRSS() uint64 }); ok {
+		return c.PeakRSS()
 	}
-	return p.System.Search(ctx, q.Text, k)
+	return 0
 }
 
 func (p *probed) Versions() map[string]string {

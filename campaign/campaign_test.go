@@ -240,3 +240,46 @@ func TestDatapackCommitDrift(t *testing.T) {
 		t.Errorf("bm25 hit@1 = %v, want 1: the run goes on despite the drift", got)
 	}
 }
+
+// ownProcesses is a stand-in for a system that runs processes of its own
+// (an external peer): it reports their peak RSS.
+type ownProcesses struct {
+	firstDocs
+	peak uint64
+}
+
+func (o *ownProcesses) PeakRSS() uint64 { return o.peak }
+
+// TestPeakRSSOfOwnProcesses: a system that runs its own processes is
+// charged their peak (the largest over its corpora), not the campaign
+// process's, which is what an in-process system is charged.
+func TestPeakRSSOfOwnProcesses(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Cases = filepath.Join(fixture, "cases.jsonl")
+	cfg.Repos = filepath.Join(fixture, "manifest.json")
+	cfg.CacheDir = t.TempDir()
+	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
+	peaks := []uint64{7 << 20, 3 << 20} // one system per corpus of the fixture
+	made := 0
+	cfg.Specs = []systems.Spec{
+		{System: "stub", Config: "first", Hash: "test-first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
+		{System: "stub", Config: "procs", Hash: "test-procs", New: func(systems.Options) (systems.System, error) {
+			p := &ownProcesses{peak: peaks[made%len(peaks)]}
+			made++
+			return p, nil
+		}},
+	}
+	res, err := Run(t.Context(), cfg, t.TempDir())
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, s := range res.Campaign.Systems {
+		got[s.Name] = s.PeakRSSMB
+	}
+	require.Equal(t, 2, made, "the fixture has two repositories, one system each")
+	if got["stub/procs"] != 7 {
+		t.Errorf("stub/procs peak RSS = %.2f MiB, want its processes' largest, 7", got["stub/procs"])
+	}
+	if got["stub/first"] < 8 {
+		t.Errorf("stub/first peak RSS = %.2f MiB, want the campaign process's own (a Go test binary is larger than 8 MiB)", got["stub/first"])
+	}
+}
