@@ -112,7 +112,16 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 							continue
 						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {
+							// The cells' rules: a heavy or fixtures-only config
+							// and a corpus over its budget skip by design.
+							again := s.benchCommand(b.Name(), fl)
+							if why := byDesign(spec, fl, f, d, again); why != "" {
+								b.Skip("SKIP (by design): " + why)
+							}
 							p := Prepare(b, fl, family, d)
+							if why := overBudget(spec, fl, docsOf(p), again); why != "" {
+								b.Skip("SKIP (by design): " + why)
+							}
 							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })
 							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.Name, p, spec) })
 						})

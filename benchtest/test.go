@@ -272,6 +272,16 @@ func (s *Suite) command(name string, f *Flags) string {
 	return fmt.Sprintf("go test%s -run '%s'%s", pkg, RunPattern(name), f.hint())
 }
 
+// benchCommand is the go test command that runs the named benchmark alone
+// at this run's size and split.
+func (s *Suite) benchCommand(name string, f *Flags) string {
+	pkg := ""
+	if s.Package != "" {
+		pkg = " " + s.Package
+	}
+	return fmt.Sprintf("go test%s -run '^$' -bench '%s'%s", pkg, RunPattern(name), f.hint())
+}
+
 // RunPattern turns a test name into a -run pattern that selects exactly it.
 func RunPattern(name string) string {
 	parts := strings.Split(name, "/")
