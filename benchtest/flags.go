@@ -3,6 +3,7 @@ package benchtest
 import (
 	"flag"
 	"fmt"
+	"os"
 
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
@@ -30,6 +31,10 @@ type Flags struct {
 	Heavy bool
 }
 
+// EnvResults is the default of -results, so that a run of several packages
+// (make test's go test ./...) can write the bench's per-task results.
+const EnvResults = "RETRIEVALBENCH_RESULTS"
+
 // DefaultFlags is what a Suite without Flags runs with.
 func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
 
@@ -42,7 +47,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Size, "size", SizeSmall, "which datasets run: fixture (hermetic fixtures only), small (fixtures + small splits of the data pack), full (whole data-pack datasets)")
 	fs.StringVar(&f.Split, "split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: \"small\" — the test split of a few small repositories — for -size=small, all for -size=full)")
 	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
-	fs.StringVar(&f.Results, "results", "", "if set, write per-task JSONL results of every cell into this directory")
+	fs.StringVar(&f.Results, "results", os.Getenv(EnvResults), "if set, write per-task JSONL results of every cell into this directory (default $"+EnvResults+")")
 	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
 	return f
 }
