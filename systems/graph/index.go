@@ -164,8 +164,9 @@ func (x *Index) Close() error {
 	if x.base == nil {
 		return nil
 	}
-	x.peak = x.PeakRSS()
 	err := x.base.Close()
+	// After Close: the base's server process is measured when it is reaped.
+	x.peak = x.PeakRSS()
 	x.base = nil
 	return err
 }

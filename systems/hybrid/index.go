@@ -132,7 +132,6 @@ func (x *Index) SearchQuery(ctx context.Context, q systems.Query, k int) ([]syst
 // Close closes every member and joins their errors.
 func (x *Index) Close() error {
 	x.logTallies()
-	x.peak = x.PeakRSS()
 	var errs []error
 	for i, s := range x.members {
 		if err := s.Close(); err != nil {
@@ -140,6 +139,8 @@ func (x *Index) Close() error {
 			errs = append(errs, fmt.Errorf("hybrid %s: closing member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err))
 		}
 	}
+	// After Close: a member's server process is measured when it is reaped.
+	x.peak = x.PeakRSS()
 	x.members = nil
 	return errors.Join(errs...)
 }
