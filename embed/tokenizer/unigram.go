@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,10 +39,10 @@ type unigram struct {
 }
 
 type unigramJSON struct {
-	Type         string              `json:"type"`
-	UnkID        *int                `json:"unk_id"`
-	Vocab        [][]json.RawMessage `json:"vocab"`
-	ByteFallback bool                `json:"byte_fallback"`
+	Type         string  `json:"type"`
+	UnkID        *int    `json:"unk_id"`
+	Vocab        [][]any `json:"vocab"`
+	ByteFallback bool    `json:"byte_fallback"`
 }
 
 func parseUnigram(raw json.RawMessage) (*unigram, error) {
@@ -60,45 +61,99 @@ func parseUnigram(raw json.RawMessage) (*unigram, error) {
 	}
 	u := &unigram{ids: make(map[string]int32, len(m.Vocab)), scores: make([]float64, len(m.Vocab)), unkID: int32(*m.UnkID)}
 	minScore := math.Inf(1)
+	pieces := make([]string, len(m.Vocab))
 	for i, e := range m.Vocab {
 		var piece string
 		var score float64
-		if len(e) != 2 || json.Unmarshal(e[0], &piece) != nil || json.Unmarshal(e[1], &score) != nil {
+		ok := len(e) == 2
+		if ok {
+			piece, ok = e[0].(string)
+		}
+		if ok {
+			score, ok = e[1].(float64)
+		}
+		if !ok {
 			return nil, fmt.Errorf("model vocab entry %d: want [piece, score]", i)
 		}
 		u.ids[piece] = int32(i)
 		u.scores[i] = score
 		minScore = min(minScore, score)
-		u.trie.insert(piece)
+		pieces[i] = piece
 	}
+	u.trie = newPieceTrie(pieces)
 	u.unk = minScore - kUnkPenalty
 	return u, nil
 }
 
-// pieceTrie is a byte trie of the vocabulary: node 0 is the root; a node's
-// children are found by (node, byte) in one map, its piece end by leaf.
+// pieceTrie is a byte trie of the vocabulary in flat arrays, built once from
+// the sorted pieces: node 0 is the root; the edges out of node n are
+// label[first[n]:first[n+1]] (ascending bytes), leading to nodes
+// child[first[n]:first[n+1]]; leaf[n] says whether node n ends a piece. A
+// vocabulary of 500k pieces makes a few million nodes, which a map keyed by
+// (node, byte) spread over memory: building it took seconds (cache misses).
 type pieceTrie struct {
-	next map[uint64]int32 // node<<8 | byte → child
-	leaf []bool           // node ends a piece
+	first []int32
+	label []byte
+	child []int32
+	leaf  []bool
 }
 
-func (t *pieceTrie) insert(s string) {
-	if t.next == nil {
-		t.next = make(map[uint64]int32)
-		t.leaf = []bool{false}
+// newPieceTrie builds the trie of pieces (duplicates allowed), numbering
+// the nodes breadth first so that the children of a node are consecutive.
+func newPieceTrie(pieces []string) pieceTrie {
+	ps := slices.Clone(pieces)
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	// A node is the pieces ps[lo:hi] that share its prefix of length depth.
+	type span struct{ lo, hi, depth int32 }
+	nodes := 1 // at most one node per byte of the pieces, and the root
+	for _, p := range ps {
+		nodes += len(p)
 	}
-	n := int32(0)
-	for i := 0; i < len(s); i++ {
-		k := uint64(n)<<8 | uint64(s[i])
-		c, ok := t.next[k]
-		if !ok {
-			c = int32(len(t.leaf))
-			t.leaf = append(t.leaf, false)
-			t.next[k] = c
+	queue := make([]span, 1, nodes)
+	queue[0] = span{0, int32(len(ps)), 0}
+	t := pieceTrie{first: make([]int32, 0, nodes+1), label: make([]byte, 0, nodes), child: make([]int32, 0, nodes), leaf: make([]bool, 0, nodes)}
+	for qi := 0; qi < len(queue); qi++ {
+		sp := queue[qi]
+		t.first = append(t.first, int32(len(t.label)))
+		lo := sp.lo
+		leaf := lo < sp.hi && len(ps[lo]) == int(sp.depth) // the prefix itself sorts first
+		t.leaf = append(t.leaf, leaf)
+		if leaf {
+			lo++
 		}
-		n = c
+		for i := lo; i < sp.hi; {
+			b := ps[i][sp.depth]
+			j := i + 1
+			for j < sp.hi && ps[j][sp.depth] == b {
+				j++
+			}
+			t.label = append(t.label, b)
+			t.child = append(t.child, int32(len(queue)))
+			queue = append(queue, span{i, j, sp.depth + 1})
+			i = j
+		}
 	}
-	t.leaf[n] = true
+	t.first = append(t.first, int32(len(t.label)))
+	return t
+}
+
+// step returns the child of node n along byte b.
+func (t *pieceTrie) step(n int32, b byte) (int32, bool) {
+	lo, hi := t.first[n], t.first[n+1]
+	end := hi
+	for lo < hi {
+		m := int32(uint32(lo+hi) >> 1)
+		if t.label[m] < b {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < end && t.label[lo] == b {
+		return t.child[lo], true
+	}
+	return 0, false
 }
 
 // prefixes calls f with the length of every piece that is a prefix of s,
@@ -106,7 +161,7 @@ func (t *pieceTrie) insert(s string) {
 func (t *pieceTrie) prefixes(s string, f func(n int)) {
 	n := int32(0)
 	for i := 0; i < len(s); i++ {
-		c, ok := t.next[uint64(n)<<8|uint64(s[i])]
+		c, ok := t.step(n, s[i])
 		if !ok {
 			return
 		}
