@@ -21,6 +21,7 @@ import (
 	_ "gonum.org/v1/plot/vg/vgimg" // png
 	_ "gonum.org/v1/plot/vg/vgsvg" // svg
 
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/report"
 )
 
@@ -202,7 +203,7 @@ func addDot(p *plot.Plot, y, x, lo, hi float64, st style) error {
 type size struct{ w, h vg.Length }
 
 // save draws a figure of size sz into dir/base.svg and dir/base.png, each
-// through a temporary file.
+// written whole or not at all (atomicfile).
 func save(dir, base string, sz size, drawTo func(draw.Canvas)) error {
 	for _, ext := range []string{"svg", "png"} {
 		file := filepath.Join(dir, base+"."+ext)
@@ -211,28 +212,11 @@ func save(dir, base string, sz size, drawTo func(draw.Canvas)) error {
 			return fmt.Errorf("plot %s: %w", file, err)
 		}
 		drawTo(draw.New(c))
-		tmp := file + ".tmp." + ext
-		if err := writeTo(tmp, c); err != nil {
-			os.Remove(tmp)
+		if err := atomicfile.Write(file, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return fmt.Errorf("plot %s: %w", file, err)
-		}
-		if err := os.Rename(tmp, file); err != nil {
-			return err
 		}
 	}
 	return nil
-}
-
-func writeTo(file string, c io.WriterTo) error {
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // pareto draws primary quality against p50 latency (log scale); the dashed
