@@ -82,7 +82,16 @@ func RecordsFileName(dataset, split, system, config string) string {
 
 // ReadRecords reads every *.jsonl file of dir (or the one file dir names),
 // in file-name order. A malformed line is an error naming file:line.
-func ReadRecords(dir string) ([]Record, error) {
+func ReadRecords(dir string) ([]Record, error) { return readRecords(dir, true) }
+
+// ReadScores is ReadRecords for readers of the per-task values and
+// latencies only (the leaderboard): each record's Hits are dropped as its
+// line is read. The hits are most of a results directory; a full-size run's
+// (about 1 GB of JSONL) takes several times that in memory with them.
+// Every line is still checked as ReadRecords checks it.
+func ReadScores(dir string) ([]Record, error) { return readRecords(dir, false) }
+
+func readRecords(dir string, hits bool) ([]Record, error) {
 	files := []string{dir}
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -98,7 +107,7 @@ func ReadRecords(dir string) ([]Record, error) {
 	}
 	var recs []Record
 	for _, f := range files {
-		rs, err := readRecordFile(f)
+		rs, err := readRecordFile(f, hits)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +116,7 @@ func ReadRecords(dir string) ([]Record, error) {
 	return recs, nil
 }
 
-func readRecordFile(file string) ([]Record, error) {
+func readRecordFile(file string, hits bool) ([]Record, error) {
 	var recs []Record
 	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var r Record
@@ -118,6 +127,9 @@ func readRecordFile(file string) ([]Record, error) {
 		}
 		if r.System == "" || r.Task == "" {
 			return fileline.Errorf(file, line, "record needs system and task")
+		}
+		if !hits {
+			r.Hits = nil
 		}
 		recs = append(recs, r)
 		return nil

@@ -33,6 +33,21 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(recs, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
+
+	// ReadScores: the same records with no hits.
+	want := make([]Record, len(recs))
+	copy(want, recs)
+	for i := range want {
+		want[i].Hits = nil
+	}
+	scores, err := ReadScores(dir)
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, scores); diff != "" {
+		t.Errorf("ReadScores (-want +got):\n%s", diff)
+	}
+	if len(got[0].Hits) != 3 {
+		t.Errorf("ReadScores changed ReadRecords' result: %d hits", len(got[0].Hits))
+	}
 }
 
 func TestReadRecordsErrors(t *testing.T) {
@@ -43,6 +58,8 @@ func TestReadRecordsErrors(t *testing.T) {
 		t.Errorf("error = %v, want x.jsonl:2", err)
 	}
 	_, err := ReadRecords(dir)
+	filelinetest.At(t, err, "x.jsonl", 2)
+	_, err = ReadScores(dir)
 	filelinetest.At(t, err, "x.jsonl", 2)
 	if _, err := ReadRecords(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no *.jsonl result files") {
 		t.Errorf("empty dir: error = %v", err)

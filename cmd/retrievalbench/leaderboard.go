@@ -55,7 +55,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Generated = gen
 	}
-	recs, err := resultfmt.ReadRecords(*results)
+	recs, err := resultfmt.ReadScores(*results)
 	if err != nil {
 		return err
 	}
