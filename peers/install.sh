@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # peers/install.sh — install the external peers, pinned, under
-# $RETRIEVALBENCH_CACHE/peers (default ~/.cache/retrievalbench/peers).
+# $RETRIEVALBENCH_CACHE/peers (default: the user cache dir, as the Go code
+# reads it — $XDG_CACHE_HOME, else ~/.cache — + /retrievalbench/peers).
 #
 #   bash peers/install.sh [pydocs-mcp|codira|context7|neuledge ...]   (default: all)
 #
@@ -18,7 +19,9 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cache=${RETRIEVALBENCH_CACHE:-$HOME/.cache/retrievalbench}
+# The same default as cache.Dir (os.UserCacheDir): a peer installed anywhere
+# else would be one the suite never finds.
+cache=${RETRIEVALBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/retrievalbench}
 peers=$cache/peers
 models=$cache/models
 mkdir -p "$peers"

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/retrievalbench/retrievalbench/cache"
 )
 
 // readLock returns the name==version pins of a pip lock file, names
@@ -110,23 +112,11 @@ func TestNPMLockIsComplete(t *testing.T) {
 // say why it is skipped, nothing may be installed, and the exit status is
 // 0 (a missing interpreter is not an install failure).
 func TestInstallSkipsLoudlyWithoutInterpreters(t *testing.T) {
-	bin := t.TempDir()
-	for _, tool := range []string{"bash", "cat", "cut", "dirname", "sha256sum", "mkdir", "sort", "tail", "head", "grep", "tr", "diff", "du", "rm", "ln", "cp"} {
-		p, err := exec.LookPath(tool)
-		if err != nil {
-			t.Skipf("%s not on PATH: %v", tool, err)
-		}
-		if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cache := t.TempDir()
-	for _, f := range []string{"models/bge-small-q/model.onnx", "models/bge-small-q/tokenizer.json"} {
-		os.MkdirAll(filepath.Join(cache, filepath.Dir(f)), 0o755)
-		os.WriteFile(filepath.Join(cache, f), nil, 0o644)
-	}
+	bin := shellTools(t)
+	dir := t.TempDir()
+	fakeModels(dir)
 	cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "bash"), "install.sh")
-	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "RETRIEVALBENCH_CACHE=" + cache}
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir(), "RETRIEVALBENCH_CACHE=" + dir}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("install.sh exited with %v, want 0 when interpreters are missing:\n%s", err, out)
@@ -142,8 +132,64 @@ func TestInstallSkipsLoudlyWithoutInterpreters(t *testing.T) {
 		}
 	}
 	for _, peer := range []string{"pydocs-mcp", "codira", "context7"} {
-		if _, err := os.Stat(filepath.Join(cache, "peers", peer)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "peers", peer)); err == nil {
 			t.Errorf("%s: a skipped peer left a directory in the cache", peer)
 		}
+	}
+}
+
+// TestInstallUsesTheSuitesCacheDir runs install.sh with XDG_CACHE_HOME set
+// and RETRIEVALBENCH_CACHE unset: it must work in the directory cache.Dir
+// names for the same environment, where the suite looks for the peers (an
+// install into ~/.cache while the suite reads $XDG_CACHE_HOME would skip
+// every peer cell).
+func TestInstallUsesTheSuitesCacheDir(t *testing.T) {
+	bin := shellTools(t)
+	home, xdg := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", xdg)
+	t.Setenv(cache.EnvDir, "")
+	want := cache.Dir()
+	if want != filepath.Join(xdg, "retrievalbench") {
+		t.Fatalf("cache.Dir() = %s with XDG_CACHE_HOME=%s", want, xdg)
+	}
+	fakeModels(want)
+	cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "bash"), "install.sh", "codira")
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + home, "XDG_CACHE_HOME=" + xdg}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh exited with %v:\n%s", err, out)
+	}
+	if st, err := os.Stat(filepath.Join(want, "peers")); err != nil || !st.IsDir() {
+		t.Errorf("install.sh made no %s/peers (%v):\n%s", want, err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cache")); err == nil {
+		t.Errorf("install.sh wrote under $HOME/.cache although XDG_CACHE_HOME is set:\n%s", out)
+	}
+}
+
+// shellTools returns a directory of links to the shell tools install.sh
+// uses, and nothing else: no python, pyenv or node.
+func shellTools(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, tool := range []string{"bash", "cat", "cut", "dirname", "sha256sum", "mkdir", "sort", "tail", "head", "grep", "tr", "diff", "du", "rm", "ln", "cp"} {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("%s not on PATH: %v", tool, err)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// fakeModels puts empty bge-small-q files under root/models, enough for
+// install.sh to get past its model check.
+func fakeModels(root string) {
+	for _, f := range []string{"models/bge-small-q/model.onnx", "models/bge-small-q/tokenizer.json"} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
 	}
 }

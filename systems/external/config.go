@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
@@ -550,7 +551,7 @@ func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
 	if len(c.VersionCommand) == 0 {
 		return out, nil
 	}
-	v := vars{ph: map[string]string{phCache: cacheDirFromEnv()}, getenv: os.LookupEnv}
+	v := vars{ph: map[string]string{phCache: cache.Dir()}, getenv: os.LookupEnv}
 	argv, err := v.expandAll(c.VersionCommand)
 	if err != nil {
 		return nil, fmt.Errorf("%s: version_command: %w", c.Name(), err)
@@ -574,7 +575,7 @@ func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
 // with its kind and hint; nil when all are.
 func (c *Config) Unmet() []Unmet {
 	var out []Unmet
-	v := vars{ph: map[string]string{phCache: cacheDirFromEnv()}, getenv: os.LookupEnv}
+	v := vars{ph: map[string]string{phCache: cache.Dir()}, getenv: os.LookupEnv}
 	for _, r := range c.Requires {
 		kind := r.Kind
 		if kind == "" {
@@ -636,19 +637,6 @@ func (c *Config) secretValues(getenv func(string) (string, bool)) []string {
 		}
 	}
 	return out
-}
-
-// cacheDirFromEnv is {cache} where no Options are at hand (Versions,
-// Unmet): $RETRIEVALBENCH_CACHE or the user cache dir + /retrievalbench,
-// as in internal/testenv.
-func cacheDirFromEnv() string {
-	if d := os.Getenv("RETRIEVALBENCH_CACHE"); d != "" {
-		return d
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return d + "/retrievalbench"
-	}
-	return os.TempDir() + "/retrievalbench-cache"
 }
 
 // posIndex maps the dotted path of every object key and array element of a
