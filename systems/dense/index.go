@@ -74,10 +74,10 @@ type Index struct {
 	// progress state of the Index call running
 	indexing  bool
 	corpusID  string
-	started   time.Time
 	lastLog   time.Time
-	offset    int // docs already reused or embedded before this Embed call
-	stats0    int // docs reused from the store (not embedded) in this call
+	rate      meter // docs embedded in this call, over the last minute
+	offset    int   // docs already reused or embedded before this Embed call
+	stats0    int   // docs reused from the store (not embedded) in this call
 	totalDocs int
 }
 
@@ -171,8 +171,9 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 
 	if len(todo) > 0 {
 		before := x.emb.Stats()
-		x.corpusID, x.started, x.lastLog = c.ID, time.Now(), time.Now()
+		x.corpusID, x.lastLog = c.ID, time.Now()
 		x.totalDocs, x.stats0 = len(c.Docs), st.Reused
+		x.rate.start(x.lastLog, 0)
 		// Embed and store in groups: memory stays bounded, and an
 		// interrupted run keeps what it embedded for the next one.
 		for lo := 0; lo < len(todo); lo += storeEvery {
@@ -219,15 +220,15 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	return nil
 }
 
-// progress logs the embedding rate at most every progressEvery.
+// progress logs the embedding rate over the last minute, and the ETA at that
+// rate, at most every progressEvery.
 func (x *Index) progress(done, total int) {
 	now := time.Now()
 	if !x.indexing || now.Sub(x.lastLog) < progressEvery {
 		return
 	}
 	x.lastLog = now
-	embedded := x.offset - x.stats0 + done
-	rate := float64(embedded) / now.Sub(x.started).Seconds()
+	rate := x.rate.observe(now, x.offset-x.stats0+done)
 	eta := "?"
 	if rate > 0 {
 		eta = (time.Duration(float64(x.totalDocs-x.offset-done)/rate) * time.Second).Round(time.Second).String()

@@ -235,7 +235,10 @@ func runIndex(ctx context.Context, rt *runtime, hash string) error {
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.indexTimeout())
 	defer cancel()
 	start := time.Now()
-	if _, _, err := run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak); err != nil {
+	stop := heartbeat(heartbeatEvery, rt.cfg.indexTimeout(), rt.logf, rt.name+": indexing")
+	_, _, err = run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
+	stop()
+	if err != nil {
 		return fmt.Errorf("%s: index: %w", rt.name, err)
 	}
 	rt.logf("%s: indexed in %s", rt.name, time.Since(start).Round(time.Millisecond))
