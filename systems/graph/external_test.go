@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
 	"github.com/retrievalbench/retrievalbench/systems/hybrid"
+	"github.com/retrievalbench/retrievalbench/systems/systemstest"
 )
 
 // Chunks of externaltest.ToyFiles (package chunk; checked by the tests).
@@ -47,24 +47,11 @@ func prepared(t *testing.T) *harness.Prepared {
 	return p
 }
 
-// fileBase is a scripted base that indexes whole files and answers with
-// locations; it records what it indexed.
-type fileBase struct {
-	script
-	got *corpus.Corpus
-}
-
-func (f *fileBase) WholeFiles() bool { return true }
-func (f *fileBase) Index(_ context.Context, c *corpus.Corpus) error {
-	f.got = c
-	return nil
-}
-
 // TestExpandsLocationHits: a whole-file base gets the whole files, and its
 // location hits seed the expansion as the chunks they resolve to.
 func TestExpandsLocationHits(t *testing.T) {
 	c := prepared(t).Corpora["toy"]
-	base := &fileBase{script: script{hits: []systems.Hit{
+	base := &systemstest.Files{Script: systemstest.Script{Hits: []systems.Hit{
 		{Path: "notes.txt", Score: 9},                          // not in the corpus: dropped
 		{Path: "pkg/a.py", StartLine: 4, EndLine: 5, Score: 5}, // frobnicate
 		{Path: "pkg/a.py", StartLine: 6, Score: 4},             // frobnicate again: one seed
@@ -75,8 +62,8 @@ func TestExpandsLocationHits(t *testing.T) {
 	var logs []string
 	x.logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
 	require.NoError(t, x.Index(t.Context(), c))
-	if base.got != c.Files {
-		t.Errorf("the whole-file base indexed %v, want the corpus's whole files", base.got)
+	if base.Got != c.Files {
+		t.Errorf("the whole-file base indexed %v, want the corpus's whole files", base.Got)
 	}
 	got, err := x.Search(t.Context(), "q", 10)
 	require.NoError(t, err)

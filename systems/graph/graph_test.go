@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/systemstest"
 )
 
 // chain is a tiny Python package: app.main → core.compute → util.helper,
@@ -169,26 +169,12 @@ func TestParseImport(t *testing.T) {
 	}
 }
 
-// script is a base System with a fixed ranking.
-type script struct {
-	hits   []systems.Hit
-	asked  []int
-	closed bool
-}
-
-func (s *script) Index(context.Context, *corpus.Corpus) error { return nil }
-func (s *script) Search(_ context.Context, _ string, k int) ([]systems.Hit, error) {
-	s.asked = append(s.asked, k)
-	return s.hits[:min(k, len(s.hits))], nil
-}
-func (s *script) Close() error { s.closed = true; return nil }
-
 func TestSearchExpands(t *testing.T) {
 	c := chainCorpus(t)
 	id := func(p, s string) string { return idOf(t, c, p, s) }
 	compute, helper, main := id("pkg/core.py", "compute"), id("pkg/util.py", "helper"), id("pkg/app.py", "main")
 	lonely, other := id("pkg/other.py", "lonely"), id("pkg/other.py", "helper")
-	base := &script{hits: []systems.Hit{
+	base := &systemstest.Script{Hits: []systems.Hit{
 		{DocID: compute, Score: 10}, {DocID: lonely, Score: 9.5}, {DocID: main, Score: 2}, {DocID: other, Score: -1},
 	}}
 	cfg := Config{Name: "t", Seeds: 1, Decay: 0.9}
@@ -209,7 +195,7 @@ func TestSearchExpands(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("expanded list (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{4}, base.asked); diff != "" {
+	if diff := cmp.Diff([]int{4}, base.Depths); diff != "" {
 		t.Errorf("base asked for max(k, Seeds) (-want +got):\n%s", diff)
 	}
 
@@ -232,7 +218,7 @@ func TestSearchExpands(t *testing.T) {
 	}
 
 	require.NoError(t, x.Close())
-	if !base.closed {
+	if !base.Closed {
 		t.Error("Close did not close the base")
 	}
 }
@@ -357,29 +343,11 @@ func TestBM25Expansion(t *testing.T) {
 	}
 }
 
-// factful is a base that takes the task's facts (systems.QuerySearcher)
-// and runs processes of its own (a PeakRSS), as an external system does.
-type factful struct {
-	script
-	queries []systems.Query
-	peak    uint64
-	atClose uint64 // added to peak by Close
-}
-
-func (f *factful) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
-	f.queries = append(f.queries, q)
-	return f.Search(ctx, q.Text, k)
-}
-func (f *factful) PeakRSS() uint64 { return f.peak }
-
-// Close reaps the base's server, whose peak is known only then.
-func (f *factful) Close() error { f.peak += f.atClose; return f.script.Close() }
-
 // TestForwardsFactsAndPeak: the graph hands the task's facts to a base that
 // takes them, and reports the base's process peak after Close.
 func TestForwardsFactsAndPeak(t *testing.T) {
 	c := chainCorpus(t)
-	base := &factful{script: script{hits: []systems.Hit{{DocID: idOf(t, c, "pkg/core.py", "compute"), Score: 1}}}, peak: 200 << 20, atClose: 50 << 20}
+	base := &systemstest.Factful{Script: systemstest.Script{Hits: []systems.Hit{{DocID: idOf(t, c, "pkg/core.py", "compute"), Score: 1}}}, Peak: 200 << 20, AtClose: 50 << 20}
 	x, err := NewWithBase(Config{Name: "t", Seeds: 1, Decay: 0.5}, base)
 	require.NoError(t, err)
 	require.NoError(t, x.Index(t.Context(), c))
@@ -388,14 +356,14 @@ func TestForwardsFactsAndPeak(t *testing.T) {
 	require.NoError(t, err)
 	_, err = x.Search(t.Context(), "plain", 3)
 	require.NoError(t, err)
-	if diff := cmp.Diff([]systems.Query{q, {Text: "plain"}}, base.queries); diff != "" {
+	if diff := cmp.Diff([]systems.Query{q, {Text: "plain"}}, base.Queries); diff != "" {
 		t.Errorf("queries the base got (-want +got):\n%s", diff)
 	}
 	require.NoError(t, x.Close())
 	if got := x.PeakRSS(); got != 250<<20 {
 		t.Errorf("PeakRSS after Close = %d MiB, want 250, what the base reported once closed", got>>20)
 	}
-	y, err := NewWithBase(Config{Name: "u", Seeds: 1, Decay: 0.5}, &script{})
+	y, err := NewWithBase(Config{Name: "u", Seeds: 1, Decay: 0.5}, &systemstest.Script{})
 	require.NoError(t, err)
 	if got := y.PeakRSS(); got != 0 {
 		t.Errorf("PeakRSS of an in-process base = %d, want 0", got)

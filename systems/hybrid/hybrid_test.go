@@ -1,7 +1,6 @@
 package hybrid
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,23 +13,8 @@ import (
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
+	"github.com/retrievalbench/retrievalbench/systems/systemstest"
 )
-
-// script is a member System that answers every query with a fixed list.
-type script struct {
-	hits     []systems.Hit
-	depths   []int // k of every Search call
-	indexed  int
-	closed   bool
-	closeErr error
-}
-
-func (s *script) Index(context.Context, *corpus.Corpus) error { s.indexed++; return nil }
-func (s *script) Search(_ context.Context, _ string, k int) ([]systems.Hit, error) {
-	s.depths = append(s.depths, k)
-	return s.hits[:min(k, len(s.hits))], nil
-}
-func (s *script) Close() error { s.closed = true; return s.closeErr }
 
 func hits(pairs ...any) []systems.Hit {
 	var out []systems.Hit
@@ -165,15 +149,15 @@ func TestWeighted(t *testing.T) {
 }
 
 func TestSearchDepthAndCut(t *testing.T) {
-	a := &script{hits: hits("a", 3.0, "b", 2.0, "c", 1.0)}
-	b := &script{hits: hits("c", 3.0, "d", 2.0, "e", 1.0)}
+	a := &systemstest.Script{Hits: hits("a", 3.0, "b", 2.0, "c", 1.0)}
+	b := &systemstest.Script{Hits: hits("c", 3.0, "d", 2.0, "e", 1.0)}
 	cfg := Config{Name: "t", Method: MethodRRF, K: 60, Depth: 2,
 		Members: []Member{{Spec: systems.Spec{System: "a", Config: "x"}, Weight: 1}, {Spec: systems.Spec{System: "b", Config: "x"}, Weight: 1}}}
 	x, err := NewWithMembers(cfg, []systems.System{a, b})
 	require.NoError(t, err)
 	require.NoError(t, x.Index(t.Context(), &corpus.Corpus{ID: "c"}))
-	if a.indexed != 1 || b.indexed != 1 {
-		t.Errorf("Index reached members %d and %d times, want 1 each", a.indexed, b.indexed)
+	if a.Indexed != 1 || b.Indexed != 1 {
+		t.Errorf("Index reached members %d and %d times, want 1 each", a.Indexed, b.Indexed)
 	}
 
 	got, err := x.Search(t.Context(), "q", 1)
@@ -189,18 +173,18 @@ func TestSearchDepthAndCut(t *testing.T) {
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("Search k=3 (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{2, 3}, a.depths); diff != "" {
+	if diff := cmp.Diff([]int{2, 3}, a.Depths); diff != "" {
 		t.Errorf("depths asked of a member: max(Depth, k) (-want +got):\n%s", diff)
 	}
 	if got, err := x.Search(t.Context(), "q", 0); err != nil || len(got) != 0 {
 		t.Errorf("k=0: %v, %v; want no hits", got, err)
 	}
 
-	a.closeErr = errors.New("boom")
+	a.CloseErr = errors.New("boom")
 	if err := x.Close(); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("Close = %v, want the member's error", err)
 	}
-	if !a.closed || !b.closed {
+	if !a.Closed || !b.Closed {
 		t.Error("Close did not close every member despite an error")
 	}
 }
@@ -328,9 +312,9 @@ func ExampleRRF() {
 // user's or an external one is just a Spec): New builds them through their
 // Specs, and the hash follows each member's own config hash.
 func TestFusesAnySpec(t *testing.T) {
-	a := &script{hits: hits("x", 2.0, "y", 1.0)}
-	b := &script{hits: hits("y", 2.0, "z", 1.0)}
-	spec := func(name string, s *script) systems.Spec {
+	a := &systemstest.Script{Hits: hits("x", 2.0, "y", 1.0)}
+	b := &systemstest.Script{Hits: hits("y", 2.0, "z", 1.0)}
+	spec := func(name string, s *systemstest.Script) systems.Spec {
 		return systems.Spec{System: "mine", Config: name, Hash: "mine-" + name,
 			New: func(systems.Options) (systems.System, error) { return s, nil }}
 	}
@@ -364,31 +348,13 @@ func TestFusesAnySpec(t *testing.T) {
 	}
 }
 
-// factful is a member that takes the task's facts (systems.QuerySearcher)
-// and runs processes of its own (a PeakRSS), as an external system does.
-type factful struct {
-	script
-	asked   []systems.Query
-	peak    uint64
-	atClose uint64 // added to peak by Close
-}
-
-func (f *factful) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
-	f.asked = append(f.asked, q)
-	return f.Search(ctx, q.Text, k)
-}
-func (f *factful) PeakRSS() uint64 { return f.peak }
-
-// Close reaps the member's server, whose peak is known only then.
-func (f *factful) Close() error { f.peak += f.atClose; return f.script.Close() }
-
 // TestForwardsFactsAndPeak: a fusion hands the task's facts to the member
 // that takes them and the text to the one that does not, and reports the
 // processes' peak RSS of its members after Close, when the harness asks.
 func TestForwardsFactsAndPeak(t *testing.T) {
-	plain := &script{hits: hits("a", 1.0)}
-	ext := &factful{script: script{hits: hits("b", 1.0)}, peak: 300 << 20}
-	ext2 := &factful{script: script{hits: hits("c", 1.0)}, peak: 500 << 20, atClose: 100 << 20}
+	plain := &systemstest.Script{Hits: hits("a", 1.0)}
+	ext := &systemstest.Factful{Script: systemstest.Script{Hits: hits("b", 1.0)}, Peak: 300 << 20}
+	ext2 := &systemstest.Factful{Script: systemstest.Script{Hits: hits("c", 1.0)}, Peak: 500 << 20, AtClose: 100 << 20}
 	m := func(n string) Member { return Member{Spec: systems.Spec{System: n, Config: "x"}, Weight: 1} }
 	cfg := Config{Name: "t", Method: MethodRRF, K: 60, Depth: 3, Members: []Member{m("a"), m("b"), m("c")}}
 	x, err := NewWithMembers(cfg, []systems.System{plain, ext, ext2})
@@ -402,10 +368,10 @@ func TestForwardsFactsAndPeak(t *testing.T) {
 	_, err = x.Search(t.Context(), "plain text", 3)
 	require.NoError(t, err)
 	want := []systems.Query{q, {Text: "plain text"}}
-	if diff := cmp.Diff(want, ext.asked); diff != "" {
+	if diff := cmp.Diff(want, ext.Queries); diff != "" {
 		t.Errorf("queries the fact-taking member got (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]int{3, 3}, plain.depths); diff != "" {
+	if diff := cmp.Diff([]int{3, 3}, plain.Depths); diff != "" {
 		t.Errorf("the plain member is asked by text (-want +got):\n%s", diff)
 	}
 
@@ -416,7 +382,7 @@ func TestForwardsFactsAndPeak(t *testing.T) {
 	if got := x.PeakRSS(); got != 600<<20 {
 		t.Errorf("PeakRSS after Close = %d MiB, want 600, what the member reported once closed", got>>20)
 	}
-	y, err := NewWithMembers(Config{Name: "u", Method: MethodRRF, K: 60, Depth: 3, Members: []Member{m("a"), m("b")}}, []systems.System{&script{}, &script{}})
+	y, err := NewWithMembers(Config{Name: "u", Method: MethodRRF, K: 60, Depth: 3, Members: []Member{m("a"), m("b")}}, []systems.System{&systemstest.Script{}, &systemstest.Script{}})
 	require.NoError(t, err)
 	if got := y.PeakRSS(); got != 0 {
 		t.Errorf("PeakRSS of in-process members = %d, want 0", got)

@@ -1,7 +1,6 @@
 package hybrid
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,20 +11,8 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/systemstest"
 )
-
-// fileMember is a scripted member that indexes whole files (like an
-// external system) and answers with locations; it records what it indexed.
-type fileMember struct {
-	script
-	got *corpus.Corpus
-}
-
-func (f *fileMember) WholeFiles() bool { return true }
-func (f *fileMember) Index(_ context.Context, c *corpus.Corpus) error {
-	f.got = c
-	return nil
-}
 
 // chunkedPair is two Python files as whole files and as chunks, the chunk
 // ids written out by hand (and checked against package chunk).
@@ -51,8 +38,8 @@ func chunkedPair(t *testing.T) *corpus.Corpus {
 // corpus is dropped and logged.
 func TestFusesLocationHits(t *testing.T) {
 	c := chunkedPair(t)
-	ids := &script{hits: hits("a.py#g@L8-L9", 2.0, "b.py#h@L1-L2", 1.0)}
-	locs := &fileMember{script: script{hits: []systems.Hit{
+	ids := &systemstest.Script{Hits: hits("a.py#g@L8-L9", 2.0, "b.py#h@L1-L2", 1.0)}
+	locs := &systemstest.Files{Script: systemstest.Script{Hits: []systems.Hit{
 		{Path: "notes.txt", StartLine: 1, Score: 9},         // not in the corpus
 		{Path: "a.py", StartLine: 8, EndLine: 9, Score: 8},  // g
 		{Path: "a.py", StartLine: 4, Symbol: "f", Score: 7}, // f
@@ -66,11 +53,11 @@ func TestFusesLocationHits(t *testing.T) {
 	var logs []string
 	x.logf = func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
 	require.NoError(t, x.Index(t.Context(), c))
-	if locs.got != c.Files {
-		t.Errorf("the whole-file member indexed %v, want the corpus's whole files", locs.got)
+	if locs.Got != c.Files {
+		t.Errorf("the whole-file member indexed %v, want the corpus's whole files", locs.Got)
 	}
-	if ids.indexed != 1 {
-		t.Errorf("the chunk member was indexed %d times, want 1", ids.indexed)
+	if ids.Indexed != 1 {
+		t.Errorf("the chunk member was indexed %d times, want 1", ids.Indexed)
 	}
 
 	got, err := x.Search(t.Context(), "q", 10)
@@ -95,15 +82,15 @@ func TestFusesLocationHits(t *testing.T) {
 // and a whole-file member is given it as it is.
 func TestChunksWithoutFiles(t *testing.T) {
 	c := &corpus.Corpus{ID: "w", Docs: []corpus.Doc{{ID: "a.py", Path: "a.py", Kind: "file", Text: "x = 1\n"}}}
-	locs := &fileMember{script: script{hits: []systems.Hit{{Path: "a.py", StartLine: 1, Score: 1}}}}
-	other := &script{}
+	locs := &systemstest.Files{Script: systemstest.Script{Hits: []systems.Hit{{Path: "a.py", StartLine: 1, Score: 1}}}}
+	other := &systemstest.Script{}
 	cfg := Config{Name: "t", Method: MethodWeighted, Depth: 10,
 		Members: []Member{{Spec: systems.Spec{System: "a", Config: "x"}, Weight: 1}, {Spec: systems.Spec{System: "b", Config: "x"}, Weight: 1}}}
 	x, err := NewWithMembers(cfg, []systems.System{other, locs})
 	require.NoError(t, err)
 	require.NoError(t, x.Index(t.Context(), c))
-	if locs.got != c {
-		t.Errorf("whole-file member indexed %v, want the corpus itself", locs.got)
+	if locs.Got != c {
+		t.Errorf("whole-file member indexed %v, want the corpus itself", locs.Got)
 	}
 	got, err := x.Search(t.Context(), "q", 5)
 	require.NoError(t, err)
