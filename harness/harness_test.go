@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -39,6 +40,8 @@ func (s *scripted) Search(ctx context.Context, q string, k int) ([]systems.Hit, 
 		return nil, ctx.Err()
 	case "hang-forever":
 		<-make(chan struct{}) // never returns, ignores ctx
+	case "slow":
+		time.Sleep(2 * time.Millisecond)
 	}
 	return s.answers[q], nil
 }
@@ -109,6 +112,43 @@ func TestRunIsolatesTaskFailures(t *testing.T) {
 	}
 	if tr := res.Tasks[0]; tr.FirstRelevant != 2 || tr.Values[1] != 0.5 {
 		t.Errorf("task ok: first relevant %d, mrr %v; want 2, 0.5", tr.FirstRelevant, tr.Values[1])
+	}
+}
+
+// TestRunReportsSearchProgress: a corpus's tasks report how many are done,
+// the rate and the ETA, at most every ProgressEvery (here: after every task
+// but the last, which the "indexed"/result lines cover).
+func TestRunReportsSearchProgress(t *testing.T) {
+	p := prepared(t, task("t1", "slow", "a"), task("t2", "slow", "a"), task("t3", "slow", "a"), task("t4", "slow", "a"))
+	cfg := DefaultRunConfig()
+	cfg.ProgressEvery = time.Nanosecond
+	var lines []string
+	cfg.Logf = func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	_, err := Run(t.Context(), p, spec(&scripted{}), cfg)
+	require.NoError(t, err)
+	var got []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "searching ") {
+			head, rest, _ := strings.Cut(l, " (")
+			got = append(got, head)
+			if !strings.Contains(rest, " queries/s, ETA ") {
+				t.Errorf("progress line %q lacks the rate and ETA", l)
+			}
+		}
+	}
+	want := []string{"searching r: 1/4 tasks", "searching r: 2/4 tasks", "searching r: 3/4 tasks"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress lines (-want +got):\n%s", diff)
+	}
+
+	cfg.ProgressEvery = time.Hour
+	lines = nil
+	_, err = Run(t.Context(), p, spec(&scripted{}), cfg)
+	require.NoError(t, err)
+	for _, l := range lines {
+		if strings.HasPrefix(l, "searching ") {
+			t.Errorf("progress line %q within ProgressEvery of the start", l)
+		}
 	}
 }
 

@@ -42,7 +42,13 @@ type RunConfig struct {
 	CacheDir    string
 	NoCache     bool
 	Logf        func(format string, args ...any) // progress; nil = silent
+	// ProgressEvery is the least time between two "searching" progress
+	// lines of a corpus's tasks (done, rate, ETA); 0 means 10 s.
+	ProgressEvery time.Duration
 }
+
+// defaultProgressEvery is RunConfig.ProgressEvery's default.
+const defaultProgressEvery = 10 * time.Second
 
 // DefaultRunConfig returns depth 100, a 60 s task timeout and DefaultMeasures.
 func DefaultRunConfig() RunConfig {
@@ -215,7 +221,21 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		}
 	}
 	jc := p.JudgeCorpus(cid)
+	every := cfg.ProgressEvery
+	if every <= 0 {
+		every = defaultProgressEvery
+	}
+	searchStart := time.Now()
+	lastLog := searchStart
 	for n, ti := range tasks {
+		// n tasks are done: a long corpus (a peer's process per query, a
+		// large model embedding every query) says how far it is.
+		if now := time.Now(); n > 0 && now.Sub(lastLog) >= every {
+			lastLog = now
+			rate := float64(n) / now.Sub(searchStart).Seconds()
+			eta := time.Duration(float64(len(tasks)-n) / rate * float64(time.Second))
+			logf(cfg, "searching %s: %d/%d tasks (%.1f queries/s, ETA %v)", cid, n, len(tasks), rate, eta.Round(time.Second))
+		}
 		t := &p.Dataset.Tasks[ti]
 		tr := &res.Tasks[ti]
 		tr.ID, tr.Meta, tr.Query = t.ID, t.Meta, t.Query

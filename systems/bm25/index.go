@@ -245,7 +245,8 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		}
 		if done := n + 1; done%progressDocs == 0 || time.Since(last) >= progressEvery {
 			last = time.Now()
-			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s)", x.cfg.Name, c.ID, done, len(order), rate(done, start))
+			r := rate(done, start)
+			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s, ETA %s)", x.cfg.Name, c.ID, done, len(order), r, eta(len(order)-done, r))
 		}
 	}
 	for _, kv := range [][2]string{
@@ -289,6 +290,14 @@ func removeStaleTemps(dir string) {
 			os.Remove(m)
 		}
 	}
+}
+
+// eta is the time left for n more docs at r docs/s, "?" without a rate.
+func eta(n int, r float64) string {
+	if r <= 0 {
+		return "?"
+	}
+	return (time.Duration(float64(n) / r * float64(time.Second))).Round(time.Second).String()
 }
 
 func rate(n int, since time.Time) float64 {
