@@ -214,7 +214,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 	el := time.Since(start)
 	res.IndexTime += el
 	res.IndexedDocs += len(input.Docs)
-	logf(cfg, "indexed %s: %d docs in %v (%.0f docs/s)", cid, len(input.Docs), el.Round(time.Millisecond), float64(len(input.Docs))/el.Seconds())
+	logf(cfg, "indexed %s: %d docs in %v (%.1f docs/s)", cid, len(input.Docs), el.Round(time.Millisecond), float64(len(input.Docs))/el.Seconds())
 	if v, ok := sys.(Versioner); ok {
 		for k, val := range v.Versions() {
 			res.Versions[k] = val
