@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -233,8 +234,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		if now := time.Now(); n > 0 && now.Sub(lastLog) >= every {
 			lastLog = now
 			rate := float64(n) / now.Sub(searchStart).Seconds()
-			eta := time.Duration(float64(len(tasks)-n) / rate * float64(time.Second))
-			logf(cfg, "searching %s: %d/%d tasks (%.1f queries/s, ETA %v)", cid, n, len(tasks), rate, eta.Round(time.Second))
+			logf(cfg, "searching %s: %d/%d tasks (%.1f queries/s, ETA %s)", cid, n, len(tasks), rate, progress.ETA(len(tasks)-n, rate))
 		}
 		t := &p.Dataset.Tasks[ti]
 		tr := &res.Tasks[ti]

@@ -19,6 +19,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -246,7 +247,7 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		if done := n + 1; done%progressDocs == 0 || time.Since(last) >= progressEvery {
 			last = time.Now()
 			r := rate(done, start)
-			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s, ETA %s)", x.cfg.Name, c.ID, done, len(order), r, eta(len(order)-done, r))
+			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s, ETA %s)", x.cfg.Name, c.ID, done, len(order), r, progress.ETA(len(order)-done, r))
 		}
 	}
 	for _, kv := range [][2]string{
@@ -290,14 +291,6 @@ func removeStaleTemps(dir string) {
 			os.Remove(m)
 		}
 	}
-}
-
-// eta is the time left for n more docs at r docs/s, "?" without a rate.
-func eta(n int, r float64) string {
-	if r <= 0 {
-		return "?"
-	}
-	return (time.Duration(float64(n) / r * float64(time.Second))).Round(time.Second).String()
 }
 
 func rate(n int, since time.Time) float64 {

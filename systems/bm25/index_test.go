@@ -459,20 +459,3 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 		t.Errorf("fresh temp file, maybe a concurrent build, was removed: %v", err)
 	}
 }
-
-func TestETA(t *testing.T) {
-	for _, tc := range []struct {
-		n    int
-		r    float64
-		want string
-	}{
-		{1000, 100, "10s"},
-		{90_000, 50, "30m0s"},
-		{5, 0, "?"},
-		{0, 10, "0s"},
-	} {
-		if got := eta(tc.n, tc.r); got != tc.want {
-			t.Errorf("eta(%d, %v) = %q, want %q", tc.n, tc.r, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/embed"
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -75,9 +76,9 @@ type Index struct {
 	indexing  bool
 	corpusID  string
 	lastLog   time.Time
-	rate      meter // docs embedded in this call, over the last minute
-	offset    int   // docs already reused or embedded before this Embed call
-	stats0    int   // docs reused from the store (not embedded) in this call
+	rate      progress.Meter // docs embedded in this call, over the last minute
+	offset    int            // docs already reused or embedded before this Embed call
+	stats0    int            // docs reused from the store (not embedded) in this call
 	totalDocs int
 }
 
@@ -173,7 +174,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		before := x.emb.Stats()
 		x.corpusID, x.lastLog = c.ID, time.Now()
 		x.totalDocs, x.stats0 = len(c.Docs), st.Reused
-		x.rate.start(x.lastLog, 0)
+		x.rate.Start(x.lastLog, 0)
 		// Embed and store in groups: memory stays bounded, and an
 		// interrupted run keeps what it embedded for the next one.
 		for lo := 0; lo < len(todo); lo += storeEvery {
@@ -228,12 +229,8 @@ func (x *Index) progress(done, total int) {
 		return
 	}
 	x.lastLog = now
-	rate := x.rate.observe(now, x.offset-x.stats0+done)
-	eta := "?"
-	if rate > 0 {
-		eta = (time.Duration(float64(x.totalDocs-x.offset-done)/rate) * time.Second).Round(time.Second).String()
-	}
-	x.logf("dense[%s]: %s: %d/%d docs (%.1f docs/s, ETA %s)", x.cfg.Name, x.corpusID, x.offset+done, x.totalDocs, rate, eta)
+	rate := x.rate.Observe(now, x.offset-x.stats0+done)
+	x.logf("dense[%s]: %s: %d/%d docs (%.1f docs/s, ETA %s)", x.cfg.Name, x.corpusID, x.offset+done, x.totalDocs, rate, progress.ETA(x.totalDocs-x.offset-done, rate))
 }
 
 func (x *Index) logf(format string, args ...any) {

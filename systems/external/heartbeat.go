@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// heartbeatEvery is how often a long index command or server start is
-// reported while it runs: an external indexer says nothing about its own
+// heartbeatEvery is how often a long index command is reported while it
+// runs: an external indexer says nothing about its own
 // progress, so the log shows at least that it is alive and how long it has
 // left before its timeout.
 const heartbeatEvery = 10 * time.Second

@@ -1,4 +1,6 @@
-package dense
+// Package progress has the two pieces of a long step's progress line: a
+// rate over the last minute (Meter) and the time left at a rate (ETA).
+package progress
 
 import "time"
 
@@ -8,23 +10,23 @@ import "time"
 // one over the last minute follows them within a minute.
 const rateWindow = time.Minute
 
-// meter turns (time, docs done) samples into a rate over the last
+// Meter turns (time, docs done) samples into a rate over the last
 // rateWindow. It keeps the samples inside the window, and the newest one
 // before it when fewer than two are inside, so that there are always two
 // points to measure between.
-type meter struct {
+type Meter struct {
 	at   []time.Time
 	done []int
 }
 
-// start drops every sample and records the first one.
-func (m *meter) start(now time.Time, done int) {
+// Start drops every sample and records the first one.
+func (m *Meter) Start(now time.Time, done int) {
 	m.at, m.done = append(m.at[:0], now), append(m.done[:0], done)
 }
 
-// observe records that done docs were finished at now and returns the rate
+// Observe records that done docs were finished at now and returns the rate
 // in docs per second since the oldest sample kept, 0 when no time passed.
-func (m *meter) observe(now time.Time, done int) float64 {
+func (m *Meter) Observe(now time.Time, done int) float64 {
 	m.at, m.done = append(m.at, now), append(m.done, done)
 	drop := 0
 	for drop < len(m.at)-2 && now.Sub(m.at[drop]) >= rateWindow {
@@ -36,4 +38,13 @@ func (m *meter) observe(now time.Time, done int) float64 {
 		return 0
 	}
 	return float64(done-m.done[0]) / dt
+}
+
+// ETA is the time left for n more items at perSecond, to the second, or "?"
+// without a rate.
+func ETA(n int, perSecond float64) string {
+	if perSecond <= 0 {
+		return "?"
+	}
+	return time.Duration(float64(n) / perSecond * float64(time.Second)).Round(time.Second).String()
 }
