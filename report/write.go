@@ -80,7 +80,7 @@ func (s *Summary) Markdown() string {
 	if len(s.Decisions) == 0 {
 		b.WriteString("No decision: no baseline.\n\n")
 	} else {
-		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Rules.Alpha)
+		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f on the p-value corrected with Holm's procedure over the systems compared).\n\n", s.Baseline, s.cfg.Rules.Alpha)
 		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
@@ -107,6 +107,13 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("---|---|---|---|---|---|---|\n")
 	for i, ss := range s.Systems {
+		if ss.Status == StatusFailed {
+			// Listed after every system that ran, unranked, with nothing
+			// that could pass for a score or a speed.
+			fmt.Fprintf(&b, "| – | %s | %s | %d | %d |%s – | – | – | – | – | %s | %s |\n", ss.Name, ss.Status, ss.Cases, ss.Failed,
+				strings.Repeat(" – |", len(hs)), f1(ss.PeakRSSMB), dim(ss.Dimension))
+			continue
+		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d |", i+1, ss.Name, ss.Status, ss.Cases, ss.Failed)
 		for _, h := range hs {
 			st := ss.Micro[h]
@@ -125,7 +132,10 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("\n")
 	for _, ss := range s.Systems {
-		fmt.Fprintf(&b, "| %s |", ss.Name)
+		if ss.Status == StatusFailed {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", withFailed(ss.Name, ss.Failed))
 		for _, h := range hs {
 			st := ss.MacroRepo[h]
 			fmt.Fprintf(&b, " %s [%s, %s] | %s |", f4(st.Mean), f4(st.Low), f4(st.High), f4(ss.MacroIntent[h]))
@@ -146,7 +156,7 @@ func (s *Summary) Markdown() string {
 		}
 		b.WriteString("\n")
 		for _, r := range grp.rows {
-			fmt.Fprintf(&b, "| %s | %s | %d |", r.Model, r.Group, r.N)
+			fmt.Fprintf(&b, "| %s | %s | %s |", r.Model, r.Group, withFailed(strconv.Itoa(r.N), r.Failed))
 			for _, h := range hs {
 				fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
 			}
@@ -154,11 +164,12 @@ func (s *Summary) Markdown() string {
 		}
 	}
 	if len(s.Decisions) > 0 {
-		b.WriteString("\n## Paired tests against the baseline\n\n| system | measure | baseline | system | diff | 95% CI | p | n |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Paired tests against the baseline\n\np is the paired bootstrap's; p Holm corrects it for the number of systems compared on the measure, and decides.\n\n" +
+			"| system | measure | baseline | system | diff | 95% CI | p | p Holm | n |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			for _, t := range d.Tests {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %+.4f | [%+.4f, %+.4f] | %s | %d |\n", d.Model, t.Measure, f4(t.Baseline), f4(t.Model),
-					float64(t.Diff), float64(t.Low), float64(t.High), f4(t.P), t.N)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %+.4f | [%+.4f, %+.4f] | %s | %s | %d |\n", d.Model, t.Measure, f4(t.Baseline), f4(t.Model),
+					float64(t.Diff), float64(t.Low), float64(t.High), f4(t.P), f4(t.PHolm), t.N)
 			}
 		}
 	}
@@ -168,7 +179,7 @@ func (s *Summary) Markdown() string {
 	for _, r := range g.Gains {
 		gains = append(gains, fmt.Sprintf("%s ≥ %+.2f", r.Measure, r.Threshold))
 	}
-	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`.\n",
+	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
 		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.InteractiveLatencyRatio, g.MinCases)
 	if len(s.Failures) > 0 {
 		b.WriteString("\n## Failures\n\n")
@@ -221,6 +232,14 @@ func (s *Summary) firstJudged(k string) (resultfmt.Fixed, bool) {
 }
 
 func f1(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 1, 64) }
+
+// withFailed is s with the count of failed cases, when there are any.
+func withFailed(s string, failed int) string {
+	if failed == 0 {
+		return s
+	}
+	return fmt.Sprintf("%s (%d failed)", s, failed)
+}
 
 func dim(d int) string {
 	if d == 0 {
@@ -300,6 +319,15 @@ func (s *Summary) rankingCSV() []byte {
 	head = append(head, "unjudged", "latency_p50_ms", "latency_p95_ms", "index_seconds", "peak_rss_mb", "dimension")
 	_ = w.Write(head)
 	for i, ss := range s.Systems {
+		if ss.Status == StatusFailed {
+			// Unranked, with empty cells where a score or latency would be: a 0
+			// there would read as one.
+			row := []string{"", ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
+			row = append(row, make([]string, len(head)-len(row)-2)...)
+			row = append(row, f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension))
+			_ = w.Write(row)
+			continue
+		}
 		row := []string{strconv.Itoa(i + 1), ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
 		for _, m := range s.Measures {
 			st := ss.Micro[m]
@@ -318,9 +346,9 @@ func (s *Summary) rankingCSV() []byte {
 func groupCSV(field string, measures []string, rows []GroupRow) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(append([]string{"model", field, "n"}, measures...))
+	_ = w.Write(append([]string{"model", field, "n", "failed"}, measures...))
 	for _, r := range rows {
-		row := []string{r.Model, r.Group, strconv.Itoa(r.N)}
+		row := []string{r.Model, r.Group, strconv.Itoa(r.N), strconv.Itoa(r.Failed)}
 		for _, m := range measures {
 			row = append(row, f4(r.Values[m]))
 		}
