@@ -78,7 +78,9 @@ type Dataset struct {
 	summary *report.Summary
 }
 
-// Row is one system/config of a dataset.
+// Row is one system/config of a dataset. A failed row (every task
+// failed) comes after every row that ran, with rank 0 (never ranked among
+// them), no scores, no latency and no paired test.
 type Row struct {
 	Rank   int                       `json:"rank"`
 	Model  string                    `json:"model"`
@@ -105,9 +107,12 @@ type Paired struct {
 	Low  Fixed `json:"ci_low"`
 	High Fixed `json:"ci_high"`
 	// PBootstrap is the paired bootstrap p-value, PPermutation the paired
-	// randomization (sign-flip) test's; Significant is PPermutation < α.
+	// randomization (sign-flip) test's; PHolm is PPermutation corrected
+	// with Holm's procedure over every row compared with the best, and
+	// Significant is PHolm < α.
 	PBootstrap   Fixed `json:"p_bootstrap"`
 	PPermutation Fixed `json:"p_permutation"`
+	PHolm        Fixed `json:"p_holm"`
 	N            int   `json:"n"`
 	Significant  bool  `json:"significant"`
 }
@@ -192,8 +197,11 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	for i, ss := range s.Systems {
 		row := Row{Rank: i + 1, Model: ss.Name, Status: ss.Status, Cases: ss.Cases, Failed: ss.Failed,
 			Scores: map[string]resultfmt.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS}
+		if ss.Status == report.StatusFailed {
+			row.Rank, row.LatencyP50MS, row.LatencyP95MS = 0, 0, 0
+		}
 		for _, m := range measures {
-			if carries[ss.Name+"\x00"+m] {
+			if carries[ss.Name+"\x00"+m] && ss.Status != report.StatusFailed {
 				row.Scores[m] = ss.Micro[m]
 			}
 		}
@@ -207,6 +215,8 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	if len(d.Rows) > 0 && d.Rows[0].Status != report.StatusFailed {
 		d.Best = d.Rows[0].Model
 		best := cols[d.Best]
+		var tested []*Row
+		var ps []float64
 		for i := 1; i < len(d.Rows); i++ {
 			r := &d.Rows[i]
 			if r.Status == report.StatusFailed {
@@ -215,10 +225,31 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 			p := metrics.PairedBootstrap(best, cols[r.Model], cfg.Resamples, cfg.Seed)
 			perm := metrics.Permutation(best, cols[r.Model], cfg.Resamples, cfg.Seed)
 			r.VsBest = &Paired{Measure: primary, Diff: Fixed(p.MeanDiff), Low: Fixed(p.Low), High: Fixed(p.High),
-				PBootstrap: Fixed(p.P), PPermutation: Fixed(perm), N: p.N, Significant: perm < cfg.Alpha}
+				PBootstrap: Fixed(p.P), PPermutation: Fixed(perm), N: p.N}
+			tested, ps = append(tested, r), append(ps, perm)
+		}
+		// Every row against the best is one family of tests: without the
+		// correction, a table of 20 equal systems shows about one
+		// "significant" gap by chance.
+		for i, adj := range metrics.Holm(ps) {
+			tested[i].VsBest.PHolm, tested[i].VsBest.Significant = Fixed(adj), adj < cfg.Alpha
 		}
 	}
 	return d, nil
+}
+
+// Failed names the rows of b whose every task failed, as
+// "dataset.split: system/config", in dataset and row order.
+func (b *Board) Failed() []string {
+	var out []string
+	for _, d := range b.Datasets {
+		for _, r := range d.Rows {
+			if r.Status == report.StatusFailed {
+				out = append(out, d.Key+": "+r.Model)
+			}
+		}
+	}
+	return out
 }
 
 // taskColumns returns each model's values of measure m over every task of
