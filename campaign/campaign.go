@@ -448,7 +448,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 	}
 	resetOK := resetPeak()
 	var recs []resultfmt.Record
-	ran := 0
+	ran, answered := 0, 0
 	for _, repo := range repos {
 		p := prepared[repo]
 		if p == nil {
@@ -473,6 +473,9 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 				fail(report.FailQuery, repo, r.Task, r.Error)
 			case len(r.Hits) == 0:
 				fail(report.FailEmptyResults, repo, r.Task, "no hits")
+			}
+			if r.Error == "" {
+				answered++
 			}
 			recs = append(recs, r)
 		}
@@ -502,7 +505,9 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		fail(report.FailModel, "", "", "dimension probe: "+probe.err.Error())
 	}
 	switch {
-	case ran == 0:
+	case ran == 0 || answered == 0:
+		// Indexed but every query failed (a model that loads nothing, a
+		// tool that crashes on every call): no result is a result.
 		sr.Status = report.StatusFailed
 	case ran < len(prepared) || hasFailure(run, name):
 		sr.Status = report.StatusPartial
