@@ -93,6 +93,9 @@ type Row struct {
 	VsBest       *Paired `json:"vs_best,omitempty"`
 	LatencyP50MS Fixed   `json:"latency_p50_ms"`
 	LatencyP95MS Fixed   `json:"latency_p95_ms"`
+	// Warnings counts what the system noticed without failing a task: the
+	// warnings its records carry (hits outside the corpus, repeats).
+	Warnings int `json:"warnings,omitempty"`
 	// Cell is the row's cell file, nil when the results have none.
 	Cell *resultfmt.Cell `json:"cell,omitempty"`
 }
@@ -196,7 +199,7 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	}
 	for i, ss := range s.Systems {
 		row := Row{Rank: i + 1, Model: ss.Name, Status: ss.Status, Cases: ss.Cases, Failed: ss.Failed,
-			Scores: map[string]resultfmt.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS}
+			Scores: map[string]resultfmt.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS, Warnings: ss.Warnings}
 		if ss.Status == report.StatusFailed {
 			row.Rank, row.LatencyP50MS, row.LatencyP95MS = 0, 0, 0
 		}

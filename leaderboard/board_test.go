@@ -383,3 +383,39 @@ func TestHolmLeaderboard(t *testing.T) {
 		t.Errorf("raw %d, Holm %d spurious gaps: Holm should remove most of them", raw, holm)
 	}
 }
+
+// TestWarningsAndReuse: the warnings records and cell files carry reach
+// the dataset page (counted in the status, listed under the table), and a
+// reused index shows its original build time next to this run's.
+func TestWarningsAndReuse(t *testing.T) {
+	recs, cells := fixtureBoard()
+	for i := range recs {
+		if recs[i].Model() == "bm25/code" && recs[i].Dataset == "alpha" && recs[i].Task == "t007" {
+			recs[i].Warnings = []string{"bm25/code: 1 of 1 hits named a path outside the corpus and match nothing (kept at their ranks)"}
+		}
+	}
+	cells[0].IndexSeconds, cells[0].IndexReused, cells[0].IndexBuildSeconds = 0.02, 1, 12.5
+	cells[0].Warnings = []string{"repo0: the tool skipped 2 files"}
+	b, err := Build(recs, cells, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := b.DatasetMarkdown(b.Datasets[0])
+	for _, want := range []string{
+		"| 1 | bm25/code | ok (2 warnings) |",
+		"| 0.02 (1 reused, built in 12.50) | 80.0 |",
+		"## Warnings",
+		"- bm25/code index: repo0: the tool skipped 2 files",
+		"- bm25/code t007: bm25/code: 1 of 1 hits named a path outside the corpus",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("alpha page lacks %q:\n%s", want, page)
+		}
+	}
+	if html := string(b.HTML(nil)); !strings.Contains(html, "<li>bm25/code index: repo0: the tool skipped 2 files</li>") {
+		t.Errorf("index.html does not list the warnings")
+	}
+	if plain := b.DatasetMarkdown(b.Datasets[1]); strings.Contains(plain, "## Warnings") {
+		t.Errorf("beta has no warnings but its page has the section:\n%s", plain)
+	}
+}

@@ -96,6 +96,13 @@ func (b *Board) HTML(figs Figures) []byte {
 			w.WriteString("</tr>\n")
 		}
 		w.WriteString("</tbody>\n</table></div>\n")
+		if lines := d.warningLines(); len(lines) > 0 {
+			w.WriteString("<h3>Warnings</h3>\n<ul class=\"warnings\">\n")
+			for _, l := range lines {
+				fmt.Fprintf(&w, "<li>%s</li>\n", e(l))
+			}
+			w.WriteString("</ul>\n")
+		}
 		for _, f := range d.PlotFiles() {
 			svg := figs[d.Key][f]
 			fmt.Fprintf(&w, "<figure><img alt=\"%s %s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s — <a href=\"%s/plots/%s.svg\">SVG</a> · <a href=\"%s/plots/%s.png\">PNG</a></figcaption></figure>\n",

@@ -57,7 +57,13 @@ func indexSeconds(r Row) string {
 	if r.Cell == nil {
 		return "—"
 	}
-	return strconv.FormatFloat(r.Cell.IndexSeconds, 'f', 2, 64)
+	s := strconv.FormatFloat(r.Cell.IndexSeconds, 'f', 2, 64)
+	if r.Cell.IndexReused > 0 {
+		// Opening a reused index is not indexing: say so, with what
+		// building it took.
+		s += fmt.Sprintf(" (%d reused, built in %s)", r.Cell.IndexReused, strconv.FormatFloat(r.Cell.IndexBuildSeconds, 'f', 2, 64))
+	}
+	return s
 }
 
 func peakRSS(r Row) string {
@@ -93,10 +99,62 @@ func (d *Dataset) Cells(i int) []string {
 }
 
 func status(r Row) string {
+	var notes []string
 	if r.Failed > 0 {
-		return fmt.Sprintf("%s (%d failed)", r.Status, r.Failed)
+		notes = append(notes, fmt.Sprintf("%d failed", r.Failed))
 	}
-	return r.Status
+	n := r.Warnings
+	if r.Cell != nil {
+		n += len(r.Cell.Warnings) // indexing's; the records hold the tasks'
+	}
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("%d warnings", n))
+	}
+	if len(notes) == 0 {
+		return r.Status
+	}
+	return r.Status + " (" + strings.Join(notes, ", ") + ")"
+}
+
+// maxWarnings is how many warnings of one system a dataset page lists.
+const maxWarnings = 10
+
+// warningLines are the lines of a dataset's Warnings section: per row,
+// its cell's indexing warnings and its records' (at most maxWarnings).
+func (d *Dataset) warningLines() []string {
+	var lines []string
+	for _, r := range d.Rows {
+		var ws []string
+		if r.Cell != nil {
+			for _, x := range r.Cell.Warnings {
+				ws = append(ws, "index: "+x)
+			}
+		}
+		ws = append(ws, d.summary.SystemWarnings(r.Model)...)
+		for i, x := range ws {
+			if i == maxWarnings {
+				lines = append(lines, fmt.Sprintf("%s: … and %d more (in its records and cell file)", r.Model, len(ws)-maxWarnings))
+				break
+			}
+			lines = append(lines, r.Model+" "+x)
+		}
+	}
+	return lines
+}
+
+// warningsMD is the Warnings section of a dataset page, "" when no system
+// noticed anything.
+func (d *Dataset) warningsMD() string {
+	lines := d.warningLines()
+	if len(lines) == 0 {
+		return ""
+	}
+	var w strings.Builder
+	w.WriteString("## Warnings\n\nWhat systems noticed without failing a task.\n\n")
+	for _, l := range lines {
+		w.WriteString("- " + mdEscape(l) + "\n")
+	}
+	return w.String() + "\n"
 }
 
 // PlotFiles are the base names of the dataset's figures (each .svg and
@@ -142,6 +200,7 @@ func (b *Board) DatasetMarkdown(d *Dataset) string {
 		w.WriteString(mdRow(d.Cells(i)))
 	}
 	w.WriteString("\n")
+	w.WriteString(d.warningsMD())
 	if pf := d.PlotFiles(); len(pf) > 0 {
 		w.WriteString("## Figures\n\n")
 		for _, f := range pf {

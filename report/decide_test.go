@@ -268,3 +268,30 @@ func TestFailedAndPartialSystems(t *testing.T) {
 		t.Errorf("per-model-ranking.csv: the failed system is ranked or scored:\n%s", csv)
 	}
 }
+
+// TestWarningsAndReuseInReport: quality-summary.md lists what a system
+// noticed without failing (by case, and while indexing) and shows a reused
+// index with its original build time.
+func TestWarningsAndReuseInReport(t *testing.T) {
+	run, recs := runOf(3, []string{"ext/a", "bm25/b"}, func(string, int) int { return 1 })
+	run.Systems[0].IndexSeconds, run.Systems[0].IndexReused, run.Systems[0].IndexBuildSeconds = 0.5, 1, 42
+	run.Systems[0].Warnings = []string{"r: the tool skipped 2 files"}
+	recs[2].Warnings = []string{"ext/a: 1 of 6 hits named a path outside the corpus and match nothing (kept at their ranks)"}
+	require.Equal(t, "ext/a", recs[2].Model())
+	s, err := ScoreCampaign(run, recs, nil, DefaultConfig())
+	require.NoError(t, err)
+	md := s.Markdown()
+	for _, want := range []string{
+		"| 0.5 (1 reused, built in 42.0) |",
+		"## Warnings",
+		"- ext/a index: r: the tool skipped 2 files",
+		"- ext/a c01: ext/a: 1 of 6 hits named a path outside the corpus",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("quality-summary.md lacks %q:\n%s", want, md)
+		}
+	}
+	if got := s.system("ext/a").Warnings; got != 2 {
+		t.Errorf("ext/a warnings = %d, want 2", got)
+	}
+}

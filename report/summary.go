@@ -128,6 +128,15 @@ type SystemSummary struct {
 	PeakRSSMB    resultfmt.Fixed            `json:"peak_rss_mb"`
 	Dimension    int                        `json:"dimension,omitempty"`
 	Decision     string                     `json:"decision,omitempty"`
+	// IndexReused counts the repositories whose index an earlier run
+	// built; IndexBuildSeconds is then the original build time (see
+	// SystemCost).
+	IndexReused       int             `json:"index_reused,omitempty"`
+	IndexBuildSeconds resultfmt.Fixed `json:"index_build_seconds,omitempty"`
+	// Warnings counts what the system noticed without failing: its
+	// indexing warnings and those its records carry.
+	Warnings int `json:"warnings,omitempty"`
+	warnings []string
 }
 
 // GroupRow is one system's means over one repository or intent.
@@ -203,6 +212,10 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
 		if sc, ok := costOf[name]; ok {
 			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sc.Status, resultfmt.Fixed(sc.IndexSeconds), resultfmt.Fixed(sc.PeakRSSMB), sc.Dimension
+			ss.IndexReused, ss.IndexBuildSeconds = sc.IndexReused, resultfmt.Fixed(sc.IndexBuildSeconds)
+			for _, w := range sc.Warnings {
+				ss.warnings = append(ss.warnings, "index: "+w)
+			}
 		}
 		c := s.collect(&ss, byModel[name])
 		s.cols[name] = c
@@ -321,6 +334,9 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 			continue
 		}
 		c.present[i] = true
+		for _, w := range r.Warnings {
+			ss.warnings = append(ss.warnings, r.Task+": "+w)
+		}
 		if r.Error != "" {
 			c.failed[i] = true
 			ss.Failed++
@@ -353,6 +369,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 			ss.Cases++
 		}
 	}
+	ss.Warnings = len(ss.warnings)
 	if missing := len(s.tasks) - ss.Cases; missing > 0 {
 		ss.Failed += missing
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,7 +121,7 @@ func (s *Summary) Markdown() string {
 			fmt.Fprintf(&b, " %s [%s, %s] |", f4(st.Mean), f4(st.Low), f4(st.High))
 		}
 		fmt.Fprintf(&b, " %s | %d | %s | %s | %s | %s | %s |\n", f4(ss.Judged[judgedK]), ss.Unjudged,
-			f1(ss.LatencyP50MS), f1(ss.LatencyP95MS), f1(ss.IndexSeconds), f1(ss.PeakRSSMB), dim(ss.Dimension))
+			f1(ss.LatencyP50MS), f1(ss.LatencyP95MS), indexTime(ss), f1(ss.PeakRSSMB), dim(ss.Dimension))
 	}
 	b.WriteString("\n## Macro averages (every repository once, stratified bootstrap CI; every intent once)\n\n| system |")
 	for _, h := range hs {
@@ -187,6 +188,7 @@ func (s *Summary) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", mdCell(f.String()))
 		}
 	}
+	s.warningsMD(&b)
 	b.WriteString("\n## Metadata\n\n")
 	kv := func(k, v string) {
 		if v != "" {
@@ -232,6 +234,46 @@ func (s *Summary) firstJudged(k string) (resultfmt.Fixed, bool) {
 }
 
 func f1(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 1, 64) }
+
+// maxWarnings is how many warnings of one system quality-summary.md lists;
+// the records hold them all.
+const maxWarnings = 20
+
+// warningsMD writes the Warnings section: per system, what it noticed
+// without failing (hits outside the corpus, repeated hits), by task.
+func (s *Summary) warningsMD(b *strings.Builder) {
+	if !slices.ContainsFunc(s.Systems, func(ss SystemSummary) bool { return ss.Warnings > 0 }) {
+		return
+	}
+	b.WriteString("\n## Warnings\n\nWhat systems noticed without failing a case; the records (results/*.jsonl) carry each case's.\n\n")
+	for _, ss := range s.Systems {
+		for i, w := range ss.warnings {
+			if i == maxWarnings {
+				fmt.Fprintf(b, "- %s: … and %d more\n", ss.Name, len(ss.warnings)-maxWarnings)
+				break
+			}
+			fmt.Fprintf(b, "- %s %s\n", ss.Name, mdCell(w))
+		}
+	}
+}
+
+// SystemWarnings returns what the named system noticed without failing,
+// each prefixed with its task (or "index:"), in record order.
+func (s *Summary) SystemWarnings(name string) []string {
+	if ss := s.system(name); ss != nil {
+		return slices.Clone(ss.warnings)
+	}
+	return nil
+}
+
+// indexTime is a system's index time, and for a reused index the time the
+// earlier run took to build it.
+func indexTime(ss SystemSummary) string {
+	if ss.IndexReused == 0 {
+		return f1(ss.IndexSeconds)
+	}
+	return fmt.Sprintf("%s (%d reused, built in %s)", f1(ss.IndexSeconds), ss.IndexReused, f1(ss.IndexBuildSeconds))
+}
 
 // withFailed is s with the count of failed cases, when there are any.
 func withFailed(s string, failed int) string {
@@ -316,15 +358,16 @@ func (s *Summary) rankingCSV() []byte {
 	for _, k := range s.Meta.Ks {
 		head = append(head, "judged@"+strconv.Itoa(k))
 	}
-	head = append(head, "unjudged", "latency_p50_ms", "latency_p95_ms", "index_seconds", "peak_rss_mb", "dimension")
+	head = append(head, "unjudged", "latency_p50_ms", "latency_p95_ms", "index_seconds", "peak_rss_mb", "dimension",
+		"index_reused", "index_build_seconds", "warnings")
 	_ = w.Write(head)
 	for i, ss := range s.Systems {
 		if ss.Status == StatusFailed {
 			// Unranked, with empty cells where a score or latency would be: a 0
 			// there would read as one.
 			row := []string{"", ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
-			row = append(row, make([]string, len(head)-len(row)-2)...)
-			row = append(row, f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension))
+			row = append(row, make([]string, len(head)-len(row)-5)...)
+			row = append(row, f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension), strconv.Itoa(ss.IndexReused), f4(ss.IndexBuildSeconds), strconv.Itoa(ss.Warnings))
 			_ = w.Write(row)
 			continue
 		}
@@ -336,7 +379,8 @@ func (s *Summary) rankingCSV() []byte {
 		for _, k := range s.Meta.Ks {
 			row = append(row, f4(ss.Judged["judged@"+strconv.Itoa(k)]))
 		}
-		row = append(row, strconv.Itoa(ss.Unjudged), f4(ss.LatencyP50MS), f4(ss.LatencyP95MS), f4(ss.IndexSeconds), f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension))
+		row = append(row, strconv.Itoa(ss.Unjudged), f4(ss.LatencyP50MS), f4(ss.LatencyP95MS), f4(ss.IndexSeconds), f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension),
+			strconv.Itoa(ss.IndexReused), f4(ss.IndexBuildSeconds), strconv.Itoa(ss.Warnings))
 		_ = w.Write(row)
 	}
 	w.Flush()
