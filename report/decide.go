@@ -226,7 +226,7 @@ func (s *Summary) setDecisions() {
 // decideOne decides c against the baseline b from its paired tests.
 func (s *Summary) decideOne(b, c *SystemSummary, tests []PairedTest) Decision {
 	d := s.decideRan(b, c, tests)
-	if c.Status != StatusPartial || d.Outcome == Rejected || d.Outcome == NeedsMoreData {
+	if c.Failed == 0 || d.Outcome == Rejected || d.Outcome == NeedsMoreData {
 		return d
 	}
 	// A system that failed some cases is never picked: its numbers hold

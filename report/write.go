@@ -112,7 +112,7 @@ func (s *Summary) Markdown() string {
 			// Listed after every system that ran, unranked, with nothing
 			// that could pass for a score or a speed.
 			fmt.Fprintf(&b, "| – | %s | %s | %d | %d |%s – | – | – | – | – | %s | %s |\n", ss.Name, ss.Status, ss.Cases, ss.Failed,
-				strings.Repeat(" – |", len(hs)), f1(ss.PeakRSSMB), dim(ss.Dimension))
+				strings.Repeat(" – |", len(hs)), rss(ss.PeakRSSMB), dim(ss.Dimension))
 			continue
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d |", i+1, ss.Name, ss.Status, ss.Cases, ss.Failed)
@@ -273,6 +273,14 @@ func indexTime(ss SystemSummary) string {
 		return f1(ss.IndexSeconds)
 	}
 	return fmt.Sprintf("%s (%d reused, built in %s)", f1(ss.IndexSeconds), ss.IndexReused, f1(ss.IndexBuildSeconds))
+}
+
+// rss is a failed system's peak RSS: none when it was not measured.
+func rss(v resultfmt.Fixed) string {
+	if v == 0 {
+		return "–"
+	}
+	return f1(v)
 }
 
 // withFailed is s with the count of failed cases, when there are any.
