@@ -102,6 +102,13 @@ type Row struct {
 
 // Paired is a paired comparison with the best system, on the tasks of
 // the dataset (a failed or missing task scores 0, as in the means).
+//
+// Holm's correction bounds the chance that a family of tests finds a gap
+// where there is none, but the best row is chosen because it scored
+// highest, which no correction of these p-values undoes: on 200 simulated
+// boards of 20 equal systems (TestHolmLeaderboard, 1000 resamples) raw
+// p-values marked 4.26 gaps per board significant, Holm-corrected ones
+// 0.33, and 23% of boards still showed at least one.
 type Paired struct {
 	Measure string `json:"measure"`
 	// Diff is this system's mean minus the best's, with the paired
