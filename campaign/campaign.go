@@ -448,7 +448,7 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 	}
 	resetOK := resetPeak()
 	var recs []resultfmt.Record
-	ran := 0
+	ran, answered := 0, 0
 	for _, repo := range repos {
 		p := prepared[repo]
 		if p == nil {
@@ -466,6 +466,9 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		}
 		ran++
 		sr.IndexSeconds += res.IndexTime.Seconds()
+		sr.IndexBuildSeconds += res.IndexBuildTime.Seconds()
+		sr.IndexReused += len(res.IndexReused)
+		sr.Warnings = append(sr.Warnings, res.Warnings...)
 		sr.IndexedDocs += res.IndexedDocs
 		for _, r := range res.Records(kinds[repo], false) {
 			switch {
@@ -473,6 +476,9 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 				fail(report.FailQuery, repo, r.Task, r.Error)
 			case len(r.Hits) == 0:
 				fail(report.FailEmptyResults, repo, r.Task, "no hits")
+			}
+			if r.Error == "" {
+				answered++
 			}
 			recs = append(recs, r)
 		}
@@ -502,10 +508,15 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		fail(report.FailModel, "", "", "dimension probe: "+probe.err.Error())
 	}
 	switch {
-	case ran == 0:
+	case ran == 0 || answered == 0:
+		// Indexed but every query failed (a model that loads nothing, a
+		// tool that crashes on every call): no result is a result.
 		sr.Status = report.StatusFailed
 	case ran < len(prepared) || hasFailure(run, name):
 		sr.Status = report.StatusPartial
+	}
+	if sr.IndexReused == 0 {
+		sr.IndexBuildSeconds = 0 // every index built now: IndexSeconds says it
 	}
 	cfg.logf("%s: %s, index %.1fs, peak RSS %s", name, sr.Status, sr.IndexSeconds, mib(sr.PeakRSSMB))
 	return sr, recs
@@ -564,6 +575,23 @@ func (p *probed) PeakRSS() uint64 {
 		return c.PeakRSS()
 	}
 	return 0
+}
+
+// Warnings passes on what the wrapped system noticed (systems.Warner).
+func (p *probed) Warnings() []string {
+	if w, ok := p.System.(systems.Warner); ok {
+		return w.Warnings()
+	}
+	return nil
+}
+
+// IndexReport passes on whether the wrapped system reused an index
+// (systems.IndexReporter).
+func (p *probed) IndexReport() systems.IndexReport {
+	if ir, ok := p.System.(systems.IndexReporter); ok {
+		return ir.IndexReport()
+	}
+	return systems.IndexReport{}
 }
 
 func (p *probed) Versions() map[string]string {

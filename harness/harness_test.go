@@ -517,3 +517,63 @@ func TestLibraryResolution(t *testing.T) {
 		t.Errorf("library_resolution@1 per task (-want +got):\n%s", diff)
 	}
 }
+
+// noticing is a scripted system that notices things without failing (a
+// systems.Warner) and reports an index an earlier run built (a
+// systems.IndexReporter), as an external system with a warm cache does.
+type noticing struct {
+	scripted
+	pending []string
+}
+
+func (s *noticing) Index(ctx context.Context, c *corpus.Corpus) error {
+	s.pending = append(s.pending, "the tool ignored 1 file")
+	return s.scripted.Index(ctx, c)
+}
+
+func (s *noticing) Search(ctx context.Context, q string, k int) ([]systems.Hit, error) {
+	if q == "q2" {
+		s.pending = append(s.pending, "1 of 1 hits named a path outside the corpus")
+	}
+	return s.scripted.Search(ctx, q, k)
+}
+
+func (s *noticing) Warnings() []string {
+	w := s.pending
+	s.pending = nil
+	return w
+}
+
+func (s *noticing) IndexReport() systems.IndexReport {
+	return systems.IndexReport{Reused: true, BuildTime: 90 * time.Second}
+}
+
+// TestRunWarningsAndIndexReuse: each warning lands on the task (or the
+// corpus's index) it arose in and reaches the records and the cell file; a
+// reused index is counted with its original build time.
+func TestRunWarningsAndIndexReuse(t *testing.T) {
+	p := prepared(t, task("t1", "q1", "a"), task("t2", "q2", "a"), task("t3", "q1", "a"))
+	sys := &noticing{scripted: scripted{answers: map[string][]systems.Hit{"q1": hits("a"), "q2": hits("b")}}}
+	res, err := Run(t.Context(), p, spec(sys), DefaultRunConfig())
+	require.NoError(t, err)
+	got := map[string][]string{}
+	for _, r := range res.Records(nil, false) {
+		got[r.Task] = r.Warnings
+	}
+	want := map[string][]string{"t1": nil, "t2": {"1 of 1 hits named a path outside the corpus"}, "t3": nil}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("record warnings (-want +got):\n%s", diff)
+	}
+	c := res.Cell(0, "")
+	if c.IndexReused != 1 || c.IndexBuildSeconds != 90 {
+		t.Errorf("cell index: reused %d, built %v s; want 1 reused, built in 90 s (the earlier run's time, not this run's %v)", c.IndexReused, c.IndexBuildSeconds, res.IndexTime)
+	}
+	if diff := cmp.Diff([]string{"r: the tool ignored 1 file"}, c.Warnings); diff != "" || c.WarnedTasks != 1 {
+		t.Errorf("cell warnings (-want +got):\n%s\nwarned tasks %d, want 1 (t2)", diff, c.WarnedTasks)
+	}
+	plain, err := Run(t.Context(), p, spec(&scripted{answers: sys.answers}), DefaultRunConfig())
+	require.NoError(t, err)
+	if c := plain.Cell(0, ""); c.IndexReused != 0 || c.IndexBuildSeconds != 0 || c.Warnings != nil {
+		t.Errorf("a system with neither capability: cell %+v, want no reuse and no warnings", c)
+	}
+}

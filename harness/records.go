@@ -19,7 +19,7 @@ func (r *Result) Records(kinds map[string]string, judgedAll bool) []resultfmt.Re
 			Task: tr.ID, Repo: tr.Meta.Repo, Intent: tr.Meta.Intent, Difficulty: tr.Meta.Difficulty,
 			Library: tr.Meta.Library, QAType: tr.Meta.QAType, Language: tr.Meta.Language,
 			Query: tr.Query, FirstRelevant: tr.FirstRelevant, Values: map[string]float64{},
-			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err,
+			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err, Warnings: tr.Warnings,
 		}
 		for i, m := range r.Measures {
 			if i < len(tr.Values) {
@@ -50,6 +50,15 @@ func (r *Result) Cell(peakRSSMB float64, commit string) resultfmt.Cell {
 		c.Versions = map[string]string{}
 		for k, v := range r.Versions {
 			c.Versions[k] = v
+		}
+	}
+	if len(r.IndexReused) > 0 {
+		c.IndexReused, c.IndexBuildSeconds = len(r.IndexReused), r.IndexBuildTime.Seconds()
+	}
+	c.Warnings = append(c.Warnings, r.Warnings...)
+	for _, t := range r.Tasks {
+		if len(t.Warnings) > 0 {
+			c.WarnedTasks++
 		}
 	}
 	return c

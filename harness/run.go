@@ -81,6 +81,9 @@ type TaskResult struct {
 	Hits          []JudgedHit
 	Latency       time.Duration
 	Err           string // non-empty when the system failed on this task
+	// Warnings are what the system noticed during this task's search
+	// without failing it (systems.Warner).
+	Warnings []string
 }
 
 // Result is the outcome of one (dataset × system × config) cell.
@@ -95,6 +98,14 @@ type Result struct {
 	IndexTime      time.Duration
 	IndexedDocs    int
 	Versions       map[string]string
+	// IndexReused lists the corpora whose index an earlier run built
+	// (systems.IndexReporter); IndexBuildTime is what building every
+	// corpus's index took, the earlier run's time for those.
+	IndexReused    []string
+	IndexBuildTime time.Duration
+	// Warnings are what the system noticed while indexing, each prefixed
+	// with its corpus (systems.Warner).
+	Warnings []string
 }
 
 // Failed returns the tasks the system failed on.
@@ -215,6 +226,18 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 	el := time.Since(start)
 	res.IndexTime += el
 	res.IndexedDocs += len(input.Docs)
+	built := el
+	if ir, ok := sys.(systems.IndexReporter); ok {
+		if rep := ir.IndexReport(); rep.Reused {
+			res.IndexReused = append(res.IndexReused, cid)
+			built = rep.BuildTime
+			logf(cfg, "index of %s reused: built in %v by an earlier run", cid, built.Round(time.Millisecond))
+		}
+	}
+	res.IndexBuildTime += built
+	for _, w := range warnings(sys) {
+		res.Warnings = append(res.Warnings, cid+": "+w)
+	}
 	logf(cfg, "indexed %s: %d docs in %v (%.1f docs/s)", cid, len(input.Docs), el.Round(time.Millisecond), float64(len(input.Docs))/el.Seconds())
 	if v, ok := sys.(Versioner); ok {
 		for k, val := range v.Versions() {
@@ -243,6 +266,10 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		q := systems.Query{Text: t.Query, Library: t.Meta.Library, Repo: t.Meta.Repo}
 		hits, lat, serr := search(ctx, sys, q, cfg)
 		tr.Latency = lat
+		if !errors.Is(serr, errTimeout) {
+			// An abandoned call may still run: its system is not asked.
+			tr.Warnings = warnings(sys)
+		}
 		if serr != nil {
 			tr.Err = serr.Error()
 			if errors.Is(serr, errTimeout) {
@@ -266,6 +293,15 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		if err := score(t, hits, jc, res.Measures, p.Dataset.CompositeBudget, composite, tr); err != nil {
 			tr.Err = err.Error()
 		}
+	}
+	return nil
+}
+
+// warnings returns what sys noticed since it was last asked, when it is a
+// systems.Warner.
+func warnings(sys systems.System) []string {
+	if w, ok := sys.(systems.Warner); ok {
+		return w.Warnings()
 	}
 	return nil
 }

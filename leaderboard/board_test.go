@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -282,5 +283,139 @@ func TestBuildKeepsOtherRecordedMeasures(t *testing.T) {
 		if strings.Contains(line, "| dense/small |") && !strings.Contains(line, "| — |") {
 			t.Errorf("dense/small's row shows a library_resolution@1 it never recorded: %s", line)
 		}
+	}
+}
+
+// TestFailedRow: a cell whose every task failed (every record carries an
+// error, and zero latency) is failed, comes after the rows that ran,
+// unranked, with no score, latency or paired test, and Failed names it;
+// a partial row keeps its count.
+func TestFailedRow(t *testing.T) {
+	recs, cells := fixtureBoard()
+	dead := records("alpha", "small", 60, []system{{"dense/dead", func(int) bool { return false }, 0}})
+	for i := range dead {
+		dead[i].Error, dead[i].Hits, dead[i].LatencyMS = "model file missing", nil, 0
+	}
+	recs = append(dead, recs...)
+	for i := range recs {
+		if recs[i].Model() == "bm25/porter" && recs[i].Dataset == "alpha" && recs[i].Task < "t005" {
+			recs[i].Error = "timeout"
+		}
+	}
+	b, err := Build(recs, cells, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := b.Datasets[0]
+	var got []string
+	for _, r := range a.Rows {
+		got = append(got, fmt.Sprintf("%d %s %s %d", r.Rank, r.Model, r.Status, r.Failed))
+	}
+	want := []string{"1 bm25/code ok 0", "2 bm25/porter partial 5", "3 dense/small ok 0", "0 dense/dead failed 60"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	last := a.Rows[3]
+	if last.VsBest != nil || len(last.Scores) != 0 {
+		t.Errorf("failed row has a paired test %+v or scores %v", last.VsBest, last.Scores)
+	}
+	page := b.DatasetMarkdown(a)
+	for _, line := range []string{
+		"| — | dense/dead | failed (60 failed) | — | — | — |  |  | — | — | — | — |",
+		"| 2 | bm25/porter | partial (5 failed) |",
+	} {
+		if !strings.Contains(page, line) {
+			t.Errorf("alpha page lacks %q:\n%s", line, page)
+		}
+	}
+	if diff := cmp.Diff([]string{"alpha.small: dense/dead"}, b.Failed()); diff != "" {
+		t.Errorf("Failed (-want +got):\n%s", diff)
+	}
+}
+
+// TestHolmLeaderboard measures the spurious "significant" gaps of a
+// 20-system leaderboard whose systems are all the same (every task's value
+// drawn from one distribution), raw and with Holm's correction.
+func TestHolmLeaderboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation: 40 leaderboards")
+	}
+	const boards, systems, tasks = 40, 20, 60
+	cfg := DefaultConfig()
+	cfg.Resamples = 500
+	var raw, holm, rawAny, holmAny int
+	rng := rand.New(rand.NewPCG(20, 25))
+	for range boards {
+		var recs []resultfmt.Record
+		for s := range systems {
+			for i := range tasks {
+				v := rng.Float64()
+				recs = append(recs, resultfmt.Record{Dataset: "null", Split: "small", System: "sys", Config: fmt.Sprintf("s%02d", s),
+					Task: fmt.Sprintf("t%03d", i), Values: map[string]float64{"ndcg@10": v}, LatencyMS: 1})
+			}
+		}
+		b, err := Build(recs, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, h := 0, 0
+		for _, row := range b.Datasets[0].Rows {
+			if v := row.VsBest; v != nil {
+				if v.PPermutation < Fixed(cfg.Alpha) {
+					r++
+				}
+				if v.Significant {
+					h++
+				}
+			}
+		}
+		raw, holm = raw+r, holm+h
+		if r > 0 {
+			rawAny++
+		}
+		if h > 0 {
+			holmAny++
+		}
+	}
+	t.Logf("%d null leaderboards of %d systems: %.2f spurious significant gaps per board raw (%d of %d boards have one), %.2f with Holm (%d boards)",
+		boards, systems, float64(raw)/boards, rawAny, boards, float64(holm)/boards, holmAny)
+	if raw == 0 || holm*4 > raw {
+		t.Errorf("raw %d, Holm %d spurious gaps: Holm should remove most of them", raw, holm)
+	}
+}
+
+// TestWarningsAndReuse: the warnings records and cell files carry reach
+// the dataset page (counted in the status, listed under the table), and a
+// reused index shows its original build time next to this run's.
+func TestWarningsAndReuse(t *testing.T) {
+	recs, cells := fixtureBoard()
+	for i := range recs {
+		if recs[i].Model() == "bm25/code" && recs[i].Dataset == "alpha" && recs[i].Task == "t007" {
+			recs[i].Warnings = []string{"bm25/code: 1 of 1 hits named a path outside the corpus and match nothing (kept at their ranks)"}
+		}
+	}
+	cells[0].IndexSeconds, cells[0].IndexReused, cells[0].IndexBuildSeconds = 0.02, 1, 12.5
+	cells[0].Warnings = []string{"repo0: the tool skipped 2 files"}
+	b, err := Build(recs, cells, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := b.DatasetMarkdown(b.Datasets[0])
+	for _, want := range []string{
+		"| 1 | bm25/code | ok (2 warnings) |",
+		"| 0.02 (1 reused, built in 12.50) | 80.0 |",
+		"## Warnings",
+		"- bm25/code index: repo0: the tool skipped 2 files",
+		"- bm25/code t007: bm25/code: 1 of 1 hits named a path outside the corpus",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("alpha page lacks %q:\n%s", want, page)
+		}
+	}
+	if html := string(b.HTML(nil)); !strings.Contains(html, "<li>bm25/code index: repo0: the tool skipped 2 files</li>") {
+		t.Errorf("index.html does not list the warnings")
+	}
+	if plain := b.DatasetMarkdown(b.Datasets[1]); strings.Contains(plain, "## Warnings") {
+		t.Errorf("beta has no warnings but its page has the section:\n%s", plain)
 	}
 }

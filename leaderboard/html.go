@@ -6,6 +6,8 @@ import (
 	"html"
 	"strconv"
 	"strings"
+
+	"github.com/retrievalbench/retrievalbench/report"
 )
 
 // Figures holds the SVG bytes of each dataset's figures: key → base name
@@ -94,6 +96,13 @@ func (b *Board) HTML(figs Figures) []byte {
 			w.WriteString("</tr>\n")
 		}
 		w.WriteString("</tbody>\n</table></div>\n")
+		if lines := d.warningLines(); len(lines) > 0 {
+			w.WriteString("<h3>Warnings</h3>\n<ul class=\"warnings\">\n")
+			for _, l := range lines {
+				fmt.Fprintf(&w, "<li>%s</li>\n", e(l))
+			}
+			w.WriteString("</ul>\n")
+		}
 		for _, f := range d.PlotFiles() {
 			svg := figs[d.Key][f]
 			fmt.Fprintf(&w, "<figure><img alt=\"%s %s\" src=\"data:image/svg+xml;base64,%s\"><figcaption>%s — <a href=\"%s/plots/%s.svg\">SVG</a> · <a href=\"%s/plots/%s.png\">PNG</a></figcaption></figure>\n",
@@ -109,6 +118,9 @@ func (b *Board) HTML(figs Figures) []byte {
 // text), aligned with Dataset.Header.
 func sortValues(d *Dataset, r Row) []string {
 	v := []string{strconv.Itoa(r.Rank), "", ""}
+	if r.Rank == 0 {
+		v[0] = "" // unranked (failed): sorts as text, after the numbers
+	}
 	for _, m := range d.Measures {
 		s, ok := r.Scores[m]
 		if !ok {
@@ -117,13 +129,18 @@ func sortValues(d *Dataset, r Row) []string {
 		}
 		v = append(v, f4(s.Mean))
 	}
-	diff, p := "", ""
+	diff, p, holm := "", "", ""
 	if r.VsBest != nil {
-		diff, p = f4(r.VsBest.Diff), f4(r.VsBest.PPermutation)
+		diff, p, holm = f4(r.VsBest.Diff), f4(r.VsBest.PPermutation), f4(r.VsBest.PHolm)
 	} else if r.Model == d.Best {
 		diff = "0"
 	}
-	v = append(v, diff, p, f4(r.LatencyP50MS), f4(r.LatencyP95MS))
+	v = append(v, diff, p, holm)
+	if r.Status == report.StatusFailed {
+		v = append(v, "", "")
+	} else {
+		v = append(v, f4(r.LatencyP50MS), f4(r.LatencyP95MS))
+	}
 	if r.Cell != nil {
 		v = append(v, strconv.FormatFloat(r.Cell.IndexSeconds, 'f', 2, 64), f1(r.Cell.PeakRSSMB))
 	} else {

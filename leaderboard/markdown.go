@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -18,29 +19,51 @@ func stat(s resultfmt.Stat) string {
 	return f4(s.Mean) + " [" + f4(s.Low) + ", " + f4(s.High) + "]"
 }
 
-// vsBest renders a row's paired test: the difference with its CI, and
-// the permutation p (a * marks significance).
-func vsBest(r Row, best bool) (diff, p string) {
+// vsBest renders a row's paired test: the difference with its CI, the
+// raw permutation p and the Holm-corrected one (a * marks significance).
+func vsBest(r Row, best bool) (diff, p, holm string) {
 	switch {
 	case best:
-		return "best", ""
+		return "best", "", ""
 	case r.VsBest == nil:
-		return "—", ""
+		return "—", "", ""
 	}
 	v := r.VsBest
 	diff = fmt.Sprintf("%+.4f [%+.4f, %+.4f]", float64(v.Diff), float64(v.Low), float64(v.High))
-	p = f4(v.PPermutation)
+	holm = f4(v.PHolm)
 	if v.Significant {
-		p += " *"
+		holm += " *"
 	}
-	return diff, p
+	return diff, f4(v.PPermutation), holm
+}
+
+// latency renders a row's query latency, none for a failed row.
+func latency(r Row, v Fixed) string {
+	if r.Status == report.StatusFailed {
+		return "—"
+	}
+	return ms(v)
+}
+
+// rank renders a row's rank, none for a failed row.
+func rank(r Row) string {
+	if r.Rank == 0 {
+		return "—"
+	}
+	return strconv.Itoa(r.Rank)
 }
 
 func indexSeconds(r Row) string {
 	if r.Cell == nil {
 		return "—"
 	}
-	return strconv.FormatFloat(r.Cell.IndexSeconds, 'f', 2, 64)
+	s := strconv.FormatFloat(r.Cell.IndexSeconds, 'f', 2, 64)
+	if r.Cell.IndexReused > 0 {
+		// Opening a reused index is not indexing: say so, with what
+		// building it took.
+		s += fmt.Sprintf(" (%d reused, built in %s)", r.Cell.IndexReused, strconv.FormatFloat(r.Cell.IndexBuildSeconds, 'f', 2, 64))
+	}
+	return s
 }
 
 func peakRSS(r Row) string {
@@ -54,13 +77,14 @@ func peakRSS(r Row) string {
 func (d *Dataset) Header() []string {
 	h := []string{"#", "system/config", "status"}
 	h = append(h, d.Measures...)
-	return append(h, "Δ "+d.Primary+" vs best [95% CI]", "p (randomization)", "p50 ms", "p95 ms", "index s", "peak RSS MiB")
+	h = append(h, "Δ "+d.Primary+" vs best [95% CI]", "p (randomization)", "p Holm")
+	return append(h, "p50 ms", "p95 ms", "index s", "peak RSS MiB")
 }
 
 // Cells returns the table cells of row i, aligned with Header.
 func (d *Dataset) Cells(i int) []string {
 	r := d.Rows[i]
-	c := []string{strconv.Itoa(r.Rank), r.Model, status(r)}
+	c := []string{rank(r), r.Model, status(r)}
 	for _, m := range d.Measures {
 		s, ok := r.Scores[m]
 		if !ok {
@@ -69,15 +93,68 @@ func (d *Dataset) Cells(i int) []string {
 		}
 		c = append(c, stat(s))
 	}
-	diff, p := vsBest(r, r.Model == d.Best)
-	return append(c, diff, p, ms(r.LatencyP50MS), ms(r.LatencyP95MS), indexSeconds(r), peakRSS(r))
+	diff, p, holm := vsBest(r, r.Model == d.Best)
+	c = append(c, diff, p, holm)
+	return append(c, latency(r, r.LatencyP50MS), latency(r, r.LatencyP95MS), indexSeconds(r), peakRSS(r))
 }
 
 func status(r Row) string {
+	var notes []string
 	if r.Failed > 0 {
-		return fmt.Sprintf("%s (%d failed)", r.Status, r.Failed)
+		notes = append(notes, fmt.Sprintf("%d failed", r.Failed))
 	}
-	return r.Status
+	n := r.Warnings
+	if r.Cell != nil {
+		n += len(r.Cell.Warnings) // indexing's; the records hold the tasks'
+	}
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("%d warnings", n))
+	}
+	if len(notes) == 0 {
+		return r.Status
+	}
+	return r.Status + " (" + strings.Join(notes, ", ") + ")"
+}
+
+// maxWarnings is how many warnings of one system a dataset page lists.
+const maxWarnings = 10
+
+// warningLines are the lines of a dataset's Warnings section: per row,
+// its cell's indexing warnings and its records' (at most maxWarnings).
+func (d *Dataset) warningLines() []string {
+	var lines []string
+	for _, r := range d.Rows {
+		var ws []string
+		if r.Cell != nil {
+			for _, x := range r.Cell.Warnings {
+				ws = append(ws, "index: "+x)
+			}
+		}
+		ws = append(ws, d.summary.SystemWarnings(r.Model)...)
+		for i, x := range ws {
+			if i == maxWarnings {
+				lines = append(lines, fmt.Sprintf("%s: … and %d more (in its records and cell file)", r.Model, len(ws)-maxWarnings))
+				break
+			}
+			lines = append(lines, r.Model+" "+x)
+		}
+	}
+	return lines
+}
+
+// warningsMD is the Warnings section of a dataset page, "" when no system
+// noticed anything.
+func (d *Dataset) warningsMD() string {
+	lines := d.warningLines()
+	if len(lines) == 0 {
+		return ""
+	}
+	var w strings.Builder
+	w.WriteString("## Warnings\n\nWhat systems noticed without failing a task.\n\n")
+	for _, l := range lines {
+		w.WriteString("- " + mdEscape(l) + "\n")
+	}
+	return w.String() + "\n"
 }
 
 // PlotFiles are the base names of the dataset's figures (each .svg and
@@ -92,8 +169,9 @@ func (d *Dataset) PlotFiles() []string {
 // about is the paragraph under a dataset's heading.
 func (d *Dataset) about(b *Board) string {
 	s := fmt.Sprintf("%d cases, %d systems. Ranked by %s. Scores are micro means with 95%% bootstrap CIs (%d resamples, seed %d); "+
-		"Δ is each system's mean minus the best's on %s with the paired bootstrap 95%% CI, p the paired randomization test's "+
-		"(* = significant at α = %g). Latency is per query; a failed or missing task scores 0.",
+		"Δ is each system's mean minus the best's on %s with the paired bootstrap 95%% CI, p the paired randomization test's, "+
+		"p Holm that p corrected with Holm's procedure for the number of systems compared with the best (* = significant at α = %g). "+
+		"Latency is per query; a failed or missing task scores 0; a system whose every task failed is listed last, unranked, without scores or latency.",
 		d.Cases, len(d.Rows), d.Primary, b.Resamples, b.Seed, d.Primary, b.Alpha)
 	if !d.Costs {
 		s += " Index time and peak RSS: not recorded (the results have no .cell.json files)."
@@ -122,6 +200,7 @@ func (b *Board) DatasetMarkdown(d *Dataset) string {
 		w.WriteString(mdRow(d.Cells(i)))
 	}
 	w.WriteString("\n")
+	w.WriteString(d.warningsMD())
 	if pf := d.PlotFiles(); len(pf) > 0 {
 		w.WriteString("## Figures\n\n")
 		for _, f := range pf {

@@ -67,12 +67,15 @@ func logCell(ctx context.Context, c *mlflow.Client, exp, resultsDir string, b *B
 		k := mlflow.Key(m)
 		metrics = append(metrics, metric(k, float64(s.Mean)), metric(k+".ci_low", float64(s.Low)), metric(k+".ci_high", float64(s.High)))
 	}
-	metrics = append(metrics, metric("latency_p50_ms", float64(r.LatencyP50MS)), metric("latency_p95_ms", float64(r.LatencyP95MS)),
-		metric("rank", float64(r.Rank)), metric("failed_tasks", float64(r.Failed)))
+	if r.Rank > 0 { // a failed row has no latency and no rank
+		metrics = append(metrics, metric("latency_p50_ms", float64(r.LatencyP50MS)), metric("latency_p95_ms", float64(r.LatencyP95MS)),
+			metric("rank", float64(r.Rank)))
+	}
+	metrics = append(metrics, metric("failed_tasks", float64(r.Failed)))
 	if v := r.VsBest; v != nil {
 		metrics = append(metrics, metric("vs_best.diff", float64(v.Diff)), metric("vs_best.ci_low", float64(v.Low)),
 			metric("vs_best.ci_high", float64(v.High)), metric("vs_best.p_permutation", float64(v.PPermutation)),
-			metric("vs_best.p_bootstrap", float64(v.PBootstrap)))
+			metric("vs_best.p_bootstrap", float64(v.PBootstrap)), metric("vs_best.p_holm", float64(v.PHolm)))
 	}
 	artefacts := []string{resultfmt.RecordsFileName(d.Dataset, d.Split, system, config)}
 	if cell := r.Cell; cell != nil {

@@ -62,7 +62,10 @@ type Comparison struct {
 	Ties   int `json:"ties"`
 	// Errors counts tasks a system failed on (either side); their values
 	// are those recorded (usually 0), so a failing candidate loses them.
-	Errors int `json:"errors"`
+	// CandidateErrors counts the candidate's alone: a candidate that failed
+	// any task is never promoted or confirmed.
+	Errors          int `json:"errors"`
+	CandidateErrors int `json:"candidate_errors,omitempty"`
 }
 
 // Paired pairs base and cand records of dataset/split by task and compares
@@ -103,6 +106,9 @@ func Paired(recs []resultfmt.Record, base, cand Arm, dataset, split, measure str
 		}
 		if berr[id] || cerr[id] {
 			c.Errors++
+		}
+		if cerr[id] {
+			c.CandidateErrors++
 		}
 	}
 	c.N = len(ids)

@@ -51,8 +51,11 @@ type Entry struct {
 	Measure  string   `json:"measure"`
 	MeanDiff float64  `json:"mean_diff"`
 	P        float64  `json:"p"`
-	Verdict  string   `json:"verdict"` // DecisionConfirmed, DecisionRejected or DecisionError
-	Reasons  []string `json:"reasons"`
+	// PHolm is P corrected for the earlier test verdicts against the same
+	// baseline (StageResult.PHolm); absent for the first.
+	PHolm   float64  `json:"p_holm,omitempty"`
+	Verdict string   `json:"verdict"` // DecisionConfirmed, DecisionRejected or DecisionError
+	Reasons []string `json:"reasons"`
 	// Forced is set when the evaluation overrode a refusal; Overrode is the
 	// ledger line that forbade it and ForceReason the reason given.
 	Forced      bool   `json:"forced"`
@@ -279,12 +282,34 @@ func NewEntry(v *StageResult, c Candidate, time, commit string, overrode *Refusa
 	e := Entry{
 		Time: time, Commit: commit, Candidate: c, Baseline: v.Baseline, Datasets: v.Datasets(),
 		Measure: v.Primary.Measure, MeanDiff: resultfmt.Round4(v.Primary.Diff.Mean), P: resultfmt.Round4(v.Primary.P),
+		PHolm:   resultfmt.Round4(v.PHolm),
 		Verdict: v.Decision, Reasons: v.Reasons,
 	}
 	if overrode != nil {
 		e.Forced, e.ForceReason, e.Overrode = true, forceReason, overrode.Line
 	}
 	return e
+}
+
+// PriorP returns the raw p-values of the ledger's earlier test verdicts
+// (confirmed or rejected) of other candidates against base on dataset and
+// measure: the comparisons a new one joins, for EvaluateAmong. base
+// matches by name and, when both sides record one, by config hash.
+func (l *Ledger) PriorP(base Arm, dataset, measure string) []float64 {
+	if l == nil {
+		return nil
+	}
+	var ps []float64
+	for _, e := range l.Entries {
+		switch {
+		case e.Verdict != DecisionConfirmed && e.Verdict != DecisionRejected:
+		case e.Baseline.Name() != base.Name() || (e.Baseline.Hash != "" && base.Hash != "" && e.Baseline.Hash != base.Hash):
+		case e.Measure != measure || len(e.Datasets) == 0 || e.Datasets[0] != dataset+"["+StageTest+"]":
+		default:
+			ps = append(ps, e.P)
+		}
+	}
+	return ps
 }
 
 // DecisionError is the ledger verdict of a test evaluation that started

@@ -202,3 +202,30 @@ func TestReadLedgerErrors(t *testing.T) {
 		t.Fatalf("ReadLedger of a good line = %v, %v", l, err)
 	}
 }
+
+// TestLedgerPriorP: the comparisons a new test evaluation joins are the
+// earlier verdicts against the same baseline, primary dataset and measure;
+// errors (no p-value), other baselines, measures and datasets are not.
+func TestLedgerPriorP(t *testing.T) {
+	withP := func(e Entry, p float64) Entry { e.P = p; return e }
+	other := entry(Candidate{Arm: cand}, DecisionRejected)
+	other.Baseline = Arm{System: "bm25", Config: "porter"}
+	otherHash := entry(Candidate{Arm: cand}, DecisionRejected)
+	otherHash.Baseline.Hash = "cccccccccccccccc3333"
+	otherDS := entry(Candidate{Arm: cand}, DecisionRejected)
+	otherDS.Datasets = []string{"cosqa[test]"}
+	otherM := entry(Candidate{Arm: cand}, DecisionRejected)
+	otherM.Measure = "ndcg@10"
+	l := writeLedger(t,
+		withP(entry(Candidate{Arm: cand}, DecisionRejected), 0.07),
+		withP(entry(Candidate{Arm: Arm{System: "dense", Config: "x"}}, DecisionConfirmed), 0.001),
+		entry(Candidate{Arm: Arm{System: "dense", Config: "y"}}, DecisionError),
+		withP(other, 0.5), withP(otherHash, 0.5), withP(otherDS, 0.5), withP(otherM, 0.5))
+	if diff := cmp.Diff([]float64{0.07, 0.001}, l.PriorP(base, primary, "mrr")); diff != "" {
+		t.Errorf("PriorP (-want +got):\n%s", diff)
+	}
+	var none *Ledger
+	if got := none.PriorP(base, primary, "mrr"); got != nil {
+		t.Errorf("nil ledger: %v", got)
+	}
+}

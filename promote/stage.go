@@ -3,8 +3,10 @@ package promote
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -27,15 +29,21 @@ const (
 
 // StageResult is the outcome of one stage with the numbers behind it.
 type StageResult struct {
-	Stage     string       `json:"stage"`
-	Baseline  Arm          `json:"baseline"`
-	Candidate Arm          `json:"candidate"`
-	Alpha     float64      `json:"alpha"`
-	Test      string       `json:"test"`
-	Decision  string       `json:"decision"`
-	Reasons   []string     `json:"reasons"`
-	Primary   Comparison   `json:"primary"`
-	Rules     []RuleResult `json:"rules,omitempty"`
+	Stage     string     `json:"stage"`
+	Baseline  Arm        `json:"baseline"`
+	Candidate Arm        `json:"candidate"`
+	Alpha     float64    `json:"alpha"`
+	Test      string     `json:"test"`
+	Decision  string     `json:"decision"`
+	Reasons   []string   `json:"reasons"`
+	Primary   Comparison `json:"primary"`
+	// Comparisons is how many candidates the test split has compared with
+	// this baseline on this dataset and measure, this one included (the
+	// ledger's earlier verdicts plus one); when more than one, PHolm is
+	// Primary.P corrected for them with Holm's procedure, and decides.
+	Comparisons int          `json:"comparisons,omitempty"`
+	PHolm       float64      `json:"p_holm,omitempty"`
+	Rules       []RuleResult `json:"rules,omitempty"`
 }
 
 // RuleResult is one do-no-harm rule as evaluated.
@@ -63,6 +71,16 @@ func (v *StageResult) Datasets() []string {
 // stage. An error means the primary comparison could not be made; a rule
 // that cannot be evaluated is RuleMissing, which rejects.
 func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config) (*StageResult, error) {
+	return EvaluateAmong(stage, recs, base, cand, cfg, nil)
+}
+
+// EvaluateAmong is Evaluate for a candidate that is one of several the
+// test split compares with the same baseline: prior are the raw p-values
+// of the earlier ones (Ledger.PriorP), and the candidate's p-value is
+// corrected for all of them with Holm's procedure before it decides — the
+// tenth variant tried against one baseline should not win by the luck that
+// one in twenty null comparisons has.
+func EvaluateAmong(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config, prior []float64) (*StageResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -79,6 +97,10 @@ func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config)
 		return nil, err
 	}
 	v := &StageResult{Stage: stage, Baseline: base, Candidate: cand, Alpha: cfg.Alpha, Test: cfg.Test, Primary: primary}
+	if len(prior) > 0 {
+		ps := append(slices.Clone(prior), primary.P)
+		v.Comparisons, v.PHolm = len(ps), metrics.Holm(ps)[len(prior)]
+	}
 	win, why := v.isWin(cfg)
 	switch stage {
 	case StageSmallDev:
@@ -117,13 +139,20 @@ func (v *StageResult) isWin(cfg Config) (bool, string) {
 	d := c.Diff.Mean
 	nums := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f), %s p=%.4f, n=%d, %d wins/%d losses",
 		c.Measure, d, c.Diff.Low, c.Diff.High, cfg.Test, c.P, c.N, c.Wins, c.Losses)
+	p, which := c.P, "p"
+	if v.Comparisons > 1 {
+		p, which = v.PHolm, "Holm p"
+		nums += fmt.Sprintf(", Holm p=%.4f over the %d candidates the test split compared with this baseline", v.PHolm, v.Comparisons)
+	}
 	switch {
-	case d <= 0 && c.P < cfg.Alpha:
+	case d <= 0 && p < cfg.Alpha:
 		return false, "loss beyond noise: " + nums
 	case d <= 0:
 		return false, "no gain: " + nums
-	case c.P >= cfg.Alpha:
-		return false, fmt.Sprintf("not significant (p ≥ α=%g): %s", cfg.Alpha, nums)
+	case p >= cfg.Alpha:
+		return false, fmt.Sprintf("not significant (%s ≥ α=%g): %s", which, cfg.Alpha, nums)
+	case c.CandidateErrors > 0:
+		return false, fmt.Sprintf("the candidate failed %d of %d tasks (scored 0): a partially failed candidate is never promoted: %s", c.CandidateErrors, c.N, nums)
 	case d <= cfg.MinGain:
 		return false, fmt.Sprintf("significant but below the minimum gain %g: %s", cfg.MinGain, nums)
 	}

@@ -218,3 +218,52 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluateAmongHolm: a test-stage win whose raw p-value is below α is
+// confirmed when it is the only comparison with the baseline, and rejected
+// when three earlier candidates were compared with the same baseline on
+// the test split: Holm multiplies the smallest of four p-values by 4.
+func TestEvaluateAmongHolm(t *testing.T) {
+	const n = 40
+	// 6 of 40 tasks gained, none lost: p about 0.03.
+	rs := join(recs(base, primary, StageTest, "hit@1", ones(n, 10)...), recs(cand, primary, StageTest, "hit@1", ones(n, 16)...))
+	alone, err := Evaluate(StageTest, rs, base, cand, testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := alone.Primary.P
+	if !(p < 0.05 && 4*p >= 0.05) {
+		t.Fatalf("raw p %v: the case needs p < 0.05 ≤ 4p", p)
+	}
+	if alone.Decision != DecisionConfirmed || alone.Comparisons != 0 {
+		t.Errorf("alone: %s (%d comparisons), want confirmed with no correction: %q", alone.Decision, alone.Comparisons, alone.Reasons)
+	}
+	among, err := EvaluateAmong(StageTest, rs, base, cand, testConfig(), []float64{0.4, 0.7, 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if among.Comparisons != 4 || math.Abs(among.PHolm-4*p) > 1e-12 {
+		t.Errorf("among four: %d comparisons, Holm p %v; want 4 and 4 × %v", among.Comparisons, among.PHolm, p)
+	}
+	if among.Decision != DecisionRejected || !strings.Contains(strings.Join(among.Reasons, "; "), "not significant (Holm p ≥ α=0.05)") {
+		t.Errorf("among four: %s, want rejected as not significant after Holm: %q", among.Decision, among.Reasons)
+	}
+	if e := NewEntry(among, Candidate{Arm: cand}, "t", "c", nil, ""); e.P != resultfmt.Round4(p) || e.PHolm != resultfmt.Round4(4*p) {
+		t.Errorf("ledger line p %v, Holm p %v; want the raw %v beside the corrected %v", e.P, e.PHolm, p, 4*p)
+	}
+}
+
+// TestPartialCandidateNeverPromoted: a candidate that wins beyond noise
+// but failed a task is held, with the count in the reason.
+func TestPartialCandidateNeverPromoted(t *testing.T) {
+	const n = 40
+	c := recs(cand, primary, StageDev, "hit@1", ones(n, 30)...)
+	c[35].Error = "timeout"
+	v, err := Evaluate(StageDev, join(recs(base, primary, StageDev, "hit@1", ones(n, 0)...), c), base, cand, testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Decision != DecisionHold || !strings.Contains(v.Reasons[0], "the candidate failed 1 of 40 tasks") {
+		t.Errorf("decision %s %q, want hold naming the failed task", v.Decision, v.Reasons)
+	}
+}

@@ -107,6 +107,13 @@ type SystemCost struct {
 	// searched, in MiB (Meta.RSSMethod says how it was measured); 0 = unknown.
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	Dimension int     `json:"dimension,omitempty"`
+	// IndexReused counts the repositories whose index an earlier run built;
+	// IndexBuildSeconds is then what building every index took, the earlier
+	// runs' time for those (IndexSeconds is this run's).
+	IndexReused       int     `json:"index_reused,omitempty"`
+	IndexBuildSeconds float64 `json:"index_build_seconds,omitempty"`
+	// Warnings are what the system noticed while indexing (systems.Warner).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // System statuses.

@@ -20,7 +20,11 @@ const (
 
 // Rules are the decision rules (the Codira seed's defaults, every number
 // configurable). A candidate is compared with Baseline on the cases both
-// ran, measure by measure, with a paired bootstrap test.
+// ran, measure by measure, with a paired bootstrap test; each measure's
+// p-values over the candidates are corrected for the number of candidates
+// with Holm's step-down procedure (metrics.Holm), and the corrected value
+// decides. A failed system is rejected; a partially failed one is never a
+// default or a profile (needs_more_data, rule partial_failure).
 type Rules struct {
 	// Baseline is the system ("system/config") the others are judged
 	// against; "" means the first system of the run.
@@ -108,8 +112,12 @@ type PairedTest struct {
 	Diff     resultfmt.Fixed `json:"diff"`
 	Low      resultfmt.Fixed `json:"ci_low"`
 	High     resultfmt.Fixed `json:"ci_high"`
-	P        resultfmt.Fixed `json:"p"`
-	N        int             `json:"n"`
+	// P is the raw paired bootstrap p-value; PHolm is P corrected with
+	// Holm's procedure over every candidate tested on this measure against
+	// the same baseline. PHolm decides.
+	P     resultfmt.Fixed `json:"p"`
+	PHolm resultfmt.Fixed `json:"p_holm"`
+	N     int             `json:"n"`
 }
 
 func (s *Summary) system(name string) *SystemSummary {
@@ -144,14 +152,67 @@ func (s *Summary) decide() {
 		return
 	}
 	s.Baseline = base
+	tests := s.pairedTests(b)
 	for _, name := range s.order {
 		if name == base {
-			s.Decisions = append(s.Decisions, Decision{Model: name, Outcome: BaselineOutcome, Rule: "baseline", Detail: "the system the others are judged against"})
+			d := Decision{Model: name, Outcome: BaselineOutcome, Rule: "baseline", Detail: "the system the others are judged against"}
+			if b.Failed > 0 {
+				d.Detail += fmt.Sprintf("; it failed %d of %d cases, which score 0 in every comparison", b.Failed, s.Cases)
+			}
+			s.Decisions = append(s.Decisions, d)
 			continue
 		}
-		s.Decisions = append(s.Decisions, s.decideOne(b, s.system(name)))
+		s.Decisions = append(s.Decisions, s.decideOne(b, s.system(name), tests[name]))
 	}
 	s.setDecisions()
+}
+
+// pairedTests compares every candidate that ran (not the baseline, not a
+// failed system) with b on the cases both have, one paired bootstrap test
+// per gain measure, and corrects each measure's p-values over the
+// candidates with Holm's procedure.
+func (s *Summary) pairedTests(b *SystemSummary) map[string][]PairedTest {
+	g := s.cfg.Rules
+	out := map[string][]PairedTest{}
+	var cands []string
+	for _, name := range s.order {
+		if c := s.system(name); name != b.Name && c.Status != StatusFailed {
+			cands = append(cands, name)
+		}
+	}
+	bc := s.cols[b.Name]
+	for _, name := range cands {
+		cc := s.cols[name]
+		var idx []int
+		for i := range s.tasks {
+			if bc.present[i] && cc.present[i] {
+				idx = append(idx, i)
+			}
+		}
+		pick := func(v []float64) []float64 {
+			out := make([]float64, len(idx))
+			for k, i := range idx {
+				out[k] = v[i]
+			}
+			return out
+		}
+		for _, r := range g.Gains {
+			bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
+			p := metrics.PairedBootstrap(bv, cv, g.Resamples, g.Seed)
+			out[name] = append(out[name], PairedTest{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
+				Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N})
+		}
+	}
+	for mi := range g.Gains {
+		ps := make([]float64, len(cands))
+		for ci, name := range cands {
+			ps[ci] = float64(out[name][mi].P)
+		}
+		for ci, adj := range metrics.Holm(ps) {
+			out[cands[ci]][mi].PHolm = resultfmt.Fixed(adj)
+		}
+	}
+	return out
 }
 
 func (s *Summary) setDecisions() {
@@ -162,44 +223,43 @@ func (s *Summary) setDecisions() {
 	}
 }
 
-func (s *Summary) decideOne(b, c *SystemSummary) Decision {
+// decideOne decides c against the baseline b from its paired tests.
+func (s *Summary) decideOne(b, c *SystemSummary, tests []PairedTest) Decision {
+	d := s.decideRan(b, c, tests)
+	if c.Failed == 0 || d.Outcome == Rejected || d.Outcome == NeedsMoreData {
+		return d
+	}
+	// A system that failed some cases is never picked: its numbers hold
+	// zeros for the failed cases, and what it would do on them is unknown.
+	d.Detail = fmt.Sprintf("it failed %d of %d cases; on the rest it would be %s (%s: %s)", c.Failed, s.Cases, d.Outcome, d.Rule, d.Detail)
+	d.Outcome, d.Rule = NeedsMoreData, "partial_failure"
+	return d
+}
+
+func (s *Summary) decideRan(b, c *SystemSummary, tests []PairedTest) Decision {
 	g := s.cfg.Rules
 	d := Decision{Model: c.Name}
 	if c.Status == StatusFailed {
-		d.Outcome, d.Rule, d.Detail = Rejected, "system_failed", "no case ran"
+		d.Outcome, d.Rule, d.Detail = Rejected, "system_failed", fmt.Sprintf("every case failed (%d)", c.Failed)
 		return d
 	}
-	bc, cc := s.cols[b.Name], s.cols[c.Name]
-	var idx []int
-	for i := range s.tasks {
-		if bc.present[i] && cc.present[i] {
-			idx = append(idx, i)
-		}
-	}
-	pick := func(v []float64) []float64 {
-		out := make([]float64, len(idx))
-		for k, i := range idx {
-			out[k] = v[i]
-		}
-		return out
-	}
+	d.Tests = tests
+	n := 0
 	var gains, losses, weakGains []string
 	var gainMeasures []string
-	for _, r := range g.Gains {
-		bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
-		p := metrics.PairedBootstrap(bv, cv, g.Resamples, g.Seed)
-		t := PairedTest{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
-			Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N}
-		d.Tests = append(d.Tests, t)
-		sig := p.P < g.Alpha
-		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f)", r.Measure, p.MeanDiff, p.Low, p.High, p.P)
+	for i, r := range g.Gains {
+		t := tests[i]
+		n = t.N
+		diff, lo, hi := float64(t.Diff), float64(t.Low), float64(t.High)
+		sig := float64(t.PHolm) < g.Alpha
+		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f, Holm p=%.4f)", r.Measure, diff, lo, hi, float64(t.P), float64(t.PHolm))
 		switch {
-		case p.MeanDiff >= r.Threshold && sig && p.Low > 0:
+		case diff >= r.Threshold && sig && lo > 0:
 			gains = append(gains, desc)
 			gainMeasures = append(gainMeasures, r.Measure)
-		case p.MeanDiff >= r.Threshold:
+		case diff >= r.Threshold:
 			weakGains = append(weakGains, desc)
-		case p.MeanDiff <= -r.Threshold && sig && p.High < 0:
+		case diff <= -r.Threshold && sig && hi < 0:
 			losses = append(losses, desc)
 		}
 	}
@@ -207,9 +267,9 @@ func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 	idxRatio := ratio(float64(c.IndexSeconds), float64(b.IndexSeconds))
 	costs := fmt.Sprintf("latency p50 %.2fx, index %.2fx, peak RSS %.0f MiB", latRatio, idxRatio, float64(c.PeakRSSMB))
 	switch {
-	case len(idx) < g.MinCases:
+	case n < g.MinCases:
 		d.Outcome, d.Rule = NeedsMoreData, "too_few_cases"
-		d.Detail = fmt.Sprintf("%d paired cases < %d", len(idx), g.MinCases)
+		d.Detail = fmt.Sprintf("%d paired cases < %d", n, g.MinCases)
 	case len(losses) > 0:
 		d.Outcome, d.Rule = Rejected, "significant_loss"
 		d.Detail = strings.Join(losses, "; ")
@@ -237,7 +297,7 @@ func (s *Summary) decideOne(b, c *SystemSummary) Decision {
 		}
 	case len(weakGains) > 0:
 		d.Outcome, d.Rule = NeedsMoreData, "gain_not_significant"
-		d.Detail = strings.Join(weakGains, "; ") + fmt.Sprintf(" (α = %.2f)", g.Alpha)
+		d.Detail = strings.Join(weakGains, "; ") + fmt.Sprintf(" (α = %.2f on the Holm-corrected p)", g.Alpha)
 	case latRatio > 0 && latRatio <= g.InteractiveLatencyRatio:
 		d.Outcome, d.Rule = InteractiveProfile, "faster_without_significant_loss"
 		d.Detail = fmt.Sprintf("no gate measure changes significantly by its threshold; latency p50 %.2fx <= %.2fx", latRatio, g.InteractiveLatencyRatio)

@@ -44,8 +44,8 @@ func (s *Summary) regressions() {
 	}
 	for _, name := range s.order {
 		c := s.cols[name]
-		if c == nil {
-			continue
+		if c == nil || s.system(name).Status == StatusFailed {
+			continue // a failed system's cases are failures, not regressions
 		}
 		for i, t := range s.tasks {
 			if !c.present[i] {

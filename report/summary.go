@@ -110,7 +110,10 @@ type SystemSummary struct {
 	Cases   int    `json:"cases"`
 	Failed  int    `json:"failed"`
 	// Micro averages every case once; MacroRepo every repository once
-	// (stratified bootstrap CI); MacroIntent every intent once.
+	// (stratified bootstrap CI); MacroIntent every intent once. A failed
+	// system (no case ran without an error) has none of them: its rows show
+	// no score, no CI and no latency, and it is never ranked among the
+	// systems that ran.
 	Micro       map[string]resultfmt.Stat  `json:"micro"`
 	MacroRepo   map[string]resultfmt.Stat  `json:"macro_repo"`
 	MacroIntent map[string]resultfmt.Fixed `json:"macro_intent"`
@@ -125,13 +128,25 @@ type SystemSummary struct {
 	PeakRSSMB    resultfmt.Fixed            `json:"peak_rss_mb"`
 	Dimension    int                        `json:"dimension,omitempty"`
 	Decision     string                     `json:"decision,omitempty"`
+	// IndexReused counts the repositories whose index an earlier run
+	// built; IndexBuildSeconds is then the original build time (see
+	// SystemCost).
+	IndexReused       int             `json:"index_reused,omitempty"`
+	IndexBuildSeconds resultfmt.Fixed `json:"index_build_seconds,omitempty"`
+	// Warnings counts what the system noticed without failing: its
+	// indexing warnings and those its records carry.
+	Warnings int `json:"warnings,omitempty"`
+	warnings []string
 }
 
 // GroupRow is one system's means over one repository or intent.
 type GroupRow struct {
-	Model  string                     `json:"model"`
-	Group  string                     `json:"group"`
-	N      int                        `json:"n"`
+	Model string `json:"model"`
+	Group string `json:"group"`
+	N     int    `json:"n"`
+	// Failed counts the group's cases the system failed (each scores 0 in
+	// Values).
+	Failed int                        `json:"failed,omitempty"`
 	Values map[string]resultfmt.Fixed `json:"values"`
 }
 
@@ -139,7 +154,8 @@ type GroupRow struct {
 type columns struct {
 	vals    map[string][]float64
 	present []bool
-	first   []int // first relevant rank, 0 = none
+	failed  []bool // the record carries an error (its values are 0)
+	first   []int  // first relevant rank, 0 = none
 	top1    []bool
 }
 
@@ -196,11 +212,18 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
 		if sc, ok := costOf[name]; ok {
 			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sc.Status, resultfmt.Fixed(sc.IndexSeconds), resultfmt.Fixed(sc.PeakRSSMB), sc.Dimension
+			ss.IndexReused, ss.IndexBuildSeconds = sc.IndexReused, resultfmt.Fixed(sc.IndexBuildSeconds)
+			for _, w := range sc.Warnings {
+				ss.warnings = append(ss.warnings, "index: "+w)
+			}
 		}
 		c := s.collect(&ss, byModel[name])
 		s.cols[name] = c
-		s.aggregate(&ss, c, repos, intents)
 		s.Systems = append(s.Systems, ss)
+		if ss.Status == StatusFailed {
+			continue // nothing to average: no score, no CI, no group rows
+		}
+		s.aggregate(&s.Systems[len(s.Systems)-1], c, repos, intents)
 		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
 		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
 	}
@@ -298,7 +321,7 @@ func systemOrder(costs []SystemCost, recs []resultfmt.Record) ([]string, map[str
 func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns {
 	ks := s.cfg.Ks
 	maxK := slices.Max(ks)
-	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)),
+	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)), failed: make([]bool, len(s.tasks)),
 		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
 	for _, m := range s.Measures {
 		c.vals[m] = make([]float64, len(s.tasks))
@@ -311,7 +334,11 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 			continue
 		}
 		c.present[i] = true
+		for _, w := range r.Warnings {
+			ss.warnings = append(ss.warnings, r.Task+": "+w)
+		}
 		if r.Error != "" {
+			c.failed[i] = true
 			ss.Failed++
 			continue
 		}
@@ -342,13 +369,19 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 			ss.Cases++
 		}
 	}
+	ss.Warnings = len(ss.warnings)
 	if missing := len(s.tasks) - ss.Cases; missing > 0 {
 		ss.Failed += missing
 	}
-	if ss.Cases == 0 {
+	// A system whose every case failed has failed, whatever its cost
+	// record says: its zeros are not scores, its latency not a speed.
+	if len(lat) == 0 {
 		ss.Status = StatusFailed
 	} else if ss.Failed > 0 && ss.Status == StatusOK {
 		ss.Status = StatusPartial
+	}
+	if ss.Status == StatusFailed {
+		return c
 	}
 	for ki, k := range ks {
 		frac := 0.0
@@ -412,6 +445,13 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]resultfmt.Fixed{}})
 			}
 			rows[i].Values[m] = resultfmt.Fixed(g.Mean)
+		}
+	}
+	for ti, k := range keys {
+		if c.failed[ti] || !c.present[ti] {
+			if i, ok := idx[k]; ok {
+				rows[i].Failed++
+			}
 		}
 	}
 	return rows

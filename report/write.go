@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,7 @@ func (s *Summary) Markdown() string {
 	if len(s.Decisions) == 0 {
 		b.WriteString("No decision: no baseline.\n\n")
 	} else {
-		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f).\n\n", s.Baseline, s.cfg.Rules.Alpha)
+		fmt.Fprintf(&b, "Baseline: `%s`. Each system is compared with it on the same cases (paired bootstrap, α = %.2f on the p-value corrected with Holm's procedure over the systems compared).\n\n", s.Baseline, s.cfg.Rules.Alpha)
 		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
@@ -107,13 +108,20 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("---|---|---|---|---|---|---|\n")
 	for i, ss := range s.Systems {
+		if ss.Status == StatusFailed {
+			// Listed after every system that ran, unranked, with nothing
+			// that could pass for a score or a speed.
+			fmt.Fprintf(&b, "| – | %s | %s | %d | %d |%s – | – | – | – | – | %s | %s |\n", ss.Name, ss.Status, ss.Cases, ss.Failed,
+				strings.Repeat(" – |", len(hs)), rss(ss.PeakRSSMB), dim(ss.Dimension))
+			continue
+		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d |", i+1, ss.Name, ss.Status, ss.Cases, ss.Failed)
 		for _, h := range hs {
 			st := ss.Micro[h]
 			fmt.Fprintf(&b, " %s [%s, %s] |", f4(st.Mean), f4(st.Low), f4(st.High))
 		}
 		fmt.Fprintf(&b, " %s | %d | %s | %s | %s | %s | %s |\n", f4(ss.Judged[judgedK]), ss.Unjudged,
-			f1(ss.LatencyP50MS), f1(ss.LatencyP95MS), f1(ss.IndexSeconds), f1(ss.PeakRSSMB), dim(ss.Dimension))
+			f1(ss.LatencyP50MS), f1(ss.LatencyP95MS), indexTime(ss), f1(ss.PeakRSSMB), dim(ss.Dimension))
 	}
 	b.WriteString("\n## Macro averages (every repository once, stratified bootstrap CI; every intent once)\n\n| system |")
 	for _, h := range hs {
@@ -125,7 +133,10 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("\n")
 	for _, ss := range s.Systems {
-		fmt.Fprintf(&b, "| %s |", ss.Name)
+		if ss.Status == StatusFailed {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", withFailed(ss.Name, ss.Failed))
 		for _, h := range hs {
 			st := ss.MacroRepo[h]
 			fmt.Fprintf(&b, " %s [%s, %s] | %s |", f4(st.Mean), f4(st.Low), f4(st.High), f4(ss.MacroIntent[h]))
@@ -146,7 +157,7 @@ func (s *Summary) Markdown() string {
 		}
 		b.WriteString("\n")
 		for _, r := range grp.rows {
-			fmt.Fprintf(&b, "| %s | %s | %d |", r.Model, r.Group, r.N)
+			fmt.Fprintf(&b, "| %s | %s | %s |", r.Model, r.Group, withFailed(strconv.Itoa(r.N), r.Failed))
 			for _, h := range hs {
 				fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
 			}
@@ -154,11 +165,12 @@ func (s *Summary) Markdown() string {
 		}
 	}
 	if len(s.Decisions) > 0 {
-		b.WriteString("\n## Paired tests against the baseline\n\n| system | measure | baseline | system | diff | 95% CI | p | n |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Paired tests against the baseline\n\np is the paired bootstrap's; p Holm corrects it for the number of systems compared on the measure, and decides.\n\n" +
+			"| system | measure | baseline | system | diff | 95% CI | p | p Holm | n |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			for _, t := range d.Tests {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %+.4f | [%+.4f, %+.4f] | %s | %d |\n", d.Model, t.Measure, f4(t.Baseline), f4(t.Model),
-					float64(t.Diff), float64(t.Low), float64(t.High), f4(t.P), t.N)
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %+.4f | [%+.4f, %+.4f] | %s | %s | %d |\n", d.Model, t.Measure, f4(t.Baseline), f4(t.Model),
+					float64(t.Diff), float64(t.Low), float64(t.High), f4(t.P), f4(t.PHolm), t.N)
 			}
 		}
 	}
@@ -168,7 +180,7 @@ func (s *Summary) Markdown() string {
 	for _, r := range g.Gains {
 		gains = append(gains, fmt.Sprintf("%s ≥ %+.2f", r.Measure, r.Threshold))
 	}
-	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`.\n",
+	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
 		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.InteractiveLatencyRatio, g.MinCases)
 	if len(s.Failures) > 0 {
 		b.WriteString("\n## Failures\n\n")
@@ -176,6 +188,7 @@ func (s *Summary) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", mdCell(f.String()))
 		}
 	}
+	s.warningsMD(&b)
 	b.WriteString("\n## Metadata\n\n")
 	kv := func(k, v string) {
 		if v != "" {
@@ -221,6 +234,62 @@ func (s *Summary) firstJudged(k string) (resultfmt.Fixed, bool) {
 }
 
 func f1(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 1, 64) }
+
+// maxWarnings is how many warnings of one system quality-summary.md lists;
+// the records hold them all.
+const maxWarnings = 20
+
+// warningsMD writes the Warnings section: per system, what it noticed
+// without failing (hits outside the corpus, repeated hits), by task.
+func (s *Summary) warningsMD(b *strings.Builder) {
+	if !slices.ContainsFunc(s.Systems, func(ss SystemSummary) bool { return ss.Warnings > 0 }) {
+		return
+	}
+	b.WriteString("\n## Warnings\n\nWhat systems noticed without failing a case; the records (results/*.jsonl) carry each case's.\n\n")
+	for _, ss := range s.Systems {
+		for i, w := range ss.warnings {
+			if i == maxWarnings {
+				fmt.Fprintf(b, "- %s: … and %d more\n", ss.Name, len(ss.warnings)-maxWarnings)
+				break
+			}
+			fmt.Fprintf(b, "- %s %s\n", ss.Name, mdCell(w))
+		}
+	}
+}
+
+// SystemWarnings returns what the named system noticed without failing,
+// each prefixed with its task (or "index:"), in record order.
+func (s *Summary) SystemWarnings(name string) []string {
+	if ss := s.system(name); ss != nil {
+		return slices.Clone(ss.warnings)
+	}
+	return nil
+}
+
+// indexTime is a system's index time, and for a reused index the time the
+// earlier run took to build it.
+func indexTime(ss SystemSummary) string {
+	if ss.IndexReused == 0 {
+		return f1(ss.IndexSeconds)
+	}
+	return fmt.Sprintf("%s (%d reused, built in %s)", f1(ss.IndexSeconds), ss.IndexReused, f1(ss.IndexBuildSeconds))
+}
+
+// rss is a failed system's peak RSS: none when it was not measured.
+func rss(v resultfmt.Fixed) string {
+	if v == 0 {
+		return "–"
+	}
+	return f1(v)
+}
+
+// withFailed is s with the count of failed cases, when there are any.
+func withFailed(s string, failed int) string {
+	if failed == 0 {
+		return s
+	}
+	return fmt.Sprintf("%s (%d failed)", s, failed)
+}
 
 func dim(d int) string {
 	if d == 0 {
@@ -297,9 +366,19 @@ func (s *Summary) rankingCSV() []byte {
 	for _, k := range s.Meta.Ks {
 		head = append(head, "judged@"+strconv.Itoa(k))
 	}
-	head = append(head, "unjudged", "latency_p50_ms", "latency_p95_ms", "index_seconds", "peak_rss_mb", "dimension")
+	head = append(head, "unjudged", "latency_p50_ms", "latency_p95_ms", "index_seconds", "peak_rss_mb", "dimension",
+		"index_reused", "index_build_seconds", "warnings")
 	_ = w.Write(head)
 	for i, ss := range s.Systems {
+		if ss.Status == StatusFailed {
+			// Unranked, with empty cells where a score or latency would be: a 0
+			// there would read as one.
+			row := []string{"", ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
+			row = append(row, make([]string, len(head)-len(row)-5)...)
+			row = append(row, f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension), strconv.Itoa(ss.IndexReused), f4(ss.IndexBuildSeconds), strconv.Itoa(ss.Warnings))
+			_ = w.Write(row)
+			continue
+		}
 		row := []string{strconv.Itoa(i + 1), ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
 		for _, m := range s.Measures {
 			st := ss.Micro[m]
@@ -308,7 +387,8 @@ func (s *Summary) rankingCSV() []byte {
 		for _, k := range s.Meta.Ks {
 			row = append(row, f4(ss.Judged["judged@"+strconv.Itoa(k)]))
 		}
-		row = append(row, strconv.Itoa(ss.Unjudged), f4(ss.LatencyP50MS), f4(ss.LatencyP95MS), f4(ss.IndexSeconds), f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension))
+		row = append(row, strconv.Itoa(ss.Unjudged), f4(ss.LatencyP50MS), f4(ss.LatencyP95MS), f4(ss.IndexSeconds), f4(ss.PeakRSSMB), strconv.Itoa(ss.Dimension),
+			strconv.Itoa(ss.IndexReused), f4(ss.IndexBuildSeconds), strconv.Itoa(ss.Warnings))
 		_ = w.Write(row)
 	}
 	w.Flush()
@@ -318,9 +398,9 @@ func (s *Summary) rankingCSV() []byte {
 func groupCSV(field string, measures []string, rows []GroupRow) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(append([]string{"model", field, "n"}, measures...))
+	_ = w.Write(append([]string{"model", field, "n", "failed"}, measures...))
 	for _, r := range rows {
-		row := []string{r.Model, r.Group, strconv.Itoa(r.N)}
+		row := []string{r.Model, r.Group, strconv.Itoa(r.N), strconv.Itoa(r.Failed)}
 		for _, m := range measures {
 			row = append(row, f4(r.Values[m]))
 		}

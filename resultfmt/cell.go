@@ -29,6 +29,18 @@ type Cell struct {
 	PeakRSSMB float64           `json:"peak_rss_mb"`
 	Versions  map[string]string `json:"versions,omitempty"`
 	Commit    string            `json:"commit,omitempty"`
+	// IndexReused counts the corpora whose index an earlier run built
+	// (systems.IndexReporter): IndexSeconds is then this run's time to
+	// open it, and IndexBuildSeconds what building the cell's indexes took,
+	// the earlier runs' time for the reused ones. Both are absent when
+	// every index was built by this run.
+	IndexReused       int     `json:"index_reused,omitempty"`
+	IndexBuildSeconds float64 `json:"index_build_seconds,omitempty"`
+	// Warnings are what the system noticed while indexing, each prefixed
+	// with its corpus; WarnedTasks counts the records that carry warnings
+	// of their own (systems.Warner).
+	Warnings    []string `json:"warnings,omitempty"`
+	WarnedTasks int      `json:"warned_tasks,omitempty"`
 }
 
 // Model names the cell's system configuration: "system/config".

@@ -33,6 +33,9 @@ type Record struct {
 	LatencyMS     float64            `json:"latency_ms"`
 	Hits          []Hit              `json:"hits"`
 	Error         string             `json:"error,omitempty"`
+	// Warnings are what the system noticed without failing the task (hits
+	// outside the corpus, a place named twice: systems.Warner).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Hit is one ranked hit of a Record.

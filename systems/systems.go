@@ -5,6 +5,7 @@ package systems
 
 import (
 	"context"
+	"time"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
@@ -74,6 +75,35 @@ func SearchQuery(ctx context.Context, s System, q Query, k int) ([]Hit, error) {
 // as loaded, one doc per file, instead of chunked.
 type FileIndexer interface {
 	WholeFiles() bool
+}
+
+// Warner is implemented by systems that notice problems that do not fail a
+// query: hits naming a file outside the corpus, the same hit twice in one
+// answer, hits dropped or an answer cut short. Warnings returns those
+// noticed since the previous call, each a sentence naming the system, and
+// forgets them: the harness calls it after Index and after every search,
+// so that each warning lands in the cell or on the task it arose in.
+// Warnings are data for the reports, not log lines.
+type Warner interface {
+	Warnings() []string
+}
+
+// IndexReporter is implemented by systems that can reuse an index an
+// earlier run built (an external tool's index directory). After Index,
+// IndexReport says whether this Index call reused one and how long
+// building it took, so that a cell shows a reused index as such, with its
+// original build time, rather than as a fast indexer.
+type IndexReporter interface {
+	IndexReport() IndexReport
+}
+
+// IndexReport is how the last Index call came by its index.
+type IndexReport struct {
+	// Reused is true when an index an earlier run built was used.
+	Reused bool
+	// BuildTime is how long building the index took: the earlier run's
+	// when Reused (0 when that run did not record it), else this call's.
+	BuildTime time.Duration
 }
 
 // Options are what every system constructor receives from the harness.

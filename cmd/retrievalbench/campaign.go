@@ -30,9 +30,9 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format; datapack entries read $RETRIEVALBENCH_DATA)")
 	casesFile := fs.String("cases", "", "case `file` (JSONL)")
-	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest, or all ("+strings.Join(models.IDs(), ", ")+")")
-	bm25 := fs.String("bm25", "code-weighted", "BM25 `config` to run as a baseline, or none")
-	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models")
+	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest, or all ("+strings.Join(models.IDs(), ", ")+"); with -systems and neither -models nor -bm25, none")
+	bm25 := fs.String("bm25", "code-weighted", "BM25 `config` to run as a baseline, or none; with -systems and neither -models nor -bm25, none")
+	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models, or alone")
 	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
 	fs.StringVar(&cfg.CacheDir, "cache", cache.Dir(), "cache `dir` (models, ONNX Runtime, vector stores)")
@@ -59,17 +59,27 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("campaign: %v", err)
 	}
-	specs, firstDense, err := pickSpecs(*modelList, *bm25)
-	if err != nil {
-		return usagef("campaign: %v", err)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["systems"] && !set["models"] && !set["bm25"] {
+		// External systems alone: the built-in defaults are for a model
+		// campaign, not for comparing the systems a user names.
+		*modelList, *bm25 = "none", "none"
 	}
 	ext, err := loadExternal(*externals)
 	if err != nil {
 		return err
 	}
+	specs, firstDense, err := pickSpecs(*modelList, *bm25, len(ext))
+	if err != nil {
+		return usagef("campaign: %v", err)
+	}
 	specs = append(specs, ext...)
 	if rf.baseline == "" {
 		rf.baseline = firstDense
+		if rf.baseline == "" {
+			rf.baseline = specs[0].Name()
+		}
 	}
 	if !slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.Name() == rf.baseline }) {
 		return usagef("campaign: -baseline %q is not one of the systems run", rf.baseline)
@@ -110,13 +120,31 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	for _, d := range res.Summary.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
 	}
-	return nil
+	return failedSystems(res.Summary, *out)
+}
+
+// failedSystems is the error of a campaign whose reports are written but
+// some of whose systems failed every case (as make results exits non-zero
+// for the bench), naming them; nil when every system ran.
+func failedSystems(s *report.Summary, out string) error {
+	var failed []string
+	for _, ss := range s.Systems {
+		if ss.Status == report.StatusFailed {
+			failed = append(failed, ss.Name)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("campaign: %d of %d systems failed every case: %s (reports written to %s; the failures are listed in quality-summary.md)",
+		len(failed), len(s.Systems), strings.Join(failed, ", "), out)
 }
 
 // pickSpecs resolves -models and -bm25 against the built-in systems: BM25
 // first, then the models in the order given. It also returns the first
-// dense system, the default baseline.
-func pickSpecs(modelList, bm25 string) ([]systems.Spec, string, error) {
+// dense system, the default baseline ("" when none runs). Choosing none is
+// an error unless external systems (others of them) run.
+func pickSpecs(modelList, bm25 string, others int) ([]systems.Spec, string, error) {
 	reg := builtin.Specs()
 	find := func(system, config string) (systems.Spec, bool) { return builtin.Find(reg, system+"/"+config) }
 	var specs []systems.Spec
@@ -165,7 +193,10 @@ func pickSpecs(modelList, bm25 string) ([]systems.Spec, string, error) {
 		specs = append(specs, s)
 	}
 	if len(specs) == 0 {
-		return nil, "", fmt.Errorf("no systems: give -models or -bm25")
+		if others > 0 {
+			return nil, "", nil
+		}
+		return nil, "", fmt.Errorf("no systems: give -models, -bm25 or -systems")
 	}
 	if first == "" {
 		first = specs[0].Name()

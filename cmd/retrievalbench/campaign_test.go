@@ -105,7 +105,7 @@ func TestCampaignUsage(t *testing.T) {
 // TestPickSpecsStatic resolves a static model id to a static system spec
 // and keeps dense ids on dense.
 func TestPickSpecsStatic(t *testing.T) {
-	specs, first, err := pickSpecs("minilm-l6-q,static-tokenlearn", "none")
+	specs, first, err := pickSpecs("minilm-l6-q,static-tokenlearn", "none", 0)
 	require.NoError(t, err)
 	require.Len(t, specs, 2)
 	require.Equal(t, "dense/minilm-l6-q", specs[0].Name())
@@ -113,7 +113,7 @@ func TestPickSpecsStatic(t *testing.T) {
 	require.Equal(t, "dense/minilm-l6-q", first)
 	require.NotEmpty(t, specs[1].Hash)
 
-	all, _, err := pickSpecs("all", "none")
+	all, _, err := pickSpecs("all", "none", 0)
 	require.NoError(t, err)
 	var names []string
 	for _, s := range all {
@@ -122,7 +122,7 @@ func TestPickSpecsStatic(t *testing.T) {
 	require.Contains(t, names, "static/static-tokenlearn")
 	require.Contains(t, names, "dense/mpnet-base-q")
 
-	_, _, err = pickSpecs("nope", "none")
+	_, _, err = pickSpecs("nope", "none", 0)
 	require.ErrorContains(t, err, `unknown model "nope"`)
 }
 
@@ -202,4 +202,71 @@ func TestCampaignLoadExternal(t *testing.T) {
 			require.NotEqual(t, 2, exitCode(err), "a bad config file is not a usage error")
 		})
 	}
+}
+
+// TestCampaignFailedSystem: a system that indexes but fails every case (a
+// search command that exits 1) is failed, listed unranked after BM25, and
+// the command writes every report, then exits 1 naming it.
+func TestCampaignFailedSystem(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	dead := filepath.Join(t.TempDir(), "dead.json")
+	require.NoError(t, os.WriteFile(dead, []byte(`{
+  "system": "dead", "config": "x", "transport": "command",
+  "command": {"search": ["sh", "-c", "echo model missing >&2; exit 1"]},
+  "result": {"from": "json", "items": "hits", "path": "file"}
+}`), 0o644))
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-models", "none", "-systems", dead, "-pool", "3", "-cache", t.TempDir(), "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
+	require.Error(t, err, "a system failed every case")
+	require.Equal(t, 1, exitCode(err))
+	require.ErrorContains(t, err, "1 of 2 systems failed every case: dead/x")
+	for _, f := range append(report.Files, "run.json", "grading-sheet.csv") {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("report not written before the failure exit: %v", err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "quality-summary.md"))
+	require.NoError(t, err)
+	for _, want := range []string{"| 1 | bm25/code-weighted | ok |", "| – | dead/x | failed | 10 | 10 |", "| dead/x | **rejected** | system_failed |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("quality-summary.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestCampaignExternalAlone: -systems without -models or -bm25 runs the
+// external systems alone, the first one the baseline.
+func TestCampaignExternalAlone(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"a", "b"} {
+		f := filepath.Join(dir, name+".json")
+		require.NoError(t, os.WriteFile(f, []byte(`{
+  "system": "grep-`+name+`", "config": "x", "transport": "command",
+  "command": {"search": ["sh", "-c", "echo '{\"hits\": [{\"file\": \"README.md\"}]}'"]},
+  "result": {"from": "json", "items": "hits", "path": "file"}
+}`), 0o644))
+		files = append(files, f)
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-systems", strings.Join(files, ","), "-pool", "3", "-cache", t.TempDir(), "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	require.Contains(t, stdout.String(), "10 cases, 2 systems")
+	b, err := os.ReadFile(filepath.Join(out, "run.json"))
+	require.NoError(t, err)
+	var run report.Campaign
+	require.NoError(t, json.Unmarshal(b, &run))
+	var names []string
+	for _, s := range run.Systems {
+		names = append(names, s.Name)
+	}
+	require.Equal(t, []string{"grep-a/x", "grep-b/x"}, names, "the external systems alone, in -systems order")
+	md, err := os.ReadFile(filepath.Join(out, "quality-summary.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "Baseline: `grep-a/x`")
 }

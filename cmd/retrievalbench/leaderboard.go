@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/retrievalbench/retrievalbench/leaderboard"
 	"github.com/retrievalbench/retrievalbench/mlflow"
@@ -86,7 +87,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "leaderboard: %s\n", filepath.Join(*out, "index.html"))
 	if *tracking == "" {
-		return nil
+		return failedRows(b, *out)
 	}
 	c, err := mlflow.New(mlflow.Config{TrackingURI: *tracking})
 	if err != nil {
@@ -97,7 +98,18 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("mlflow: %w", err)
 	}
 	fmt.Fprintf(stdout, "mlflow: %d runs logged to experiment %q at %s\n", len(runs), *experiment, mlflow.Redact(*tracking))
-	return nil
+	return failedRows(b, *out)
+}
+
+// failedRows is the error of a leaderboard whose pages are written but
+// some of whose cells failed every task (as make results exits non-zero
+// for the bench), naming them; nil when every cell ran.
+func failedRows(b *leaderboard.Board, out string) error {
+	failed := b.Failed()
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("leaderboard: %d cells failed every task: %s (pages written to %s)", len(failed), strings.Join(failed, "; "), out)
 }
 
 // cellsCommit is the commit every cell names, or "" when they disagree

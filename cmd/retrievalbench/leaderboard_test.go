@@ -168,3 +168,25 @@ func kv(items []mlflow.Tag) map[string]string {
 	}
 	return m
 }
+
+// TestLeaderboardFailedCell: a cell whose every task failed makes the
+// command write every page, then exit 1 naming the cell.
+func TestLeaderboardFailedCell(t *testing.T) {
+	results := writeResultsDir(t)
+	var recs []resultfmt.Record
+	for i := range 10 {
+		recs = append(recs, resultfmt.Record{Dataset: "toy", Split: "small", System: "dense", Config: "dead",
+			Task: fmt.Sprintf("t%02d", i), Query: "q", Error: "model file missing"})
+	}
+	require.NoError(t, resultfmt.WriteRecords(filepath.Join(results, resultfmt.RecordsFileName("toy", "small", "dense", "dead")), recs))
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"leaderboard", "-results", results, "-out", out, "-mlflow", ""}, &stdout, &stderr)
+	require.Error(t, err)
+	require.Equal(t, 1, exitCode(err))
+	require.ErrorContains(t, err, "1 cells failed every task: toy.small: dense/dead")
+	page, rerr := os.ReadFile(filepath.Join(out, "toy.small", "index.md"))
+	require.NoError(t, rerr, "pages are written before the failure exit")
+	require.Contains(t, string(page), "| — | dense/dead | failed (10 failed) |")
+	require.Contains(t, stdout.String(), "toy.small: 3 systems, 10 cases, best bm25/code")
+}

@@ -184,7 +184,13 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 		return nil
 	}
 	for _, stage := range promote.Stages() {
-		v, err := p.stage(ctx, stage)
+		var prior []float64
+		if stage == promote.StageTest {
+			// Every candidate the test split compared with this baseline
+			// before is one more comparison this one's p-value answers for.
+			prior = ledger.PriorP(p.base, p.cfg.Dataset, p.cfg.Measure)
+		}
+		v, err := p.stage(ctx, stage, prior)
 		if err != nil {
 			if stage == promote.StageTest {
 				// The test split is spent once its go test runs start:
@@ -215,13 +221,14 @@ func (p *promotion) walk(ctx context.Context, last, ledgerPath, force string) ([
 	return out, nil
 }
 
-// stage runs (or reads) one stage's results and evaluates them.
-func (p *promotion) stage(ctx context.Context, stage string) (*promote.StageResult, error) {
+// stage runs (or reads) one stage's results and evaluates them, among the
+// earlier comparisons with the baseline whose p-values prior holds.
+func (p *promotion) stage(ctx context.Context, stage string, prior []float64) (*promote.StageResult, error) {
 	recs, err := p.results(ctx, stage)
 	if err != nil {
 		return nil, err
 	}
-	v, err := promote.Evaluate(stage, recs, p.base, p.cand, p.cfg)
+	v, err := promote.EvaluateAmong(stage, recs, p.base, p.cand, p.cfg, prior)
 	if err != nil {
 		return nil, fmt.Errorf("promote: %s: %w", stage, err)
 	}
@@ -378,6 +385,9 @@ func writeStageResult(w io.Writer, v *promote.StageResult) {
 	c := v.Primary
 	fmt.Fprintf(w, "== stage %s: %s[%s], %d tasks, %s (%s, α=%g)\n", v.Stage, c.Dataset, c.Split, c.N, c.Measure, v.Test, v.Alpha)
 	writeComparison(w, "  ", v.Baseline, v.Candidate, c)
+	if v.Comparisons > 1 {
+		fmt.Fprintf(w, "  Holm p=%.4f (raw %s p=%.4f; %d candidates compared with this baseline on the test split)\n", v.PHolm, v.Test, c.P, v.Comparisons)
+	}
 	fmt.Fprintf(w, "  decision: %s\n", v.Decision)
 	for _, r := range v.Reasons {
 		fmt.Fprintf(w, "    %s\n", r)

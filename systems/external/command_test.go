@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -224,5 +226,99 @@ func TestPeakRSSServer(t *testing.T) {
 	require.NoError(t, s.Close())
 	if got := s.PeakRSS(); got < 96<<20 {
 		t.Errorf("PeakRSS after Close of a server that made 96 MiB resident = %.1f MiB, want ≥ 96", float64(got)/(1<<20))
+	}
+}
+
+// TestCommandIndexReport: a reused index says so and carries the build
+// time its first run recorded; a new build reports its own.
+func TestCommandIndexReport(t *testing.T) {
+	s, cache := setup(t, commandConfig(""))
+	first := s.IndexReport()
+	require.False(t, first.Reused, "a fresh cache builds")
+	require.Positive(t, first.BuildTime, "the build was timed")
+	require.NoError(t, s.Close())
+	s2, err := New(s.cfg, systems.Options{CacheDir: cache})
+	require.NoError(t, err)
+	defer s2.Close()
+	require.NoError(t, s2.Index(t.Context(), testCorpus()))
+	got := s2.IndexReport()
+	if !got.Reused || (got.BuildTime-first.BuildTime).Abs() > time.Microsecond {
+		t.Errorf("second Index: %+v, want reused with the first build time %v", got, first.BuildTime)
+	}
+}
+
+// TestCommandIndexToolChanged: the index cache key covers the tool — the
+// output of version_command when there is one, else the files the config
+// names (here the index program) — so a changed tool builds a new index
+// instead of reading the one an older version built.
+func TestCommandIndexToolChanged(t *testing.T) {
+	// indexAgain indexes testCorpus with cfg in cache and reports whether
+	// the index command ran.
+	indexAgain := func(t *testing.T, cfg *Config, cache string) (systems.IndexReport, bool) {
+		t.Helper()
+		s, err := New(cfg, systems.Options{CacheDir: cache})
+		require.NoError(t, err)
+		defer s.Close()
+		require.NoError(t, s.Index(t.Context(), testCorpus()))
+		// The index command writes files.txt: there is one when it ran.
+		_, statErr := os.Stat(filepath.Join(s.rt.work, "files.txt"))
+		return s.IndexReport(), statErr == nil
+	}
+	removeList := func(t *testing.T, s *System) {
+		t.Helper()
+		require.NoError(t, os.Remove(filepath.Join(s.rt.work, "files.txt")))
+	}
+	t.Run("program file", func(t *testing.T) {
+		s, cache := setup(t, commandConfig(""))
+		require.NoError(t, s.Close())
+		removeList(t, s)
+		if rep, ran := indexAgain(t, s.cfg, cache); !rep.Reused || ran {
+			t.Fatalf("same program: report %+v, index command ran %v; want reused", rep, ran)
+		}
+		// The same program, one byte longer: an upgrade as the cache sees it.
+		b, err := os.ReadFile(os.Getenv("FAKEPEER"))
+		require.NoError(t, err)
+		upgraded := filepath.Join(t.TempDir(), "fakepeer")
+		require.NoError(t, os.WriteFile(upgraded, append(b, 0), 0o755))
+		t.Setenv("FAKEPEER", upgraded)
+		if rep, ran := indexAgain(t, s.cfg, cache); rep.Reused || !ran {
+			t.Errorf("changed program: report %+v, index command ran %v; want a new index", rep, ran)
+		}
+	})
+	t.Run("version command", func(t *testing.T) {
+		t.Setenv("FAKEPEER_TOOL_VERSION", "1.0")
+		s, cache := setup(t, commandConfig(`, "version_command": ["sh", "-c", "echo fakepeer ${FAKEPEER_TOOL_VERSION}"]`))
+		require.NoError(t, s.Close())
+		removeList(t, s)
+		if rep, ran := indexAgain(t, s.cfg, cache); !rep.Reused || ran {
+			t.Fatalf("same version: report %+v, index command ran %v; want reused", rep, ran)
+		}
+		t.Setenv("FAKEPEER_TOOL_VERSION", "2.0")
+		if rep, ran := indexAgain(t, s.cfg, cache); rep.Reused || !ran {
+			t.Errorf("version 2.0 after 1.0: report %+v, index command ran %v; want a new index", rep, ran)
+		}
+	})
+}
+
+// TestCommandWarnings: Warnings holds what was noticed since the last
+// call — an answer with a hit outside the corpus, an answer that names one
+// place twice — one sentence per answer, and forgets it once read.
+func TestCommandWarnings(t *testing.T) {
+	s, _ := setup(t, strings.Replace(commandConfig(""), `"{k}", "{corpus}"`, `"{k}", "{work}"`, 1))
+	_, err := s.Search(t.Context(), "zanzibar", 10)
+	require.NoError(t, err)
+	_, err = s.Search(t.Context(), "zanzibar", 10)
+	require.NoError(t, err)
+	w := s.Warnings()
+	want := "fakepeer/cmd: 1 of 1 hits named a path outside the corpus and match nothing (kept at their ranks)"
+	if diff := cmp.Diff([]string{want, want}, w); diff != "" {
+		t.Errorf("Warnings after two answers (-want +got):\n%s", diff)
+	}
+	if w := s.Warnings(); w != nil {
+		t.Errorf("Warnings read twice: %q, want none the second time", w)
+	}
+	if n := repeats([]systems.Hit{{Path: "a.py", StartLine: 1, EndLine: 2}, {Path: "a.py", StartLine: 1, EndLine: 2}, {Path: "a.py", StartLine: 3, EndLine: 4},
+		{Text: "outside"}, {Text: "outside"}, {Path: "a.py", StartLine: 1, EndLine: 2}}); n != 2 {
+		t.Errorf("repeats = %d, want 2: the third and sixth hit name the first's place; hits without a path are not compared", n)
 	}
 }

@@ -19,7 +19,12 @@
 // config and corpus also get a work directory
 // <cache>/external/work/<system>/<config>-<config hash[:12]>/<corpus hash[:16]>/
 // for the tool's index and config files; a completed index command leaves a
-// marker there and is not rerun unless Options.NoCache is set.
+// marker there with the config hash, the tool's version (its
+// version_command's output, else the SHA-256 of the files the config names:
+// requires paths and the programs it starts) and the build time. A later
+// Index reuses the index only when hash and version match (else it empties
+// the directory and builds anew) and Options.NoCache is not set, and says so
+// in IndexReport, with the original build time.
 //
 // # Transports
 //

@@ -2,15 +2,20 @@ package external
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
@@ -22,11 +27,23 @@ var (
 	_ systems.System        = (*System)(nil)
 	_ systems.QuerySearcher = (*System)(nil)
 	_ systems.FileIndexer   = (*System)(nil)
+	_ systems.Warner        = (*System)(nil)
+	_ systems.IndexReporter = (*System)(nil)
 )
 
 // indexedMarker is written into the work directory once the index command
-// has succeeded; its content is the config hash.
+// has succeeded; it holds an indexMarker.
 const indexedMarker = ".retrievalbench-indexed"
+
+// indexMarker is what an index in a work directory was built with and how
+// long building it took. An index is reused only when both the config hash
+// and the tool key match: a new version of the tool (or of the files it
+// runs) builds a new index rather than reading a stale one.
+type indexMarker struct {
+	ConfigHash   string  `json:"config_hash"`
+	Tool         string  `json:"tool"`
+	BuildSeconds float64 `json:"build_seconds"`
+}
 
 // System is an external retrieval system driven by a Config.
 type System struct {
@@ -36,8 +53,10 @@ type System struct {
 	t   transport
 	m   *mapping
 
-	outside int     // hits whose path was outside the corpus
-	peak    peakRSS // of the child processes, for PeakRSS
+	outside  int      // hits whose path was outside the corpus, in all
+	warnings []string // noticed since the last Warnings call
+	index    systems.IndexReport
+	peak     peakRSS // of the child processes, for PeakRSS
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -109,7 +128,22 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	hash := cfg.Hash()
 	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
-	if s.opt.NoCache {
+	base := map[string]string{phCorpus: dir, phWork: work, phCache: cache}
+	tool := ""
+	if cfg.Index != nil {
+		var err error
+		if tool, err = toolKey(ctx, cfg, vars{ph: base, getenv: os.LookupEnv}); err != nil {
+			// Without the tool's version no index can be trusted: build one.
+			logf("%s: the index will not be reused: %v", cfg.Name(), err)
+		}
+	}
+	clear := s.opt.NoCache
+	if m, ok := readMarker(work); ok && !clear && (m.ConfigHash != hash || m.Tool != tool || tool == "") {
+		// Another tool version's state is not the input of this one's.
+		logf("%s: the index in %s was built by %q, the tool now is %q: building a new one", cfg.Name(), work, m.Tool, tool)
+		clear = true
+	}
+	if clear {
 		if err := os.RemoveAll(work); err != nil {
 			return err
 		}
@@ -117,7 +151,6 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	base := map[string]string{phCorpus: dir, phWork: work, phCache: cache}
 	if cfg.HTTP != nil && len(cfg.HTTP.Command) > 0 {
 		port, err := freePort()
 		if err != nil {
@@ -149,9 +182,11 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := writeFiles(rt, cfg.Files); err != nil {
 		return err
 	}
-	if err := runIndex(ctx, rt, hash); err != nil {
+	rep, err := runIndex(ctx, rt, indexMarker{ConfigHash: hash, Tool: tool})
+	if err != nil {
 		return err
 	}
+	s.index = rep
 	strip, err := v.expand(cfg.Result.StripPrefix)
 	if err != nil {
 		return fmt.Errorf("%s: result.strip_prefix: %w", cfg.Name(), err)
@@ -218,19 +253,22 @@ func writeFiles(rt *runtime, files map[string]string) error {
 	return nil
 }
 
-func runIndex(ctx context.Context, rt *runtime, hash string) error {
+// runIndex runs the index command unless the work directory holds an
+// index built with want's config hash and tool key (Index has emptied one
+// built with others), and reports which it did.
+func runIndex(ctx context.Context, rt *runtime, want indexMarker) (systems.IndexReport, error) {
 	ix := rt.cfg.Index
 	if ix == nil {
-		return nil
+		return systems.IndexReport{}, nil
 	}
-	marker := filepath.Join(rt.work, indexedMarker)
-	if b, err := os.ReadFile(marker); err == nil && string(b) == hash {
-		rt.logf("%s: index reused from %s", rt.name, rt.work)
-		return nil
+	if m, ok := readMarker(rt.work); ok && want.Tool != "" && m.ConfigHash == want.ConfigHash && m.Tool == want.Tool {
+		built := time.Duration(m.BuildSeconds * float64(time.Second))
+		rt.logf("%s: index reused from %s (built in %s)", rt.name, rt.work, built.Round(time.Millisecond))
+		return systems.IndexReport{Reused: true, BuildTime: built}, nil
 	}
 	argv, err := rt.base.expandAll(ix.Command)
 	if err != nil {
-		return rt.red.Error(fmt.Errorf("%s: index.command: %w", rt.name, err))
+		return systems.IndexReport{}, rt.red.Error(fmt.Errorf("%s: index.command: %w", rt.name, err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.indexTimeout())
 	defer cancel()
@@ -239,10 +277,98 @@ func runIndex(ctx context.Context, rt *runtime, hash string) error {
 	_, _, err = run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
 	stop()
 	if err != nil {
-		return fmt.Errorf("%s: index: %w", rt.name, err)
+		return systems.IndexReport{}, fmt.Errorf("%s: index: %w", rt.name, err)
 	}
-	rt.logf("%s: indexed in %s", rt.name, time.Since(start).Round(time.Millisecond))
-	return atomicfile.WriteFile(marker, []byte(hash))
+	built := time.Since(start)
+	rt.logf("%s: indexed in %s", rt.name, built.Round(time.Millisecond))
+	want.BuildSeconds = built.Seconds()
+	if err := atomicfile.WriteJSON(filepath.Join(rt.work, indexedMarker), want); err != nil {
+		return systems.IndexReport{}, err
+	}
+	return systems.IndexReport{BuildTime: built}, nil
+}
+
+// serverCommand is the argv of the process a config starts to answer
+// queries: its MCP or HTTP server, or its per-query search command.
+func serverCommand(cfg *Config) []string {
+	switch {
+	case cfg.MCP != nil:
+		return cfg.MCP.Command
+	case cfg.HTTP != nil:
+		return cfg.HTTP.Command
+	case cfg.Command != nil:
+		return cfg.Command.Search
+	}
+	return nil
+}
+
+// readMarker reads the index marker of work; false when there is none or
+// it is not one this version wrote (an older marker held the config hash
+// alone: its index is rebuilt once).
+func readMarker(work string) (indexMarker, bool) {
+	var m indexMarker
+	b, err := os.ReadFile(filepath.Join(work, indexedMarker))
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return indexMarker{}, err == nil
+	}
+	return m, true
+}
+
+// toolKey names the version of the tool a config runs, for the index
+// cache: the output of its version_command when it has one, else the
+// SHA-256 of every file the config names — the files its requires list and
+// the programs its index, server and search commands start — so that an
+// upgraded tool does not read the index an older one built. "" with an
+// error when the version cannot be known.
+func toolKey(ctx context.Context, cfg *Config, v vars) (string, error) {
+	if len(cfg.VersionCommand) > 0 {
+		vs, err := cfg.Versions(ctx)
+		if err != nil {
+			return "", err
+		}
+		return "version_command: " + vs[cfg.System], nil
+	}
+	var names []string
+	for _, r := range cfg.Requires {
+		if r.Path != "" {
+			names = append(names, r.Path)
+		}
+	}
+	for _, argv := range [][]string{cfg.Index.Command, serverCommand(cfg)} {
+		if len(argv) > 0 {
+			names = append(names, argv[0])
+		}
+	}
+	var parts []string
+	for _, n := range names {
+		p, err := v.expand(n)
+		if err != nil {
+			return "", fmt.Errorf("naming the tool's files: %w", err)
+		}
+		if !strings.Contains(p, "/") {
+			if p, err = exec.LookPath(p); err != nil {
+				continue // a requirement reports a missing program
+			}
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			continue // a requirement reports a missing file
+		}
+		h := sha256.New()
+		st, err := f.Stat()
+		if err == nil && st.Mode().IsRegular() {
+			_, err = io.Copy(h, f)
+		}
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("hashing %s: %w", p, err)
+		}
+		if st.Mode().IsRegular() {
+			parts = append(parts, fmt.Sprintf("%s sha256:%x", n, h.Sum(nil)[:8]))
+		}
+	}
+	slices.Sort(parts)
+	return "files: " + strings.Join(slices.Compact(parts), ", "), nil
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -295,18 +421,51 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 			rt.logf("%s: a hit outside the corpus %s was kept as a non-matching hit (see Warnings)", rt.name, s.m.dirs[0])
 		}
 		s.outside += outside
+		s.warnings = append(s.warnings, fmt.Sprintf("%s: %d of %d hits named a path outside the corpus and match nothing (kept at their ranks)", rt.name, outside, len(hits)))
+	}
+	if n := repeats(hits); n > 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("%s: %d of %d hits repeat an earlier hit of the same answer (path, lines and symbol)", rt.name, n, len(hits)))
 	}
 	return hits, nil
 }
 
-// Warnings returns what went wrong without failing a query, as data for
-// the caller's report: hits outside the corpus.
-func (s *System) Warnings() []string {
-	if s.outside == 0 {
-		return nil
+// repeats counts the hits that name the same place (path, lines, symbol)
+// as an earlier one; hits without a path or symbol (outside the corpus, a
+// text blob) are not compared.
+func repeats(hits []systems.Hit) int {
+	type place struct {
+		path, symbol string
+		start, end   int
 	}
-	return []string{fmt.Sprintf("%s: %d hits named a path outside the corpus and matched nothing", s.cfg.Name(), s.outside)}
+	seen := map[place]bool{}
+	n := 0
+	for _, h := range hits {
+		if h.Path == "" && h.Symbol == "" {
+			continue
+		}
+		p := place{h.Path, h.Symbol, h.StartLine, h.EndLine}
+		if seen[p] {
+			n++
+		}
+		seen[p] = true
+	}
+	return n
 }
+
+// Warnings returns what went wrong without failing a query since the last
+// call (systems.Warner), as data for the caller's report: hits outside the
+// corpus and hits repeated within one answer, one sentence per answer.
+func (s *System) Warnings() []string {
+	w := s.warnings
+	s.warnings = nil
+	return w
+}
+
+// IndexReport says whether Index reused an index an earlier run built
+// with the same config and tool version, and how long building it took
+// (systems.IndexReporter). A config without an index command builds
+// nothing: its report is zero.
+func (s *System) IndexReport() systems.IndexReport { return s.index }
 
 // Close stops every process the system started (their whole process
 // groups) and waits for them.
