@@ -1,6 +1,7 @@
 package benchtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -185,10 +186,20 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		if failed := res.Failed(); len(failed) > 0 {
 			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
 		}
-		if err := harness.WriteGolden(path, harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)); err != nil {
+		now := harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)
+		old, err := harness.ReadGolden(path)
+		if err != nil && !errors.Is(err, harness.ErrNoGolden) {
+			t.Logf("replacing %s: %v", path, err)
+		}
+		g := harness.Merge(old, now)
+		if err := harness.WriteGolden(path, g); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("updated %s", path)
+		if g != now {
+			t.Logf("updated %s: the %s baseline (the main one is %s's)", path, now.CPUClass, g.CPUClass)
+		} else {
+			t.Logf("updated %s", path)
+		}
 		return
 	}
 	g, err := harness.ReadGolden(path)
@@ -200,6 +211,9 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		t.Error(msg)
 	}
 	if !v.OK() {
+		if v.CPU != "" {
+			t.Log(v.CPU)
+		}
 		if len(v.Versions) > 0 {
 			t.Logf("versions differ from the baseline's: %s", strings.Join(v.Versions, "; "))
 		}

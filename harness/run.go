@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -95,6 +96,7 @@ type Result struct {
 	IndexTime      time.Duration
 	IndexedDocs    int
 	Versions       map[string]string
+	CPUClass       string // internal/cpuclass of the machine that ran it
 }
 
 // Failed returns the tasks the system failed on.
@@ -148,7 +150,7 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
 		System: spec.System, Config: spec.Config, ConfigHash: spec.Hash,
 		DataHash: p.Hash, Measures: ms, Undefined: undefined,
-		Versions: p.Versions(),
+		Versions: p.Versions(), CPUClass: cpuclass.Current(),
 	}
 	byCorpus := make(map[string][]int)
 	var order []string

@@ -28,7 +28,11 @@ type Cell struct {
 	// searched, in MiB; 0 = not measured.
 	PeakRSSMB float64           `json:"peak_rss_mb"`
 	Versions  map[string]string `json:"versions,omitempty"`
-	Commit    string            `json:"commit,omitempty"`
+	// CPUClass is the class of CPU that ran the cell (internal/cpuclass:
+	// "amd64-avx512-vnni", "amd64-avx2", …): embedding models round
+	// differently across classes (docs/portability.md).
+	CPUClass string `json:"cpu_class,omitempty"`
+	Commit   string `json:"commit,omitempty"`
 }
 
 // Model names the cell's system configuration: "system/config".
