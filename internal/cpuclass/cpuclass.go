@@ -16,6 +16,8 @@
 package cpuclass
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 
 	"golang.org/x/sys/cpu"
@@ -72,3 +74,15 @@ func (f Features) Name() string {
 func Current() string { return current }
 
 var current = Detect().Name()
+
+// File returns the reference file of a CPU-dependent result named name in
+// dir for the running class, and the class that made it: dir/<class>/name
+// when that exists, else dir/name, made on Reference. A caller whose class
+// differs from the file's compares at a cross-class bound (docs/portability.md).
+func File(dir, name string) (path, madeOn string) {
+	p := filepath.Join(dir, current, name)
+	if _, err := os.Stat(p); err == nil {
+		return p, current
+	}
+	return filepath.Join(dir, name), Reference
+}

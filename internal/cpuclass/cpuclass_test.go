@@ -1,6 +1,9 @@
 package cpuclass
 
 import (
+	"path/filepath"
+
+	"github.com/stretchr/testify/require"
 	"os"
 	"runtime"
 	"strings"
@@ -64,5 +67,17 @@ func TestCurrentAgreesWithProcCPUInfo(t *testing.T) {
 	t.Logf("CPU class %s", Current())
 	if flags["avx512f"] && flags["avx512_vnni"] && flags["avx512bw"] && flags["avx512dq"] && flags["avx512vl"] && Current() != AVX512VNNI {
 		t.Errorf("Current() = %s on a CPU with AVX-512 VNNI, want %s", Current(), AVX512VNNI)
+	}
+}
+
+func TestFile(t *testing.T) {
+	dir := t.TempDir()
+	if p, c := File(dir, "m.json"); p != filepath.Join(dir, "m.json") || c != Reference {
+		t.Errorf("File without a class directory = %s, %s; want the top-level file of %s", p, c, Reference)
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, Current()), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, Current(), "m.json"), nil, 0o644))
+	if p, c := File(dir, "m.json"); p != filepath.Join(dir, Current(), "m.json") || c != Current() {
+		t.Errorf("File = %s, %s; want this class's own file", p, c)
 	}
 }
