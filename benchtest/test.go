@@ -196,7 +196,8 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 			t.Fatal(err)
 		}
 		if g != now {
-			t.Logf("updated %s: the %s baseline (the main one is %s's)", path, now.CPUClass, g.CPUClass)
+			t.Logf("updated %s for CPU class %s (the main baseline is %s's; classes with a baseline of their own: %s)",
+				path, now.CPUClass, g.CPUClass, strings.Join(sortedClasses(g), ", "))
 		} else {
 			t.Logf("updated %s", path)
 		}
@@ -218,6 +219,9 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 			t.Logf("versions differ from the baseline's: %s", strings.Join(v.Versions, "; "))
 		}
 		t.Logf("golden: %s; if the change is intended, run: %s -update", path, again)
+	}
+	for _, ex := range v.Excused {
+		t.Logf("passed on CPU class %s: %s", res.CPUClass, ex)
 	}
 	for _, imp := range v.Improvements {
 		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
@@ -463,4 +467,17 @@ func markRead(path string) {
 	read.Lock()
 	read.m[filepath.Clean(path)] = true
 	read.Unlock()
+}
+
+// sortedClasses lists the CPU classes of g's ByCPUClass entries.
+func sortedClasses(g *harness.Golden) []string {
+	out := make([]string, 0, len(g.ByCPUClass))
+	for c := range g.ByCPUClass {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return []string{"none"}
+	}
+	return out
 }

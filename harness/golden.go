@@ -118,7 +118,8 @@ func (g *Golden) For(class string) (*Golden, bool) {
 // Merge is what -update writes when old is the golden file on disk and now
 // the run's new baseline. A run of another CPU class than old's main
 // baseline, on the same data, config and tolerance, adds or replaces its
-// class's entry and keeps the rest of old. Otherwise now is the main
+// class's entry (none when its results equal the main baseline's) and keeps
+// the rest of old. Otherwise now is the main
 // baseline, and keeps old's entries for other classes only while the data,
 // config, tolerance and every version but Go's are unchanged (a new model
 // file makes them stale).
@@ -134,7 +135,15 @@ func Merge(old, now *Golden) *Golden {
 		for k, b := range old.ByCPUClass {
 			m.ByCPUClass[k] = b
 		}
-		m.ByCPUClass[now.CPUClass] = &ClassBaseline{Versions: now.Versions, TasksRan: now.TasksRan, Metrics: now.Metrics, Tasks: now.Tasks}
+		// A class that agrees with the main baseline (BM25, a float
+		// model) needs no entry of its own.
+		delete(m.ByCPUClass, now.CPUClass)
+		if !sameResults(old, now) {
+			m.ByCPUClass[now.CPUClass] = &ClassBaseline{Versions: now.Versions, TasksRan: now.TasksRan, Metrics: now.Metrics, Tasks: now.Tasks}
+		}
+		if len(m.ByCPUClass) == 0 {
+			m.ByCPUClass = nil
+		}
 		return &m
 	}
 	for k, b := range old.ByCPUClass {
@@ -146,6 +155,32 @@ func Merge(old, now *Golden) *Golden {
 		}
 	}
 	return now
+}
+
+// sameResults reports whether a and b hold the same measures and per-task
+// outcomes at four decimals.
+func sameResults(a, b *Golden) bool {
+	if a.TasksRan != b.TasksRan || len(a.Metrics) != len(b.Metrics) || len(a.Tasks) != len(b.Tasks) {
+		return false
+	}
+	for m, s := range a.Metrics {
+		t, ok := b.Metrics[m]
+		if !ok || resultfmt.Round4(float64(s.Mean)) != resultfmt.Round4(float64(t.Mean)) {
+			return false
+		}
+	}
+	for id, o := range a.Tasks {
+		n, ok := b.Tasks[id]
+		if !ok || o.FirstRelevant != n.FirstRelevant || len(o.Values) != len(n.Values) {
+			return false
+		}
+		for m, x := range o.Values {
+			if resultfmt.Round4(float64(x)) != resultfmt.Round4(float64(n.Values[m])) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sameVersions reports whether a and b agree on everything but the Go
@@ -218,7 +253,20 @@ type Check struct {
 	// the golden file has no baseline of the run's class: a reason, other
 	// than a regression, for a small drop of an embedding model's cell.
 	CPU string
+	// Excused lists the measures that fell below golden − tolerance only
+	// through near-tie moves on a CPU class the golden file has no baseline
+	// of (NearRanks); they pass, and are shown.
+	Excused []string
 }
+
+// NearRanks is how far a task's first relevant document may move on a CPU
+// class that the golden file has no baseline of and still be taken for a
+// near-tie swap, not a regression: the other class's float rounding moves a
+// gold among the documents whose scores it ties with (issue 32's AMD EPYC:
+// e5-small-q, one RepoQA task from rank 7 to rank 12). A task that loses its
+// relevant document, or moves further, is never excused; the baseline of the
+// run's own class (Golden.ByCPUClass) excuses nothing (docs/portability.md).
+const NearRanks = 5
 
 // OK reports whether the run passes its golden file.
 func (v *Check) OK() bool { return len(v.Failures) == 0 }
@@ -274,6 +322,9 @@ func CheckGolden(g *Golden, r *Result, tolerance float64) *Check {
 		}
 		have := resultfmt.Round4(float64(got.Mean))
 		switch {
+		case have < resultfmt.Round4(want-tol) && !ofClass && nearMean(m, base, now) >= resultfmt.Round4(want-tol):
+			v.Excused = append(v.Excused, fmt.Sprintf("%s: %.4f → %.4f (tolerance %.4f; %s%s): only moves of at most %d ranks, excused as near-tie swaps of another CPU class",
+				m, want, have, tol, flips(m, base, now), note, NearRanks))
 		case have < resultfmt.Round4(want-tol):
 			v.Failures = append(v.Failures, fmt.Sprintf("%s: %.4f → %.4f (tolerance %.4f; %s%s)", m, want, have, tol, flips(m, base, now), note))
 		case have > resultfmt.Round4(want+tol):
@@ -286,6 +337,29 @@ func CheckGolden(g *Golden, r *Result, tolerance float64) *Check {
 		}
 	}
 	return v
+}
+
+// nearMean is the mean of measure m over the run now with every task whose
+// value dropped against base while its first relevant rank moved by at most
+// NearRanks (found in both) counted at its baseline value.
+func nearMean(m string, base, now *Golden) float64 {
+	if len(now.Tasks) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for id, n := range now.Tasks {
+		val := float64(n.Values[m])
+		if o, ok := base.Tasks[id]; ok && resultfmt.Round4(val) < resultfmt.Round4(float64(o.Values[m])) && near(o.FirstRelevant, n.FirstRelevant) {
+			val = float64(o.Values[m])
+		}
+		sum += val
+	}
+	return resultfmt.Round4(sum / float64(len(now.Tasks)))
+}
+
+func near(before, after int) bool {
+	d := after - before
+	return before > 0 && after > 0 && d >= -NearRanks && d <= NearRanks
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -24,12 +24,24 @@ func onClass(t *testing.T, class string, answers map[string][]systems.Hit) (*Res
 func TestGoldenCPUClasses(t *testing.T) {
 	vnni := map[string][]systems.Hit{"q1": hits("a"), "q2": hits("b", "a"), "q3": hits("c")}
 	avx2 := map[string][]systems.Hit{"q1": hits("a"), "q2": hits("a", "b"), "q3": hits("c")}
-	plantedVNNI := map[string][]systems.Hit{"q1": hits("x"), "q2": hits("b", "a"), "q3": hits("c")}
-	plantedAVX2 := map[string][]systems.Hit{"q1": hits("x"), "q2": hits("a", "b"), "q3": hits("c")}
+	plantedVNNI := map[string][]systems.Hit{"q1": hits(), "q2": hits("b", "a"), "q3": hits("c")}
+	plantedAVX2 := map[string][]systems.Hit{"q1": hits(), "q2": hits("a", "b"), "q3": hits("c")}
 	_, main := onClass(t, cpuclass.AVX512VNNI, vnni)
 
-	t.Run("other class without its baseline: the failure names both classes", func(t *testing.T) {
+	t.Run("other class without its baseline: a near-tie move is excused and shown", func(t *testing.T) {
 		res, _ := onClass(t, cpuclass.AVX2, avx2)
+		v := CheckGolden(main, res, 0.035)
+		if !v.OK() || len(v.Excused) == 0 || !strings.Contains(v.Excused[0], "t2 rank 1 → rank 2") {
+			t.Errorf("verdict %+v, want a pass that names t2's move as excused", v)
+		}
+	})
+	t.Run("other class without its baseline: a move beyond NearRanks fails, and names both classes", func(t *testing.T) {
+		res, _ := onClass(t, cpuclass.AVX2, avx2)
+		for i := range res.Tasks {
+			if res.Tasks[i].ID == "t2" {
+				res.Tasks[i].FirstRelevant = 1 + NearRanks + 1 // as if the gold had moved to rank 7
+			}
+		}
 		v := CheckGolden(main, res, 0.035)
 		require.False(t, v.OK())
 		if !strings.Contains(v.Failures[0], "CPU class amd64-avx2, golden's amd64-avx512-vnni") {
@@ -67,6 +79,23 @@ func TestGoldenCPUClasses(t *testing.T) {
 			if v.OK() || !strings.Contains(joined, "t1 lost rank 1") || !strings.Contains(joined, c.against) {
 				t.Errorf("%s: failures %q, want t1's loss%s", c.class, v.Failures, c.against)
 			}
+		}
+	})
+	t.Run("a planted one-task drop fails on a class without its baseline too", func(t *testing.T) {
+		r, _ := onClass(t, "arm64", plantedAVX2)
+		v := CheckGolden(both, r, 0.035)
+		if v.OK() || !strings.Contains(strings.Join(v.Failures, "\n"), "t1 lost rank 1") {
+			t.Errorf("failures %q, want t1's loss to fail even with t2's near move excused", v.Failures)
+		}
+	})
+	t.Run("a class that agrees with the main baseline gets no entry", func(t *testing.T) {
+		_, same := onClass(t, cpuclass.AVX2, vnni)
+		if m := Merge(main, same); len(m.ByCPUClass) != 0 {
+			t.Errorf("by_cpu_class = %v, want none for results equal to the main baseline", m.ByCPUClass)
+		}
+		_, sameAgain := onClass(t, cpuclass.AVX2, vnni)
+		if m := Merge(both, sameAgain); len(m.ByCPUClass) != 0 {
+			t.Errorf("by_cpu_class = %v, want the AVX2 entry removed once AVX2 agrees with the main baseline", m.ByCPUClass)
 		}
 	})
 	t.Run("an unknown class is checked against the main baseline", func(t *testing.T) {
