@@ -100,7 +100,7 @@ QEMU     ?= qemu-x86_64
 QEMU_CPU ?= Haswell
 AVX2_TESTS ?= embed:^TestParity$$ cmd/retrievalbench:^TestEmbedCommand$$
 AVX2_BENCH ?=
-AVX2_FLAGS ?= -size=small
+AVX2_FLAGS ?= -size=small -slow=20
 PARITY_PY  ?= python3
 PARITY_MODELS ?=
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
@@ -51,6 +52,10 @@ func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
 	}
 	cfg.CacheDir = testenv.CacheDir()
 	cfg.Logf = t.Logf
+	if n := s.flags().Slow; n > 1 {
+		cfg.TaskTimeout *= time.Duration(n)
+		cfg.AbandonWait *= time.Duration(n)
+	}
 	return cfg
 }
 
