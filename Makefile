@@ -18,6 +18,11 @@
 #   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
 #   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
 #   make peers       install the external peers (pydocs-mcp, Codira, Context7) pinned under the cache (idempotent)
+#   make test-avx2   the CPU-dependent tests as an AVX2-only CPU (AMD EPYC Zen 2/3, many hosted CI runners) on any
+#                    x86-64 machine, under Debian's qemu-user (apt-get install qemu-user): embed TestParity against
+#                    testdata/parity/amd64-avx2/, TestEmbedCommand; AVX2_BENCH='<go test -run pattern>' adds bench
+#                    cells (AVX2_FLAGS=-update records their amd64-avx2 baselines): docs/portability.md
+#   make parity-avx2 the amd64-avx2 parity references: make_parity.py under qemu-x86_64 -cpu Haswell
 #   make peer-cells  the peer cells CI skips by design (pydocs-mcp on SWE-QA small and the campaign case file:
 #                    tens of CPU-minutes of indexing on an empty cache, docs/peers.md), against committed baselines
 
@@ -49,7 +54,7 @@ MLFLOW_HOME := $(RB_CACHE)/mlflow/$(MLFLOW_VERSION)
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: build setup peers peer-cells test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
+.PHONY: build setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
 
 build:
 	$(GO) build ./...
@@ -87,6 +92,33 @@ test-short:
 # govulncheck is not run: it needs the Go vulnerability database, fetched over
 # the network at every run, and the CI machines work offline. Run it by hand
 # where the network is open:  go run golang.org/x/vuln/cmd/govulncheck@v1.1.4 -tags sqlite_fts5 ./...
+# docs/portability.md: qemu-user's CPUID is the emulated CPU's, so ONNX
+# Runtime and internal/cpuclass see an AVX2-only machine (class amd64-avx2);
+# 10-50× slower than native. A test binary runs in its package directory,
+# as go test runs it.
+QEMU     ?= qemu-x86_64
+QEMU_CPU ?= Haswell
+AVX2_TESTS ?= embed:^TestParity$$ cmd/retrievalbench:^TestEmbedCommand$$
+AVX2_BENCH ?=
+AVX2_FLAGS ?= -size=small -slow=20
+PARITY_PY  ?= python3
+PARITY_MODELS ?=
+
+test-avx2: setup
+	@command -v $(QEMU) >/dev/null || { echo "$(QEMU) missing: apt-get install qemu-user"; exit 1; }
+	@mkdir -p out/avx2
+	for t in $(AVX2_TESTS); do pkg=$${t%%:*}; run=$${t#*:}; bin=$(abspath out/avx2)/$$(basename $$pkg).test; \
+	  $(GO) test -c -o $$bin ./$$pkg; \
+	  (cd $$pkg && $(QEMU) -cpu $(QEMU_CPU) $$bin -test.run "$$run" -test.v -test.timeout 60m 2>&1 | grep -v '^qemu-x86_64: warning'); done
+	$(if $(AVX2_BENCH),$(GO) test -c -o $(abspath out/avx2)/bench.test ./bench && \
+	  (cd bench && $(QEMU) -cpu $(QEMU_CPU) $(abspath out/avx2)/bench.test -test.run '$(AVX2_BENCH)' $(AVX2_FLAGS) -test.v -test.timeout 600m 2>&1 | grep -v '^qemu-x86_64: warning'))
+
+# make_parity.py's pinned tokenizers, onnxruntime and numpy (its generator
+# line) in PARITY_PY's environment; every ONNX model unless PARITY_MODELS.
+parity-avx2: setup
+	$(QEMU) -cpu $(QEMU_CPU) $(PARITY_PY) embed/testdata/parity/make_parity.py -out embed/testdata/parity/amd64-avx2 $(PARITY_MODELS) \
+	  2>&1 | grep -v '^qemu-x86_64: warning'
+
 lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)

@@ -29,6 +29,10 @@ type Flags struct {
 	// (Spec.FixturesOnly) at the size and lifts every corpus budget
 	// (Spec.MaxDocs): every cell skipped for its cost runs.
 	Heavy bool
+	// Slow multiplies the run's task timeout and abandon wait, for a CPU
+	// emulated by qemu-user (make test-avx2: 10-50× slower; 0 or 1: as
+	// configured).
+	Slow int
 }
 
 // EnvResults is the default of -results, so that a run of several packages
@@ -38,7 +42,7 @@ const EnvResults = "RETRIEVALBENCH_RESULTS"
 // DefaultFlags is what a Suite without Flags runs with.
 func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
 
-// NewFlags defines -update, -size, -split, -data, -results and -heavy on fs and
+// NewFlags defines -update, -size, -split, -data, -results, -heavy and -slow on fs and
 // returns the Flags they fill when the test binary parses its flags. Call it
 // once per test binary, from a package-level var.
 func NewFlags(fs *flag.FlagSet) *Flags {
@@ -49,6 +53,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
 	fs.StringVar(&f.Results, "results", os.Getenv(EnvResults), "if set, write per-task JSONL results of every cell into this directory (default $"+EnvResults+")")
 	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
+	fs.IntVar(&f.Slow, "slow", 1, "multiply the per-task search timeout by this, for an emulated CPU (qemu-x86_64 -cpu Haswell: make test-avx2 passes 20)")
 	return f
 }
 

@@ -1,6 +1,7 @@
 package benchtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
@@ -50,6 +52,10 @@ func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
 	}
 	cfg.CacheDir = testenv.CacheDir()
 	cfg.Logf = t.Logf
+	if n := s.flags().Slow; n > 1 {
+		cfg.TaskTimeout *= time.Duration(n)
+		cfg.AbandonWait *= time.Duration(n)
+	}
 	return cfg
 }
 
@@ -185,10 +191,21 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		if failed := res.Failed(); len(failed) > 0 {
 			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
 		}
-		if err := harness.WriteGolden(path, harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)); err != nil {
+		now := harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)
+		old, err := harness.ReadGolden(path)
+		if err != nil && !errors.Is(err, harness.ErrNoGolden) {
+			t.Logf("replacing %s: %v", path, err)
+		}
+		g := harness.Merge(old, now)
+		if err := harness.WriteGolden(path, g); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("updated %s", path)
+		if g != now {
+			t.Logf("updated %s for CPU class %s (the main baseline is %s's; classes with a baseline of their own: %s)",
+				path, now.CPUClass, g.CPUClass, strings.Join(sortedClasses(g), ", "))
+		} else {
+			t.Logf("updated %s", path)
+		}
 		return
 	}
 	g, err := harness.ReadGolden(path)
@@ -200,10 +217,16 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		t.Error(msg)
 	}
 	if !v.OK() {
+		if v.CPU != "" {
+			t.Log(v.CPU)
+		}
 		if len(v.Versions) > 0 {
 			t.Logf("versions differ from the baseline's: %s", strings.Join(v.Versions, "; "))
 		}
 		t.Logf("golden: %s; if the change is intended, run: %s -update", path, again)
+	}
+	for _, ex := range v.Excused {
+		t.Logf("passed on CPU class %s: %s", res.CPUClass, ex)
 	}
 	for _, imp := range v.Improvements {
 		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
@@ -449,4 +472,17 @@ func markRead(path string) {
 	read.Lock()
 	read.m[filepath.Clean(path)] = true
 	read.Unlock()
+}
+
+// sortedClasses lists the CPU classes of g's ByCPUClass entries.
+func sortedClasses(g *harness.Golden) []string {
+	out := make([]string, 0, len(g.ByCPUClass))
+	for c := range g.ByCPUClass {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return []string{"none"}
+	}
+	return out
 }

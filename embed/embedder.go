@@ -17,6 +17,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/embed/tokenizer"
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 )
 
 // DefaultBatchSize is the number of texts run through a model at once when
@@ -335,7 +336,8 @@ func inspect(path string, dim int) (inputs []string, output string, typeIDs bool
 }
 
 // fingerprint identifies everything that decides a vector besides the text:
-// the model and tokenizer bytes, pooling, max tokens and dimension. It keys
+// the model and tokenizer bytes, pooling, max tokens, dimension and the CPU
+// class. It keys
 // the Store. Files just verified against the manifest are represented by the
 // manifest's SHA-256 instead of being hashed a second time.
 func fingerprint(m models.Model, modelFile, tokFile string, verified bool) (string, error) {
@@ -352,6 +354,10 @@ func fingerprint(m models.Model, modelFile, tokFile string, verified bool) (stri
 		}
 	}
 	fmt.Fprintf(h, "\x00pooling=%s\x00max=%d\x00dim=%d", m.Pooling, m.MaxTokens, m.Dimension)
+	// ONNX Runtime's kernels round differently on another CPU class: a
+	// cache dir shared with such a machine (a CI cache, qemu) must not
+	// answer with its vectors (docs/portability.md).
+	fmt.Fprintf(h, "\x00cpu=%s", cpuclass.Current())
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
@@ -412,7 +418,8 @@ func (e *Embedder) Model() models.Model { return e.cfg.Model }
 func (e *Embedder) Dim() int { return e.cfg.Model.Dimension }
 
 // Fingerprint returns a hex SHA-256 of the model file, the tokenizer file,
-// pooling, max tokens and dimension: equal fingerprints embed equally.
+// pooling, max tokens, dimension and CPU class: equal fingerprints embed
+// equally.
 func (e *Embedder) Fingerprint() string { return e.fingerprint }
 
 // Stats returns the counters accumulated since New.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,25 +25,42 @@ type parityFile struct {
 	} `json:"cases"`
 }
 
+// SameClassCos is the parity bound against a reference made on the running
+// CPU class; CrossClassCos the bound against one made on another class (no
+// reference of this class in testdata/parity/<class>/): the worst case
+// measured between amd64-avx512-vnni and amd64-avx2 is 0.9894
+// (mpnet-base-q; docs/portability.md), a wrong pooling or tokenization is
+// far below both.
+const (
+	SameClassCos  = 0.9999
+	CrossClassCos = 0.98
+)
+
 // TestParity compares the Go embedder with the independent Python pipeline:
-// cosine >= 0.9999 for every recorded text, texts embedded all in one call.
+// cosine >= 0.9999 for every recorded text, texts embedded all in one call,
+// against the reference of this CPU class (cpuclass.File: quantized models
+// differ between classes).
 func TestParity(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "parity", "*.json"))
+	dir := filepath.Join("testdata", "parity")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.NoError(t, err)
 	if len(files) == 0 {
 		t.Skip("no parity data in testdata/parity (make_parity.py writes it)")
 	}
-	byID := map[string]string{}
-	for _, f := range files {
-		byID[filepath.Base(f[:len(f)-len(".json")])] = f
-	}
 	for _, m := range manifest(t) {
 		t.Run(m.ID, func(t *testing.T) {
-			path, ok := byID[m.ID]
-			if !ok {
-				t.Fatalf("no parity file for manifest model %s", m.ID)
+			path, madeOn := cpuclass.File(dir, m.ID+".json")
+			minCos := float32(SameClassCos)
+			if madeOn != cpuclass.Current() {
+				minCos = CrossClassCos
+				t.Logf("no reference of CPU class %s: checked against %s's at cosine >= %.2f; make one on this machine with: "+
+					"python3 embed/testdata/parity/make_parity.py -out embed/testdata/parity/%s %s",
+					cpuclass.Current(), madeOn, minCos, cpuclass.Current(), m.ID)
 			}
 			data, err := os.ReadFile(path)
+			if os.IsNotExist(err) {
+				t.Fatalf("no parity file for manifest model %s", m.ID)
+			}
 			require.NoError(t, err)
 			var pf parityFile
 			require.NoError(t, json.Unmarshal(data, &pf), path)
@@ -62,8 +80,8 @@ func TestParity(t *testing.T) {
 				require.Len(t, c.Embedding, m.Dimension, "%s: case %s", path, c.Name)
 				want := append([]float32(nil), c.Embedding...)
 				normalize(want) // the file rounds to 6 decimals
-				if cos := Dot(want, got[i]); cos < 0.9999 {
-					t.Errorf("%s: case %s: cosine with the Python reference %.6f, want >= 0.9999", path, c.Name, cos)
+				if cos := Dot(want, got[i]); cos < minCos {
+					t.Errorf("%s: case %s: cosine with the Python reference (CPU class %s) %.6f, want >= %.4f on CPU class %s", path, c.Name, madeOn, cos, minCos, cpuclass.Current())
 				}
 				if c.Truncated {
 					truncated++

@@ -45,7 +45,7 @@ func (r *Result) Records(kinds map[string]string, judgedAll bool) []resultfmt.Re
 func (r *Result) Cell(peakRSSMB float64, commit string) resultfmt.Cell {
 	c := resultfmt.Cell{Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
 		ConfigHash: r.ConfigHash, DataHash: r.DataHash, IndexSeconds: r.IndexTime.Seconds(),
-		IndexedDocs: r.IndexedDocs, PeakRSSMB: peakRSSMB, Commit: commit}
+		IndexedDocs: r.IndexedDocs, PeakRSSMB: peakRSSMB, CPUClass: r.CPUClass, Commit: commit}
 	if len(r.Versions) > 0 {
 		c.Versions = map[string]string{}
 		for k, v := range r.Versions {

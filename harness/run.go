@@ -12,6 +12,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -106,6 +107,7 @@ type Result struct {
 	// Warnings are what the system noticed while indexing, each prefixed
 	// with its corpus (systems.Warner).
 	Warnings []string
+	CPUClass string // internal/cpuclass of the machine that ran it
 }
 
 // Failed returns the tasks the system failed on.
@@ -159,7 +161,7 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
 		System: spec.System, Config: spec.Config, ConfigHash: spec.Hash,
 		DataHash: p.Hash, Measures: ms, Undefined: undefined,
-		Versions: p.Versions(),
+		Versions: p.Versions(), CPUClass: cpuclass.Current(),
 	}
 	byCorpus := make(map[string][]int)
 	var order []string

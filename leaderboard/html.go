@@ -146,5 +146,6 @@ func sortValues(d *Dataset, r Row) []string {
 	} else {
 		v = append(v, "", "")
 	}
+	v = append(v, "") // CPU class sorts as text
 	return v
 }

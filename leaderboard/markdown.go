@@ -73,12 +73,21 @@ func peakRSS(r Row) string {
 	return f1(r.Cell.PeakRSSMB)
 }
 
+// cpuClass is the CPU class that ran the row's cell (embedding models round
+// differently across classes: docs/portability.md).
+func cpuClass(r Row) string {
+	if r.Cell == nil || r.Cell.CPUClass == "" {
+		return "—"
+	}
+	return r.Cell.CPUClass
+}
+
 // Header names the columns of a dataset table, in order.
 func (d *Dataset) Header() []string {
 	h := []string{"#", "system/config", "status"}
 	h = append(h, d.Measures...)
 	h = append(h, "Δ "+d.Primary+" vs best [95% CI]", "p (randomization)", "p Holm")
-	return append(h, "p50 ms", "p95 ms", "index s", "peak RSS MiB")
+	return append(h, "p50 ms", "p95 ms", "index s", "peak RSS MiB", "CPU class")
 }
 
 // Cells returns the table cells of row i, aligned with Header.
@@ -95,7 +104,7 @@ func (d *Dataset) Cells(i int) []string {
 	}
 	diff, p, holm := vsBest(r, r.Model == d.Best)
 	c = append(c, diff, p, holm)
-	return append(c, latency(r, r.LatencyP50MS), latency(r, r.LatencyP95MS), indexSeconds(r), peakRSS(r))
+	return append(c, latency(r, r.LatencyP50MS), latency(r, r.LatencyP95MS), indexSeconds(r), peakRSS(r), cpuClass(r))
 }
 
 func status(r Row) string {

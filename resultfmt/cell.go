@@ -28,7 +28,6 @@ type Cell struct {
 	// searched, in MiB; 0 = not measured.
 	PeakRSSMB float64           `json:"peak_rss_mb"`
 	Versions  map[string]string `json:"versions,omitempty"`
-	Commit    string            `json:"commit,omitempty"`
 	// IndexReused counts the corpora whose index an earlier run built
 	// (systems.IndexReporter): IndexSeconds is then this run's time to
 	// open it, and IndexBuildSeconds what building the cell's indexes took,
@@ -41,6 +40,11 @@ type Cell struct {
 	// of their own (systems.Warner).
 	Warnings    []string `json:"warnings,omitempty"`
 	WarnedTasks int      `json:"warned_tasks,omitempty"`
+	// CPUClass is the class of CPU that ran the cell (internal/cpuclass:
+	// "amd64-avx512-vnni", "amd64-avx2", …): embedding models round
+	// differently across classes (docs/portability.md).
+	CPUClass string `json:"cpu_class,omitempty"`
+	Commit   string `json:"commit,omitempty"`
 }
 
 // Model names the cell's system configuration: "system/config".

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/embed"
@@ -96,7 +97,15 @@ func TestEmbedCommand(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "embed", "testdata", "parity", id+".json"))
+	// The reference of this CPU class (a quantized model's vectors depend
+	// on it: docs/portability.md), at embed's TestParity bounds.
+	path, madeOn := cpuclass.File(filepath.Join("..", "..", "embed", "testdata", "parity"), id+".json")
+	minCos := 0.9999
+	if madeOn != cpuclass.Current() {
+		minCos = 0.98
+		t.Logf("no %s reference of CPU class %s: checked against %s's at cosine >= %.2f", id, cpuclass.Current(), madeOn, minCos)
+	}
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var ref struct {
 		Cases []struct {
@@ -120,8 +129,8 @@ func TestEmbedCommand(t *testing.T) {
 		if plain[i].TextIndex != i {
 			t.Fatalf("record %d has text_index %d", i, plain[i].TextIndex)
 		}
-		if cos := cosine(c.Embedding, plain[i].Vector); cos < 0.9999 {
-			t.Errorf("case %d: cosine with the Python reference %.6f, want >= 0.9999", i, cos)
+		if cos := cosine(c.Embedding, plain[i].Vector); cos < minCos {
+			t.Errorf("case %d: cosine with the Python reference (CPU class %s) %.6f, want >= %.4f", i, madeOn, cos, minCos)
 		}
 	}
 

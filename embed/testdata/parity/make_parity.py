@@ -20,7 +20,11 @@ embedding, rounded to 6 decimals:
 - static models: the vector of the model's own Python package
   (static_model.get_embeddings), ids without special tokens.
 
-    python3 embed/testdata/parity/make_parity.py [-cache DIR] [id ...]
+    python3 embed/testdata/parity/make_parity.py [-cache DIR] [-out DIR] [id ...]
+
+The embeddings of quantized models depend on the CPU's int8 kernels (docs/portability.md):
+the files here are the amd64-avx512-vnni class's; `make parity-avx2` writes amd64-avx2/ by
+running this script under qemu-x86_64 -cpu Haswell.
 """
 
 import argparse
@@ -170,6 +174,8 @@ def static_embedder(m, d):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-cache", default=default_cache())
+    ap.add_argument("-out", default=HERE, help="directory to write to (default: this one, the references of the "
+                    "amd64-avx512-vnni class; amd64-avx2/ holds those of the AVX2 class, made under qemu-x86_64 -cpu Haswell)")
     ap.add_argument("ids", nargs="*", help="models to write (default: all)")
     args = ap.parse_args()
     with open(MANIFEST) as f:
@@ -226,7 +232,8 @@ def main():
             + f", numpy {np.__version__}",
             "cases": cases,
         }
-        path = os.path.join(HERE, m["id"] + ".json")
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, m["id"] + ".json")
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(out, f, ensure_ascii=False, separators=(",", ":"))
