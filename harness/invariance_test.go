@@ -3,6 +3,7 @@ package harness_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -185,6 +186,145 @@ func sameValues(t *testing.T, f string, want, got *harness.Result) {
 		for k, m := range want.Measures {
 			if w.Values[k] != g.Values[k] {
 				t.Errorf("%s: task %s: %s = %v, want %v (as doc ids)", f, w.ID, m, g.Values[k], w.Values[k])
+			}
+		}
+	}
+}
+
+// reshaped is a system that reports its base system's hits as line ranges
+// and then reshapes the list (seeded, so deterministic).
+type reshaped struct {
+	reporter
+	shape func(hits []systems.Hit, r *rand.Rand) []systems.Hit
+	seed  uint64
+}
+
+func (r *reshaped) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
+	hits, err := r.reporter.SearchQuery(ctx, q, k)
+	if err != nil {
+		return nil, err
+	}
+	r.seed++
+	return r.shape(hits, rand.New(rand.NewPCG(r.seed, 25))), nil
+}
+
+func (r *reshaped) Search(ctx context.Context, q string, k int) ([]systems.Hit, error) {
+	return r.SearchQuery(ctx, systems.Query{Text: q}, k)
+}
+
+// filler is a hit that points at no file of any corpus: it keeps a rank
+// taken so that what follows does not move up.
+var filler = systems.Hit{Path: "no/such/file.txt", StartLine: 1, EndLine: 1}
+
+// shapes are the property tests' reshapings of a ranking by line ranges.
+var shapes = map[string]func(hits []systems.Hit, r *rand.Rand) []systems.Hit{
+	// Every range grows by 0–20 lines on each side.
+	"widen": func(hits []systems.Hit, r *rand.Rand) []systems.Hit {
+		for i := range hits {
+			if h := &hits[i]; h.StartLine > 0 {
+				h.StartLine = max(1, h.StartLine-r.IntN(21))
+				h.EndLine += r.IntN(21)
+			}
+		}
+		return hits
+	},
+	// Neighbours in one file become one hit spanning both; the second's
+	// rank is taken by a filler, so only the credit can change.
+	"merge": func(hits []systems.Hit, r *rand.Rand) []systems.Hit {
+		for i := 0; i+1 < len(hits); i++ {
+			a, b := &hits[i], &hits[i+1]
+			if a.DocID != "" || b.DocID != "" || a.Path != b.Path || r.IntN(2) == 0 {
+				continue
+			}
+			a.StartLine, a.EndLine = min(a.StartLine, b.StartLine), max(a.EndLine, b.EndLine)
+			*b = filler
+			i++
+		}
+		return hits
+	},
+	// Some hits are reported again right after themselves.
+	"repeat": func(hits []systems.Hit, r *rand.Rand) []systems.Hit {
+		var out []systems.Hit
+		for _, h := range hits {
+			out = append(out, h)
+			if r.IntN(3) == 0 {
+				out = append(out, h)
+			}
+		}
+		return out
+	},
+}
+
+// TestReshapingNeverRaises is issue 25's property: widening a hit's
+// range, merging neighbouring hits or repeating a hit never raises any
+// measure of any task (BM25's hits on RepoQA and the case fixture, every
+// shape under three seeds).
+func TestReshapingNeverRaises(t *testing.T) {
+	fixtures := filepath.Join("..", "fixtures")
+	repo, err := repoqa.Fixture(filepath.Join(fixtures, "repoqa", "repoqa-fixture.json"), "all", repoqa.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := cases.Load(filepath.Join(fixtures, "cases", "cases.jsonl"), filepath.Join(fixtures, "cases", "manifest.json"), cases.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, ok := builtin.Find(builtin.Specs(), "bm25/code-weighted")
+	if !ok {
+		t.Fatal("no bm25/code-weighted")
+	}
+	rc := harness.DefaultRunConfig()
+	rc.CacheDir = t.TempDir()
+	rc.Depth = 20
+	for _, ds := range []*datasets.Dataset{repo, cs} {
+		p, err := harness.Prepare(ds, chunk.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := harness.Run(t.Context(), p, base, rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, shape := range shapes {
+			for seed := range uint64(3) {
+				s := base
+				s.Config = fmt.Sprintf("%s-%s-%d", base.Config, name, seed)
+				s.New = func(opt systems.Options) (systems.System, error) {
+					b, err := base.New(opt)
+					if err != nil {
+						return nil, err
+					}
+					return &reshaped{reporter: reporter{base: b, f: asLines}, shape: shape, seed: seed * 1000}, nil
+				}
+				got, err := harness.Run(t.Context(), p, s, rc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raised := 0
+				for i, w := range want.Tasks {
+					g := got.Tasks[i]
+					if g.Err != "" {
+						t.Errorf("%s %s: task %s failed: %s", ds.Name, s.Config, g.ID, g.Err)
+					}
+					for k, m := range want.Measures {
+						if g.Values[k] > w.Values[k]+1e-12 {
+							raised++
+							t.Errorf("%s %s: task %s: %s rose %v → %v", ds.Name, s.Config, g.ID, m, w.Values[k], g.Values[k])
+						}
+					}
+				}
+				if raised == 0 && name == "widen" && seed == 0 {
+					// The shape must change something, or the property is empty.
+					lower := false
+					for i, w := range want.Tasks {
+						for k := range want.Measures {
+							lower = lower || got.Tasks[i].Values[k] < w.Values[k]
+						}
+					}
+					if !lower {
+						t.Errorf("%s: widening changed no value: the test tests nothing", ds.Name)
+					}
+				}
 			}
 		}
 	}
