@@ -380,6 +380,21 @@ func (l *locator) matches(gi int, it *Item) bool {
 	default:
 		return false
 	}
+	if g.Kind == "needle" && it.Path != "" && it.StartLine > 0 {
+		// A needle is judged in the text of the chunk the hit points at:
+		// the chunk that holds a short method may be its class's, whose
+		// range spans every other method too.
+		text := it.Text
+		if !doc {
+			text = ""
+			if d, ok := l.c.at(it.Path, it.StartLine, max(it.EndLine, it.StartLine)); ok {
+				text = d.Text
+			}
+		}
+		if text != "" {
+			return needleIn(g, it.Language, text)
+		}
+	}
 	spans := l.spansOf(gi)
 	if it.Path != "" && it.StartLine > 0 && (len(spans) > 0 || !doc) {
 		// A hit with lines points at the narrowest definition (or section)
@@ -404,15 +419,29 @@ func (l *locator) matches(gi int, it *Item) bool {
 	case "doc_section":
 		return doc && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID
 	default: // needle
-		if it.Text == "" {
-			return false
-		}
-		lang := g.Language
-		if lang == "" {
-			lang = it.Language
-		}
-		return chunk.Contains(lang, it.Text, g.Body)
+		return it.Text != "" && needleIn(g, it.Language, it.Text)
 	}
+}
+
+// needleIn reports whether text (in language lang, unless the gold names
+// one) holds the needle body of g, whitespace and comments aside.
+func needleIn(g *datasets.Relevant, lang, text string) bool {
+	if g.Language != "" {
+		lang = g.Language
+	}
+	return chunk.Contains(lang, text, g.Body)
+}
+
+// at returns the doc of path whose range is exactly start-end.
+func (c *Corpus) at(path string, start, end int) (*corpus.Doc, bool) {
+	c.index()
+	for _, i := range c.files[path] {
+		d := &c.c.Docs[i]
+		if d.StartLine == start && max(d.EndLine, d.StartLine) == end {
+			return d, true
+		}
+	}
+	return nil, false
 }
 
 // Span is a line range of a file.

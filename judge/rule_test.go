@@ -163,3 +163,28 @@ func TestRuleRepeatedLocations(t *testing.T) {
 		t.Errorf("units %v: want two distinct non-relevant units, the second by rank", r.Units)
 	}
 }
+
+// TestRuleNeedleInClassChunk: a method short enough to stay in its class's
+// chunk puts its needle in the class chunk's text, whose range spans every
+// other method; those methods must not earn the needle (by id or by lines).
+func TestRuleNeedleInClassChunk(t *testing.T) {
+	c := NewCorpus(&corpus.Corpus{Docs: []corpus.Doc{
+		{ID: "k.py#K", Path: "k.py", Symbol: "K", StartLine: 1, EndLine: 20, Language: "python", Text: "class K:\n    def tiny(self): return 42\n"},
+		{ID: "k.py#K.other", Path: "k.py", Symbol: "K.other", StartLine: 5, EndLine: 10, Language: "python", Text: "def other(self):\n    return 1\n"},
+	}})
+	gold := []datasets.Relevant{{Kind: "needle", ID: "n", Body: "def tiny(self): return 42", Language: "python", Grade: 1}}
+	for _, tt := range []struct {
+		hit  Item
+		want int
+	}{
+		{DocItem(&c.c.Docs[0]), 1},
+		{Item{Path: "k.py", StartLine: 1, EndLine: 20}, 1},
+		{DocItem(&c.c.Docs[1]), 0},
+		{Item{Path: "k.py", StartLine: 5, EndLine: 10}, 0},
+		{Item{Path: "k.py", StartLine: 6}, 0},
+	} {
+		if r := Rank(gold, []Item{tt.hit}, c, nil); r.Grades[0] != tt.want {
+			t.Errorf("%+v: grade %d, want %d", tt.hit, r.Grades[0], tt.want)
+		}
+	}
+}
