@@ -41,7 +41,8 @@
 //
 // A doc without lines (collections of abstracts) is judged by its own
 // fields: id, qualified symbol, heading, text. Each gold unit is credited
-// at most once per ranking, and a hit that points at what an earlier hit
+// at most once per ranking (a hit takes the most specific gold it earns,
+// then the best graded), and a hit that points at what an earlier hit
 // pointed at is a repeat that earns nothing; every hit gets a unit of its
 // own, so repeats are scored, never refused. docs/judging.md has the table
 // of cases (rule_test.go).

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,17 +180,25 @@ func Rank(gold []datasets.Relevant, items []Item, c *Corpus, pool []Pooled) Rank
 		key := pointsAt(&it)
 		repeat := key != "" && seen[key]
 		seen[key] = true
-		best, bestGrade := "", -1
+		// Of the uncredited gold units the hit earns, the most specific:
+		// what it points at itself before what holds it (a method's own
+		// gold before its class's, a definition's before its file's), then
+		// the best graded.
+		best, bestGrade, bestWidth := "", -1, 0
 		for gi := range gold {
 			if repeat {
 				break // a repeat of an earlier hit's target earns nothing
 			}
 			g := &gold[gi]
 			k := UnitKey(*g)
-			if credited[k] || g.Grade <= bestGrade || !loc.matches(gi, &it) {
+			if credited[k] || !loc.matches(gi, &it) {
 				continue
 			}
-			best, bestGrade = k, g.Grade
+			w := loc.width(gi, &it)
+			if best != "" && (w > bestWidth || w == bestWidth && g.Grade <= bestGrade) {
+				continue
+			}
+			best, bestGrade, bestWidth = k, g.Grade, w
 		}
 		u, grade := "", 0
 		switch {
@@ -442,6 +451,28 @@ func (c *Corpus) at(path string, start, end int) (*corpus.Doc, bool) {
 		}
 	}
 	return nil, false
+}
+
+// width says how specific gold gi is to an item that earns it: the line
+// count of the narrowest span of the gold that holds the item's lines; 0
+// for a doc id, a needle or a match by name; a whole file counts as wider
+// than any span.
+func (l *locator) width(gi int, it *Item) int {
+	switch l.gold[gi].Kind {
+	case "file", "test", "config":
+		return math.MaxInt
+	case "symbol", "doc_section":
+		w := 0
+		if it.Path != "" && it.StartLine > 0 {
+			for _, s := range l.spansOf(gi) {
+				if within(it, s) && (w == 0 || s.end-s.start+1 < w) {
+					w = s.end - s.start + 1
+				}
+			}
+		}
+		return w
+	}
+	return 0
 }
 
 // Span is a line range of a file.

@@ -188,3 +188,20 @@ func TestRuleNeedleInClassChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleMostSpecificFirst: a hit earns what it points at before what
+// holds it, so a method and then its class earn both their golds (issue
+// 25's flask-sym-04: with the best grade first, the method took its
+// class's gold and the class chunk earned nothing).
+func TestRuleMostSpecificFirst(t *testing.T) {
+	c := ruleCorpus(t)
+	gold := []datasets.Relevant{{Kind: "symbol", ID: "A", Grade: 3}, {Kind: "symbol", ID: "A.f", Grade: 2}, {Kind: "file", ID: "src/pkg/a.py", Grade: 3}}
+	f, _ := c.Doc("src/pkg/a.py#A.f@L7-L8")
+	a, _ := c.Doc("src/pkg/a.py#A@L5-L11")
+	g, _ := c.Doc("src/pkg/a.py#A.g@L10-L11")
+	r := Rank(gold, []Item{DocItem(f), DocItem(a), DocItem(g)}, c, nil)
+	want := []string{"gold:symbol:A.f", "gold:symbol:A", "gold:file:src/pkg/a.py"}
+	if !slices.Equal(r.Units, want) {
+		t.Errorf("units %v, want %v", r.Units, want)
+	}
+}
