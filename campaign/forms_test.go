@@ -79,6 +79,10 @@ func (o *oracle) Search(_ context.Context, q string, _ int) ([]systems.Hit, erro
 		return nil, fmt.Errorf("%s: no doc %s in %s", id, want.name, want.path)
 	}
 	switch o.as {
+	case "unplaced":
+		// Two names the file does not define, without lines: both point
+		// at the whole file.
+		return []systems.Hit{{Path: d.Path, Symbol: "nosuch1", Score: 2}, {Path: d.Path, Symbol: "nosuch2", Score: 1}}, nil
 	case "lines":
 		return []systems.Hit{{Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Score: 1}}, nil
 	case "symbol":
@@ -176,5 +180,29 @@ func checkGrade(t *testing.T, path string, r resultfmt.Record, grade int) {
 	}
 	if hit1 := r.Values["hit@1"]; hit1 != float64(min(grade, 1)) {
 		t.Errorf("%s: case %s: hit@1 = %v, want %d", path, r.Task, hit1, min(grade, 1))
+	}
+}
+
+// TestCampaignRepeatedLocations is the abort of issue 25: an external
+// system's path + symbol hits without lines all became "hit:PATH:0-0", and
+// the second in a ranking aborted the whole campaign ("retrieved twice").
+// Now the second is a repeat of the first's file: scored, not refused.
+func TestCampaignRepeatedLocations(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Cases, cfg.Repos = filepath.Join(formsFixture, "cases.jsonl"), filepath.Join(formsFixture, "manifest.json")
+	cfg.CacheDir = t.TempDir()
+	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
+	cfg.Specs = []systems.Spec{oracleSpec("unplaced", false)}
+	res, err := Run(t.Context(), cfg, t.TempDir())
+	require.NoError(t, err)
+	require.Empty(t, res.Campaign.Failures)
+	require.Len(t, res.Records, len(formAnswers))
+	for _, r := range res.Records {
+		if r.Error != "" || len(r.Hits) != 2 || r.Hits[0].Unit == r.Hits[1].Unit {
+			t.Errorf("case %s: error %q, hits %+v: want two hits with units of their own", r.Task, r.Error, r.Hits)
+		}
+		if r.Hits[0].Grade != 0 || r.Values["hit@10"] != 0 {
+			t.Errorf("case %s: the whole file earned %d (hit@10 %v): its gold is a definition or section", r.Task, r.Hits[0].Grade, r.Values["hit@10"])
+		}
 	}
 }
