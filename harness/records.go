@@ -29,9 +29,17 @@ func (r *Result) Records(kinds map[string]string, judgedAll bool) []resultfmt.Re
 		for _, h := range tr.Hits {
 			rh := resultfmt.Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
 				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0}
+			// Lines of every hit that has them (a chunk's, or what a location
+			// points at), so that score judges the record as the cell did.
+			rh.StartLine, rh.EndLine = h.StartLine, h.EndLine
 			if h.DocID == "" {
-				rh.DocID = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
-				rh.StartLine, rh.EndLine, rh.Located = h.StartLine, h.EndLine, true
+				// A location's identity for pooling: the lines it points at,
+				// or its path alone for a whole file (two such hits of one
+				// ranking are one repeat: judged, not an error).
+				rh.DocID, rh.Located = h.Path, true
+				if h.StartLine > 0 {
+					rh.DocID = fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, max(h.EndLine, h.StartLine))
+				}
 			}
 			rec.Hits = append(rec.Hits, rh)
 		}

@@ -399,7 +399,10 @@ func items(hits []systems.Hit, jc *judge.Corpus) ([]judge.Item, error) {
 		if math.IsNaN(h.Score) {
 			return nil, fmt.Errorf("hit %d: score is NaN", i+1)
 		}
-		out = append(out, judge.Item{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Text: h.Text, Language: chunk.LanguageOf(h.Path)})
+		// What the location points at (judge.Corpus.Target): a path and a
+		// symbol without lines take the lines of the definition, so the
+		// record carries them and score judges it the same way later.
+		out = append(out, jc.Target(judge.Item{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Text: h.Text, Language: chunk.LanguageOf(h.Path)}))
 	}
 	return out, nil
 }

@@ -22,26 +22,30 @@
 // # Hits
 //
 // A hit is an Item: a doc of the corpus (built-in systems, by doc id), or a
-// location (external systems: path, maybe lines, a symbol, a text). The rules,
-// by gold kind:
+// location (external systems: path, maybe lines, a symbol, a text). The
+// judge first resolves what a hit points at (Corpus.Target): a chunk id its
+// chunk; lines the narrowest chunk of the path that holds all of them, or
+// the whole file when none does; a path and a symbol the chunk that defines
+// it; a path alone the whole file. It then credits the gold that contains
+// that thing, never the gold the thing contains, by gold kind:
 //
 //   - doc: the doc id; a location never matches a doc id.
 //   - file, test, config: the path.
-//   - symbol: the symbol written in the gold equals the hit's fully
-//     qualified name or is a dotted suffix of it ("HTTPAdapter.send" and
-//     "requests.adapters.HTTPAdapter.send" both name the method of
-//     src/requests/adapters.py); or, for a location, its lines cover the gold
-//     definition (Overlap).
-//   - needle: the needle body's tokens occur in the hit's text
-//     (chunk.Contains: whitespace and comments aside); or, for a location
-//     without text, its lines cover a chunk that contains the needle.
-//   - doc_section: the section's doc id or heading; or, for a location, its
-//     lines cover the section.
+//   - symbol, doc_section: the target's lines lie within the range of a
+//     chunk the gold names (a definition whose fully qualified name the
+//     written symbol names, chunk.SymbolMatches; the section by id or
+//     heading). So a method earns its class's gold, a class never its
+//     methods', a whole file no definition's.
+//   - needle: the text of the chunk the hit points at holds the needle's
+//     tokens (chunk.Contains).
 //
-// A location's lines cover a gold range when they are in the same file and
-// overlap at least half of the gold's lines; a location with a start line
-// only (a tool that reports where a definition starts) covers a range that
-// contains that line. A location with no lines covers nothing.
+// A doc without lines (collections of abstracts) is judged by its own
+// fields: id, qualified symbol, heading, text. Each gold unit is credited
+// at most once per ranking (a hit takes the most specific gold it earns,
+// then the best graded), and a hit that points at what an earlier hit
+// pointed at is a repeat that earns nothing; every hit gets a unit of its
+// own, so repeats are scored, never refused. docs/judging.md has the table
+// of cases (rule_test.go).
 //
 // A composite blob (one text per query, as hosted documentation systems
 // return) is one rank-1 item judged by content: it satisfies a gold unit

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ func DocItem(d *corpus.Doc) Item {
 type Corpus struct {
 	c      *corpus.Corpus
 	lookup map[string]int
+	files  map[string][]int // path → positions in c.Docs of its docs with lines, by start line; built on first use
 	// Qualify returns the fully qualified name of a chunk's symbol (module
 	// path + symbol); nil leaves symbols as the chunker names them.
 	Qualify func(path, language, symbol string) string
@@ -65,6 +67,49 @@ func (c *Corpus) qualified(path, lang, symbol string) string {
 		return symbol
 	}
 	return c.Qualify(path, lang, symbol)
+}
+
+// index builds files on first use.
+func (c *Corpus) index() {
+	if c.files != nil {
+		return
+	}
+	c.files = map[string][]int{}
+	for i := range c.c.Docs {
+		if d := &c.c.Docs[i]; d.Path != "" && d.StartLine > 0 {
+			c.files[d.Path] = append(c.files[d.Path], i)
+		}
+	}
+	for _, ds := range c.files {
+		sort.SliceStable(ds, func(a, b int) bool { return c.c.Docs[ds[a]].StartLine < c.c.Docs[ds[b]].StartLine })
+	}
+}
+
+// Define returns the doc of file path that defines symbol as a system
+// names it: the first (by start line) whose symbol is written exactly so,
+// by the chunker or fully qualified, else the first whose fully qualified
+// name symbol is a dotted suffix of (SymbolMatches). A location hit with a
+// path and a symbol but no lines points at that doc.
+func (c *Corpus) Define(path, symbol string) (*corpus.Doc, bool) {
+	if symbol == "" || path == "" {
+		return nil, false
+	}
+	c.index()
+	var suffix *corpus.Doc
+	for _, i := range c.files[path] {
+		d := &c.c.Docs[i]
+		if d.Symbol == "" {
+			continue
+		}
+		q := c.qualified(d.Path, d.Language, d.Symbol)
+		if d.Symbol == symbol || q == symbol {
+			return d, true
+		}
+		if suffix == nil && SymbolMatches(q, symbol) {
+			suffix = d
+		}
+	}
+	return suffix, suffix != nil
 }
 
 // Ranking is a judged ranked list.
@@ -128,29 +173,116 @@ func Rank(gold []datasets.Relevant, items []Item, c *Corpus, pool []Pooled) Rank
 		r.Qrels[PoolKey(p.DocID)] = p.Grade
 	}
 	credited := make(map[string]bool)
+	used := make(map[string]bool, len(items))
+	seen := make(map[string]bool, len(items))
 	for i, it := range items {
-		best, bestGrade := "", -1
+		it = c.Target(it)
+		key := pointsAt(&it)
+		repeat := key != "" && seen[key]
+		seen[key] = true
+		// Of the uncredited gold units the hit earns, the most specific:
+		// what it points at itself before what holds it (a method's own
+		// gold before its class's, a definition's before its file's), then
+		// the best graded.
+		best, bestGrade, bestWidth := "", -1, 0
 		for gi := range gold {
+			if repeat {
+				break // a repeat of an earlier hit's target earns nothing
+			}
 			g := &gold[gi]
 			k := UnitKey(*g)
-			if credited[k] || g.Grade <= bestGrade || !loc.matches(gi, &it) {
+			if credited[k] || !loc.matches(gi, &it) {
 				continue
 			}
-			best, bestGrade = k, g.Grade
+			w := loc.width(gi, &it)
+			if best != "" && (w > bestWidth || w == bestWidth && g.Grade <= bestGrade) {
+				continue
+			}
+			best, bestGrade, bestWidth = k, g.Grade, w
 		}
+		u, grade := "", 0
 		switch {
 		case best != "":
 			credited[best] = true
-			r.Units[i], r.Grades[i] = best, bestGrade
-		case it.DocID != "" && hasKey(pooled, it.DocID):
-			r.Units[i], r.Grades[i] = PoolKey(it.DocID), pooled[it.DocID]
-		case it.DocID != "":
-			r.Units[i] = "hit:" + it.DocID
+			u, grade = best, bestGrade
+		case !repeat && it.DocID != "" && hasKey(pooled, it.DocID) && !used[PoolKey(it.DocID)]:
+			u, grade = PoolKey(it.DocID), pooled[it.DocID]
+		case it.DocID != "" && !used["hit:"+it.DocID]:
+			u = "hit:" + it.DocID
 		default:
-			r.Units[i] = "hit:#" + strconv.Itoa(i+1) + ":" + it.Path
+			// A location, or a hit repeated: a non-relevant unit of its
+			// own, so a repeat is a miss for this task, never an error of
+			// the scorer ("retrieved twice").
+			name := it.DocID
+			if name == "" {
+				name = it.Path
+			}
+			u = "hit:#" + strconv.Itoa(i+1) + ":" + name
 		}
+		used[u] = true
+		r.Units[i], r.Grades[i] = u, grade
 	}
 	return r
+}
+
+// pointsAt names what a (targeted) item points at, so that the same
+// content reported twice in one ranking — as a chunk id, a line range or a
+// path and symbol — is one hit and a repeat: a path's lines, else a doc
+// id, else a whole file's path; "" for a text without a path.
+func pointsAt(it *Item) string {
+	switch {
+	case it.Path != "" && it.StartLine > 0:
+		return "lines:" + it.Path + ":" + strconv.Itoa(it.StartLine) + "-" + strconv.Itoa(max(it.EndLine, it.StartLine))
+	case it.DocID != "" && !it.Located:
+		return "doc:" + it.DocID
+	case it.Path != "":
+		return "file:" + it.Path
+	}
+	return ""
+}
+
+// Target returns it as the judge reads it: what a location points at.
+//
+//   - Lines: the narrowest doc of the path whose range holds all of them
+//     (a method, not its class; a class for a range across its methods),
+//     whose lines it takes; lines no doc holds (across two top-level
+//     definitions, a whole file, past its end) point at the whole file:
+//     the lines are dropped.
+//   - A symbol without lines: the doc of the path that defines it (Define),
+//     whose lines it takes; a name the path does not define points at the
+//     whole file.
+//
+// A doc of the corpus, a text without a path, and a location whose path no
+// doc with lines has are returned as they are.
+func (c *Corpus) Target(it Item) Item {
+	if c == nil || it.DocID != "" && !it.Located || it.Path == "" {
+		return it
+	}
+	c.index()
+	docs := c.files[it.Path]
+	if len(docs) == 0 {
+		return it
+	}
+	if it.StartLine > 0 {
+		end := max(it.EndLine, it.StartLine)
+		var best *corpus.Doc
+		for _, i := range docs {
+			d := &c.c.Docs[i]
+			if d.StartLine <= it.StartLine && end <= max(d.EndLine, d.StartLine) &&
+				(best == nil || d.EndLine-d.StartLine < best.EndLine-best.StartLine) {
+				best = d
+			}
+		}
+		it.StartLine, it.EndLine = 0, 0
+		if best != nil {
+			it.StartLine, it.EndLine = best.StartLine, max(best.EndLine, best.StartLine)
+		}
+		return it
+	}
+	if d, ok := c.Define(it.Path, it.Symbol); ok {
+		it.StartLine, it.EndLine = d.StartLine, max(d.EndLine, d.StartLine)
+	}
+	return it
 }
 
 func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
@@ -236,8 +368,9 @@ func newLocator(c *Corpus, gold []datasets.Relevant) *locator {
 }
 
 func (l *locator) matchesAny(it *Item) bool {
+	t := l.c.Target(*it)
 	for gi := range l.gold {
-		if l.matches(gi, it) {
+		if l.matches(gi, &t) {
 			return true
 		}
 	}
@@ -246,39 +379,100 @@ func (l *locator) matchesAny(it *Item) bool {
 
 func (l *locator) matches(gi int, it *Item) bool {
 	g := &l.gold[gi]
+	doc := it.DocID != "" && !it.Located
 	switch g.Kind {
 	case "doc":
-		return it.DocID != "" && !it.Located && it.DocID == g.ID
+		return doc && it.DocID == g.ID
 	case "file", "test", "config":
 		return it.Path != "" && it.Path == g.ID
-	case "symbol":
-		if it.Symbol != "" && SymbolMatches(l.c.qualified(it.Path, it.Language, it.Symbol), g.ID) {
-			return true
-		}
-	case "doc_section":
-		if it.DocID != "" && !it.Located && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID {
-			return true
-		}
-	case "needle":
-		if it.Text != "" {
-			lang := g.Language
-			if lang == "" {
-				lang = it.Language
-			}
-			return chunk.Contains(lang, it.Text, g.Body)
-		}
+	case "symbol", "doc_section", "needle":
 	default:
 		return false
 	}
-	if it.DocID != "" && !it.Located || it.Path == "" || it.StartLine <= 0 {
-		return false // a corpus doc is judged by its own fields; no lines, no location rule
-	}
-	for _, s := range l.spansOf(gi) {
-		if covers(it, s) {
-			return true
+	if g.Kind == "needle" && it.Path != "" && it.StartLine > 0 {
+		// A needle is judged in the text of the chunk the hit points at:
+		// the chunk that holds a short method may be its class's, whose
+		// range spans every other method too.
+		text := it.Text
+		if !doc {
+			text = ""
+			if d, ok := l.c.at(it.Path, it.StartLine, max(it.EndLine, it.StartLine)); ok {
+				text = d.Text
+			}
+		}
+		if text != "" {
+			return needleIn(g, it.Language, text)
 		}
 	}
-	return false
+	spans := l.spansOf(gi)
+	if it.Path != "" && it.StartLine > 0 && (len(spans) > 0 || !doc) {
+		// A hit with lines points at the narrowest definition (or section)
+		// that holds all of them, and earns the gold of every definition
+		// that holds it: a method earns its class, a class never its
+		// methods, a whole file no definition.
+		for _, s := range spans {
+			if within(it, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if it.Path != "" && !doc {
+		return false // a location without lines points at its whole file
+	}
+	// A doc without lines (or whose gold the corpus does not place), or a
+	// text without a path: by name and content.
+	switch g.Kind {
+	case "symbol":
+		return it.Symbol != "" && SymbolMatches(l.c.qualified(it.Path, it.Language, it.Symbol), g.ID)
+	case "doc_section":
+		return doc && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID
+	default: // needle
+		return it.Text != "" && needleIn(g, it.Language, it.Text)
+	}
+}
+
+// needleIn reports whether text (in language lang, unless the gold names
+// one) holds the needle body of g, whitespace and comments aside.
+func needleIn(g *datasets.Relevant, lang, text string) bool {
+	if g.Language != "" {
+		lang = g.Language
+	}
+	return chunk.Contains(lang, text, g.Body)
+}
+
+// at returns the doc of path whose range is exactly start-end.
+func (c *Corpus) at(path string, start, end int) (*corpus.Doc, bool) {
+	c.index()
+	for _, i := range c.files[path] {
+		d := &c.c.Docs[i]
+		if d.StartLine == start && max(d.EndLine, d.StartLine) == end {
+			return d, true
+		}
+	}
+	return nil, false
+}
+
+// width says how specific gold gi is to an item that earns it: the line
+// count of the narrowest span of the gold that holds the item's lines; 0
+// for a doc id, a needle or a match by name; a whole file counts as wider
+// than any span.
+func (l *locator) width(gi int, it *Item) int {
+	switch l.gold[gi].Kind {
+	case "file", "test", "config":
+		return math.MaxInt
+	case "symbol", "doc_section":
+		w := 0
+		if it.Path != "" && it.StartLine > 0 {
+			for _, s := range l.spansOf(gi) {
+				if within(it, s) && (w == 0 || s.end-s.start+1 < w) {
+					w = s.end - s.start + 1
+				}
+			}
+		}
+		return w
+	}
+	return 0
 }
 
 // Span is a line range of a file.
@@ -318,7 +512,11 @@ func SpanCorpus(spans map[int][]Span, gold []datasets.Relevant) *Corpus {
 		}
 	}
 	sort.Slice(c.Docs, func(i, j int) bool { return c.Docs[i].ID < c.Docs[j].ID })
-	return NewCorpus(c)
+	sc := NewCorpus(c)
+	// The stand-ins are not the repository's definitions: a location the
+	// cell could not place (Target) stays unplaced here too.
+	sc.files = map[string][]int{}
+	return sc
 }
 
 // spansOf returns where gold unit gi lies in the corpus.
@@ -354,19 +552,18 @@ func (l *locator) spansOf(gi int) []span {
 	return out
 }
 
-// covers reports whether a location item covers span s (package doc).
-func covers(it *Item, s span) bool {
+// within reports whether the lines of item it lie in span s: same file,
+// and every line of it in s (a start line without an end line is that one
+// line).
+func within(it *Item, s span) bool {
 	if it.Path != s.path {
 		return false
 	}
-	if it.EndLine < it.StartLine || it.EndLine == 0 {
-		return s.start <= it.StartLine && it.StartLine <= s.end
+	end := it.EndLine
+	if end < it.StartLine {
+		end = it.StartLine
 	}
-	lo, hi := max(it.StartLine, s.start), min(it.EndLine, s.end)
-	if hi < lo {
-		return false
-	}
-	return 2*(hi-lo+1) >= s.end-s.start+1
+	return s.start <= it.StartLine && end <= s.end
 }
 
 // LibraryResolution is the name of the measure that says whether a hosted

@@ -45,9 +45,12 @@ type Hit struct {
 	Kind   string `json:"kind,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Symbol string `json:"symbol,omitempty"`
-	// StartLine, EndLine and Located describe a location hit (an external
-	// system's): DocID is then "path:start-end", an identity for pooling,
-	// and the judge matches the location, not a doc.
+	// StartLine and EndLine are the lines the hit points at (a chunk's, or
+	// what a location resolves to; none for a whole file). Located marks
+	// a location hit (an external system's): DocID is then
+	// "path:start-end" of what it points at, or the path for a whole file,
+	// an identity for pooling, and the judge matches the location, not a
+	// doc (docs/judging.md).
 	StartLine int     `json:"start_line,omitempty"`
 	EndLine   int     `json:"end_line,omitempty"`
 	Located   bool    `json:"located,omitempty"`
