@@ -157,7 +157,7 @@ func TestIndexFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name, index, want string
 	}{
-		{"timeout", `["${FAKEPEER}", "sleep"], "timeout": "1s"`, "index: " /* then the program */},
+		{"timeout", `["${FAKEPEER}", "sleep"], "timeout": "1s"`, "index: timed out after 1s (index.timeout)"},
 		{"failure", `["${FAKEPEER}", "index", "{corpus}"]`, "usage: fakepeer index DIR OUT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

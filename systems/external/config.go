@@ -181,6 +181,18 @@ type ResultSpec struct {
 	Library     string `json:"library,omitempty"`
 	StripPrefix string `json:"strip_prefix,omitempty"`
 	ItemRegex   string `json:"item_regex,omitempty"` // from "text": where each item starts; named groups are fields
+	// LineBase is the number the tool gives a file's first line: 1 (nil,
+	// the default) or 0. Lines are made 1-based with it; a line below the
+	// base is an error, never dropped.
+	LineBase *int `json:"line_base,omitempty"`
+}
+
+// lineBase is result.line_base, default 1.
+func (r ResultSpec) lineBase() int {
+	if r.LineBase != nil {
+		return *r.LineBase
+	}
+	return 1
 }
 
 // configError is one problem of a config file: a *fileline.Error printing
@@ -457,6 +469,12 @@ func (c *Config) Validate() error {
 	} else if r.ItemRegex != "" {
 		bad("result.item_regex", "only used with from %q", FromText)
 	}
+	if b := r.LineBase; b != nil && *b != 0 && *b != 1 {
+		bad("result.line_base", "%d: want 1 (the first line is line 1, the default) or 0", *b)
+	}
+	if r.LineBase != nil && r.From == FromBlob {
+		bad("result.line_base", "not used with from %q (the whole text is one hit)", r.From)
+	}
 	tmpl("result.library", r.Library, phaseQuery, captured)
 	tmpl("result.strip_prefix", r.StripPrefix, phaseCorpus, nil)
 	duration(bad, "timeout", c.Timeout)
@@ -561,6 +579,9 @@ func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
 	defer cancel()
 	res, _, err := run(ctx, argv, os.Environ(), "", 1<<16, red, nil)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: version_command: timed out after %s (start_timeout): %w", c.Name(), c.startTimeout(), err)
+		}
 		return nil, fmt.Errorf("%s: version_command: %w", c.Name(), err)
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(res)), "\n")

@@ -239,6 +239,9 @@ func runIndex(ctx context.Context, rt *runtime, hash string) error {
 	_, _, err = run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
 	stop()
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%s: index: timed out after %s (index.timeout): %w", rt.name, rt.cfg.indexTimeout(), err)
+		}
 		return fmt.Errorf("%s: index: %w", rt.name, err)
 	}
 	rt.logf("%s: indexed in %s", rt.name, time.Since(start).Round(time.Millisecond))
@@ -275,7 +278,7 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	}
 	hits, outside, err := s.m.hits(p, k)
 	if err != nil {
-		err = fmt.Errorf("%s: mapping the result: %w", rt.name, err)
+		err = fmt.Errorf("%s: %s: mapping the result: %w", rt.name, taskName(q), err)
 		if p.stderr != "" {
 			err = fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, stderrTail, p.stderr)
 		}
@@ -297,6 +300,14 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 		s.outside += outside
 	}
 	return hits, nil
+}
+
+// taskName names q's task in an error: its id, else its query.
+func taskName(q systems.Query) string {
+	if q.Task != "" {
+		return "task " + q.Task
+	}
+	return fmt.Sprintf("query %q", snippetN(q.Text, 80))
 }
 
 // Warnings returns what went wrong without failing a query, as data for

@@ -59,7 +59,7 @@ func (t *httpTransport) startServer(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			srv.stop()
-			return withTail(fmt.Errorf("%s did not listen on %s within start_timeout: %w", argv[0], addr, ctx.Err()), srv.tail)
+			return withTail(fmt.Errorf("%s did not listen on %s within %s (start_timeout): %w", argv[0], addr, rt.cfg.startTimeout(), ctx.Err()), srv.tail)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -98,12 +98,18 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 	d := rt.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	var mark int64 // stderr of this query only
+	if t.srv != nil {
+		mark = t.srv.tail.mark()
+	}
 	body, status, err := t.do(req.WithContext(cctx))
 	if err != nil {
 		err = callTimeout(ctx, cctx, req.Method+" "+req.URL.Redacted(), d, err)
 		if t.srv != nil {
-			err = withTail(fmt.Errorf("%w (%s)", err, t.srv.status()), t.srv.tail)
-			if t.srv.gone() || errors.Is(err, context.DeadlineExceeded) {
+			kill := errors.Is(err, context.DeadlineExceeded)
+			st := t.srv.status(kill) // waits a moment for a dying server
+			err = withTailSince(fmt.Errorf("%w (%s)", err, st), t.srv.tail, mark)
+			if kill || t.srv.gone() {
 				t.srv.stop() // a server that hangs or died is replaced for the next query
 				t.srv, t.lastErr = nil, err
 			}
@@ -112,12 +118,12 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 	}
 	p := payload{text: string(body)}
 	if t.srv != nil {
-		p.stderr = t.srv.tail.String()
+		p.stderr = t.srv.tail.since(mark)
 	}
 	if status/100 != 2 {
 		err := fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Redacted(), status, snippetN(p.text, 1<<10))
 		if t.srv != nil {
-			err = withTail(err, t.srv.tail)
+			err = withTailSince(err, t.srv.tail, mark)
 		}
 		return payload{}, v, err
 	}
@@ -128,7 +134,7 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 // request builds the query's request from the templates.
 func (t *httpTransport) request(ctx context.Context, v vars) (*http.Request, error) {
 	h := t.rt.cfg.HTTP
-	url, err := v.expand(h.URL)
+	url, err := v.expandURL(h.URL)
 	if err != nil {
 		return nil, fmt.Errorf("http.url: %w", err)
 	}

@@ -166,11 +166,13 @@ func TestHTTPLocalFaults(t *testing.T) {
 		return peer{s, pidfile}
 	}
 	short, long := start("2s"), start("2m")
-	// The tail holds the server's start-up line from the first query on;
-	// a line the server writes while answering may reach it after the
-	// answer (stderr and the socket are two channels), so it is asserted
-	// only where the server exited first (its stderr is then read to EOF).
-	const tail = "stderr (last 4096 bytes):\nfakepeer http starting"
+	// The tail of an error holds what stderr received during its query
+	// only, never the start-up line or an earlier query's output. A line the
+	// server writes while answering may reach it after the answer (stderr
+	// and the socket are two channels), so the query's own lines are
+	// asserted only where the server exited or hung first.
+	const tail = "stderr (last 4096 bytes):\n"
+	const earlier = "fakepeer http starting"
 	for _, tc := range []struct {
 		query   string
 		peer    peer
@@ -178,19 +180,19 @@ func TestHTTPLocalFaults(t *testing.T) {
 		restart bool // the server is replaced
 		reason  string
 	}{
-		{"CRASH", long, []string{"POST http://127.0.0.1:", "server exit status 3", tail, "fakepeer: crashing on purpose"}, true,
+		{"CRASH", long, []string{"POST http://127.0.0.1:", "server exit status 3", tail + "fakepeer: crashing on purpose"}, true,
 			"a server that dies before answering fails the call with its exit status and stderr tail, and is replaced"},
-		{"widget HALFCRASH", long, []string{"reading the body: unexpected EOF", "server exit status 3", tail, "fakepeer: dying mid-answer"}, true,
+		{"widget HALFCRASH", long, []string{"reading the body: unexpected EOF", "server exit status 3", tail + "fakepeer: dying mid-answer"}, true,
 			"a server that dies halfway through its body fails the call with its exit status and stderr tail, and is replaced"},
-		{"GARBAGE", long, []string{`mapping the result: result is not JSON`, `(starts "this is not JSON <<<")`, tail}, false,
-			"a body that is not JSON fails the query with its start and the stderr tail; the server keeps serving"},
-		{"widget TRUNCATED", long, []string{"mapping the result: result is not JSON: unexpected EOF", `(starts "{\"results\":[{\"file\":`, tail}, false,
+		{"GARBAGE", long, []string{`mapping the result: result is not JSON`, `(starts "this is not JSON <<<")`}, false,
+			"a body that is not JSON fails the query with its start; the server keeps serving"},
+		{"widget TRUNCATED", long, []string{"mapping the result: result is not JSON: unexpected EOF", `(starts "{\"results\":[{\"file\":`}, false,
 			"half a JSON document fails the query; the server keeps serving"},
-		{"HANG", short, []string{"timed out after 2s", "server still running", tail, "fakepeer: hanging"}, true,
-			"a hung server fails the call at its timeout and is replaced"},
+		{"HANG", short, []string{"timed out after 2s (timeout)", "server killed after the failed call", tail + "fakepeer: hanging"}, true,
+			"a hung server fails the call at its timeout and is replaced (and is not called still running)"},
 		{"OVERSIZE", long, []string{"body exceeds 1048576 bytes (max_output_bytes)"}, false,
 			"a million items hit the body cap; the server keeps serving"},
-		{"SECRET", long, []string{"HTTP 500: bad key ***", tail}, false,
+		{"SECRET", long, []string{"HTTP 500: bad key ***"}, false,
 			"an error status keeps the server; the secret is redacted from the body and the tail"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -206,6 +208,12 @@ func TestHTTPLocalFaults(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), canary) {
 				t.Errorf("the secret leaked into the error:\n%v", err)
+			}
+			if strings.Contains(err.Error(), earlier) {
+				t.Errorf("the error holds stderr written before its query:\n%v", err)
+			}
+			if tc.restart && strings.Contains(err.Error(), "still running") {
+				t.Errorf("the error calls a server that is being replaced still running:\n%v", err)
 			}
 			if tc.restart {
 				waitDead(t, "the server that failed "+tc.query, before[len(before)-1])

@@ -2,6 +2,7 @@ package external
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -42,7 +43,10 @@ func (t *mcpTransport) connect(ctx context.Context) error {
 	tr := &mcp.IOTransport{Reader: srv.out, Writer: srv.stdin, MaxLineLength: rt.cfg.maxOutput()}
 	sess, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rt.cfg.MCP.ProtocolVersion})
 	if err != nil {
-		err = withTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.status()), srv.tail)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s (start_timeout): %w", rt.cfg.startTimeout(), err)
+		}
+		err = withTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.status(true)), srv.tail)
 		srv.stop()
 		return err
 	}
@@ -84,6 +88,7 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 		rt.logf("%s: server restarted (%d of at most %d)", rt.name, t.restarts, maxRestarts)
 	}
 	d := rt.cfg.timeout()
+	mark := t.srv.tail.mark() // stderr of this query only
 	var p payload
 	for i, c := range rt.cfg.MCP.Calls {
 		what := fmt.Sprintf("call %d (%s)", i, c.Tool)
@@ -97,12 +102,12 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 		if err != nil {
 			// The session may be broken (crash, garbage, oversize) or the
 			// server busy forever (hang): replace it for the next query.
-			err = withTail(fmt.Errorf("%w (%s)", callTimeout(ctx, cctx, what, d, err), t.srv.status()), t.srv.tail)
+			err = withTailSince(fmt.Errorf("%w (%s)", callTimeout(ctx, cctx, what, d, err), t.srv.status(true)), t.srv.tail, mark)
 			t.stop()
 			t.lastErr = err
 			return payload{}, v, err
 		}
-		p = payload{structured: res.StructuredContent, stderr: t.srv.tail.String()}
+		p = payload{structured: res.StructuredContent, stderr: t.srv.tail.since(mark)}
 		var texts []string
 		for _, ct := range res.Content {
 			if tc, ok := ct.(*mcp.TextContent); ok {
@@ -111,7 +116,7 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 		}
 		p.text = joinText(texts)
 		if res.IsError {
-			return payload{}, v, withTail(fmt.Errorf("%s: the tool reported an error: %s", what, snippetN(p.text, 1<<10)), t.srv.tail)
+			return payload{}, v, withTailSince(fmt.Errorf("%s: the tool reported an error: %s", what, snippetN(p.text, 1<<10)), t.srv.tail, mark)
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.Capture)) {
 			x, err := capture(p, c.Capture[name])

@@ -175,3 +175,13 @@ func TestMCPServerThatDoesNotStart(t *testing.T) {
 		t.Errorf("Index with a server that exits at once: err = %v, want the handshake error and its stderr", err)
 	}
 }
+
+// TestMCPHandshakeTimeout: a server that never answers the handshake fails
+// Index with the limit and the field that sets it, and is killed.
+func TestMCPHandshakeTimeout(t *testing.T) {
+	cfg := strings.Replace(mcpConfig("search", FromStructured, `, "start_timeout": "1s"`), `"mcp", "{corpus}"]`, `"sleep"]`, 1)
+	_, _, err := trySetup(t, cfg)
+	if err == nil || !strings.Contains(err.Error(), "no answer within 1s (start_timeout)") || strings.Contains(err.Error(), "still running") {
+		t.Errorf("Index with a server that never answers: err = %v, want the start_timeout named and the server not called running", err)
+	}
+}
