@@ -197,6 +197,7 @@ func command(ctx context.Context, argv, env []string, dir string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setPdeathsig(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
 	return cmd
@@ -251,10 +252,10 @@ func run(ctx context.Context, argv, env []string, dir string, limit int, red *re
 	if limit < 0 {
 		cmd.Stdout = t
 	}
-	err = cmd.Start()
+	err = startCmd(cmd)
 	if err == nil {
 		err = cmd.Wait()
-		killGroup(cmd)
+		release(cmd)
 		pk.note(cmd.ProcessState)
 	}
 	switch {
@@ -299,7 +300,7 @@ func startServer(ctx context.Context, argv, env []string, dir string, pipes bool
 	} else {
 		s.cmd.Stdout = s.tail
 	}
-	if err := s.cmd.Start(); err != nil {
+	if err := startCmd(s.cmd); err != nil {
 		return nil, red.Error(fmt.Errorf("starting %s: %w", argv[0], err))
 	}
 	go func() {
@@ -365,5 +366,5 @@ func (s *server) stop() {
 	}
 	killGroup(s.cmd)
 	<-s.done
-	killGroup(s.cmd) // what the leader left behind
+	release(s.cmd) // what the leader left behind
 }
