@@ -36,6 +36,12 @@ const (
 	TransportHTTP    = "http"
 )
 
+// MCP transports over HTTP (mcp.http_transport).
+const (
+	MCPStreamable = "streamable" // Streamable HTTP (MCP 2025-03-26 and later)
+	MCPSSE        = "sse"        // HTTP+SSE (MCP 2024-11-05)
+)
+
 // Result sources.
 const (
 	FromStructured = "structured" // MCP structuredContent
@@ -132,10 +138,22 @@ type IndexSpec struct {
 	Timeout string   `json:"timeout,omitempty"` // default 30m
 }
 
-// MCPSpec is a server over stdio and the tool calls of one query.
+// MCPSpec is a server — over stdio, or over HTTP at URL — and the tool
+// calls of one query.
 type MCPSpec struct {
-	Command []string  `json:"command"`
+	// Command is the stdio server, or with URL a local HTTP server started
+	// with a free port as {port} (none: a hosted server).
+	Command []string  `json:"command,omitempty"`
 	Calls   []MCPCall `json:"calls"`
+	// URL is the endpoint of an MCP server over HTTP; HTTPTransport says
+	// which transport it speaks: "streamable" (Streamable HTTP, the
+	// default) or "sse" (the older HTTP+SSE, 2024-11-05). Headers are sent
+	// with every request (templates: ${KEY} for a secret).
+	URL           string            `json:"url,omitempty"`
+	HTTPTransport string            `json:"http_transport,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	// ReadyURL, with Command and URL: polled until it answers 2xx.
+	ReadyURL string `json:"ready_url,omitempty"`
 	// ProtocolVersion is offered in the handshake; "" lets the SDK offer
 	// its latest and fall back (servers that predate it log a rejected
 	// server/discover request on stderr first).
@@ -164,6 +182,9 @@ type HTTPSpec struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    any               `json:"body,omitempty"`
+	// ReadyURL, with Command, is polled with GET until it answers 2xx
+	// before the first query (default: until {port} accepts connections).
+	ReadyURL string `json:"ready_url,omitempty"`
 }
 
 // ResultSpec maps a result to hits. Path, StartLine, EndLine, Symbol,
@@ -300,7 +321,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, configError(c.file, c.pos.line(field), field, fmt.Sprintf(format, args...)))
 	}
 	tmpl := func(field, s string, p phase, captured map[string]bool) {
-		if err := checkTemplate(s, p, c.HTTP != nil && len(c.HTTP.Command) > 0, captured); err != nil {
+		if err := checkTemplate(s, p, c.hasPort(), captured); err != nil {
 			bad(field, "%v", err)
 		}
 	}
@@ -384,7 +405,24 @@ func (c *Config) Validate() error {
 	}
 	captured := map[string]bool{}
 	if c.MCP != nil {
-		argv("mcp.command", c.MCP.Command, phaseCorpus, true)
+		m := c.MCP
+		argv("mcp.command", m.Command, phaseCorpus, m.URL == "")
+		tmpl("mcp.url", m.URL, phaseCorpus, nil)
+		tmpl("mcp.ready_url", m.ReadyURL, phaseCorpus, nil)
+		for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
+			tmpl("mcp.headers."+k, m.Headers[k], phaseCorpus, nil)
+		}
+		switch {
+		case m.URL == "" && (m.HTTPTransport != "" || len(m.Headers) > 0 || m.ReadyURL != ""):
+			bad("mcp.url", "missing: http_transport, headers and ready_url are for an MCP server over HTTP")
+		case m.ReadyURL != "" && len(m.Command) == 0:
+			bad("mcp.ready_url", "only with mcp.command (a local server to wait for)")
+		}
+		switch m.HTTPTransport {
+		case "", MCPStreamable, MCPSSE:
+		default:
+			bad("mcp.http_transport", "%q: want %q (the default) or %q", m.HTTPTransport, MCPStreamable, MCPSSE)
+		}
 		if v := c.MCP.ProtocolVersion; v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v) {
 			bad("mcp.protocol_version", "%q: want one of %s", v, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 		}
@@ -427,6 +465,10 @@ func (c *Config) Validate() error {
 			bad("http.url", "missing")
 		}
 		tmpl("http.url", h.URL, phaseQuery, nil)
+		tmpl("http.ready_url", h.ReadyURL, phaseCorpus, nil)
+		if h.ReadyURL != "" && len(h.Command) == 0 {
+			bad("http.ready_url", "only with http.command (a local server to wait for)")
+		}
 		for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
 			tmpl("http.headers."+k, h.Headers[k], phaseQuery, nil)
 		}
@@ -514,6 +556,12 @@ func (c *Config) maxOutput() int {
 		return c.MaxOutputBytes
 	}
 	return DefaultMaxOutputBytes
+}
+
+// hasPort reports whether the config starts a local server on a free port
+// ({port}): http.command, or mcp.command with mcp.url.
+func (c *Config) hasPort() bool {
+	return c.HTTP != nil && len(c.HTTP.Command) > 0 || c.MCP != nil && c.MCP.URL != "" && len(c.MCP.Command) > 0
 }
 
 // Name is "system/config", as in subtest names.

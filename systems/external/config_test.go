@@ -86,6 +86,20 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`:12: max_docs: -1: want a positive number`}, "a negative budget is a mistake, not no budget"},
 		{"max_docs without reason", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_docs": 500`, 1),
 			[]string{`max_docs_reason: missing`}, "every skip the budget makes must say why"},
+		{"line_base 2", strings.Replace(validConfig, `"score": "score"}`, `"score": "score", "line_base": 2}`, 1),
+			[]string{`:11: result.line_base: 2: want 1`}, "lines count from 0 or 1"},
+		{"mcp without command or url", mcpValid(`"calls": [{"tool": "t"}]`),
+			[]string{`mcp.command: missing`}, "an MCP server is a command (stdio) or a URL (HTTP)"},
+		{"mcp headers without url", mcpValid(`"command": ["s"], "headers": {"A": "b"}, "calls": [{"tool": "t"}]`),
+			[]string{`mcp.url: missing: http_transport, headers and ready_url are for an MCP server over HTTP`}, "headers would be ignored over stdio"},
+		{"mcp bad http_transport", mcpValid(`"url": "http://h/mcp", "http_transport": "websocket", "calls": [{"tool": "t"}]`),
+			[]string{`mcp.http_transport: "websocket": want "streamable"`}, "the SDK has two HTTP clients"},
+		{"mcp ready_url without command", mcpValid(`"url": "http://h/mcp", "ready_url": "http://h/ready", "calls": [{"tool": "t"}]`),
+			[]string{`mcp.ready_url: only with mcp.command`}, "nothing to wait for on a hosted server"},
+		{"port without local server", mcpValid(`"url": "http://127.0.0.1:{port}/mcp", "calls": [{"tool": "t"}]`),
+			[]string{`mcp.url: placeholder {port} is not available here`}, "{port} is the port of a server the system starts"},
+		{"query in mcp headers", mcpValid(`"url": "http://h/mcp", "headers": {"X": "{query}"}, "calls": [{"tool": "t"}]`),
+			[]string{`mcp.headers.X: placeholder {query} is not available here`}, "headers are sent from the handshake on"},
 		{"whole_files false", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "whole_files": false`, 1),
 			[]string{`:12: whole_files: false is not supported`}, "external systems always index files"},
 	} {
@@ -307,4 +321,9 @@ func TestLoadDir(t *testing.T) {
 			t.Errorf("LoadDir err = %v, want %q", err, want)
 		}
 	}
+}
+
+// mcpValid is a valid MCP config with the given mcp section's fields.
+func mcpValid(fields string) string {
+	return `{"system": "demo", "config": "mcp", "transport": "mcp", "mcp": {` + fields + `}, "result": {"from": "blob"}}`
 }

@@ -118,7 +118,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		return err
 	}
 	base := map[string]string{phCorpus: dir, phWork: work, phCache: cache}
-	if cfg.HTTP != nil && len(cfg.HTTP.Command) > 0 {
+	if cfg.hasPort() {
 		port, err := freePort()
 		if err != nil {
 			return fmt.Errorf("%s: choosing a port: %w", cfg.Name(), err)

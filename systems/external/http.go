@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
-	"time"
 )
 
 // httpTransport sends one request per query, to a hosted service or to a
@@ -32,37 +30,24 @@ func (t *httpTransport) start(ctx context.Context) error {
 	return t.startServer(ctx)
 }
 
-// startServer starts http.command and waits until it accepts connections
-// on {port}, failing early if it exits first.
+// startServer starts http.command and waits until it is ready (see
+// startListening).
 func (t *httpTransport) startServer(ctx context.Context) error {
 	rt := t.rt
 	argv, err := rt.base.expandAll(rt.cfg.HTTP.Command)
 	if err != nil {
 		return fmt.Errorf("http.command: %w", err)
 	}
-	srv, err := startServer(rt.life, argv, rt.env, rt.work, false, rt.red, rt.peak)
+	ready, err := rt.base.expand(rt.cfg.HTTP.ReadyURL)
+	if err != nil {
+		return fmt.Errorf("http.ready_url: %w", err)
+	}
+	srv, err := startListening(ctx, rt, "http.command", argv, ready)
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort("127.0.0.1", rt.base.ph[phPort])
-	for {
-		if done, werr := srv.exited(); done {
-			srv.stop()
-			return withTail(fmt.Errorf("%s exited before listening on %s: %v", argv[0], addr, werr), srv.tail)
-		}
-		c, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			c.Close()
-			t.srv = srv
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			srv.stop()
-			return withTail(fmt.Errorf("%s did not listen on %s within %s (start_timeout): %w", argv[0], addr, rt.cfg.startTimeout(), ctx.Err()), srv.tail)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	t.srv = srv
+	return nil
 }
 
 func (t *httpTransport) close() {
