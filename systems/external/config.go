@@ -91,6 +91,12 @@ type Config struct {
 	StartTimeout   string `json:"start_timeout,omitempty"` // server start and handshake; default 2m
 	MaxOutputBytes int    `json:"max_output_bytes,omitempty"`
 	WholeFiles     *bool  `json:"whole_files,omitempty"` // accepted for clarity; must be true
+	// Retry retries requests to an HTTP service or an MCP server over HTTP
+	// (nil: no retries); MaxConcurrency bounds the queries of this config
+	// in flight at once in this process (0: no bound). Not hashed: they
+	// decide whether a call fails, not what it returns.
+	Retry          *RetrySpec `json:"retry,omitempty"`
+	MaxConcurrency int        `json:"max_concurrency,omitempty"`
 
 	// How the benchmark gates it (see systems.Spec): how far below golden a
 	// measure may fall and why (0: the tool ranks identically on every
@@ -524,6 +530,15 @@ func (c *Config) Validate() error {
 	if c.MaxOutputBytes < 0 {
 		bad("max_output_bytes", "%d: want > 0 (or absent for %d)", c.MaxOutputBytes, DefaultMaxOutputBytes)
 	}
+	if c.Retry != nil {
+		if c.Transport != TransportHTTP && (c.MCP == nil || c.MCP.URL == "") {
+			bad("retry", "only for transport %q or an MCP server over HTTP (mcp.url)", TransportHTTP)
+		}
+		c.Retry.validate(bad)
+	}
+	if c.MaxConcurrency < 0 {
+		bad("max_concurrency", "%d: want > 0 (or absent for no bound)", c.MaxConcurrency)
+	}
 	if c.WholeFiles != nil && !*c.WholeFiles {
 		bad("whole_files", "false is not supported: an external system indexes the corpus's files")
 	}
@@ -586,6 +601,7 @@ func (c *Config) hashText() string {
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
 	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only = 0, "", false, nil
 	h.MaxDocs, h.MaxDocsReason = 0, ""
+	h.Retry, h.MaxConcurrency = nil, 0
 	if h.Index != nil {
 		ix := *h.Index
 		ix.Timeout = ""

@@ -100,6 +100,12 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`mcp.url: placeholder {port} is not available here`}, "{port} is the port of a server the system starts"},
 		{"query in mcp headers", mcpValid(`"url": "http://h/mcp", "headers": {"X": "{query}"}, "calls": [{"tool": "t"}]`),
 			[]string{`mcp.headers.X: placeholder {query} is not available here`}, "headers are sent from the handshake on"},
+		{"retry on command", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "retry": {"attempts": 3}`, 1),
+			[]string{`:12: retry: only for transport "http"`}, "a command is not an HTTP request"},
+		{"retry attempts 0", `{"system": "d", "config": "c", "transport": "http", "http": {"url": "http://h/s"}, "result": {"from": "blob"}, "retry": {"attempts": 0, "max_delay": "soon"}}`,
+			[]string{`retry.attempts: 0: want 1`, `retry.max_delay: "soon"`}, "attempts count the first try; durations are Go durations"},
+		{"max_concurrency negative", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_concurrency": -1`, 1),
+			[]string{`:12: max_concurrency: -1`}, "a bound is positive"},
 		{"whole_files false", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "whole_files": false`, 1),
 			[]string{`:12: whole_files: false is not supported`}, "external systems always index files"},
 	} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,6 +52,20 @@ type runtime struct {
 	life context.Context
 	logf func(format string, args ...any)
 	peak *peakRSS
+
+	retries retryStats // of the HTTP requests, for Warnings
+}
+
+// roundTripper is what every HTTP request of the system goes through: a
+// fresh transport (its own connections), retried as the config's retry
+// says.
+func (rt *runtime) roundTripper() http.RoundTripper {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	if rt.cfg.Retry == nil {
+		return base
+	}
+	seed, _ := strconv.ParseUint(rt.cfg.Hash()[:16], 16, 64)
+	return newRetrier(base, *rt.cfg.Retry, seed, &rt.retries, rt.logf)
 }
 
 // transport runs the calls of one query.
@@ -272,7 +287,12 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	}
 	rt := s.rt
 	v := rt.base.with(phQuery, q.Text, phK, strconv.Itoa(k), phLibrary, q.Library, phRepo, q.Repo)
+	release, err := acquire(ctx, s.cfg.Name(), s.cfg.MaxConcurrency)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rt.name, err)
+	}
 	p, v, err := s.t.call(ctx, v)
+	release()
 	if err != nil {
 		return nil, rt.red.Error(fmt.Errorf("%s: %w", rt.name, err))
 	}
@@ -314,9 +334,20 @@ func taskName(q systems.Query) string {
 // the caller's report: hits outside the corpus.
 func (s *System) Warnings() []string {
 	if s.outside == 0 {
+		return s.retryWarnings()
+	}
+	return append([]string{fmt.Sprintf("%s: %d hits named a path outside the corpus and matched nothing", s.cfg.Name(), s.outside)}, s.retryWarnings()...)
+}
+
+// retryWarnings is the retries' line of Warnings, if any were made.
+func (s *System) retryWarnings() []string {
+	if s.rt == nil || s.cfg.Retry == nil {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: %d hits named a path outside the corpus and matched nothing", s.cfg.Name(), s.outside)}
+	if w := s.rt.retries.warning(s.cfg.Name(), s.cfg.Retry.Attempts); w != "" {
+		return []string{w}
+	}
+	return nil
 }
 
 // Close stops every process the system started (their whole process

@@ -23,7 +23,7 @@ type httpTransport struct {
 }
 
 func (t *httpTransport) start(ctx context.Context) error {
-	t.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	t.client = &http.Client{Transport: t.rt.roundTripper()}
 	if len(t.rt.cfg.HTTP.Command) == 0 {
 		return nil
 	}

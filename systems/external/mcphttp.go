@@ -43,7 +43,7 @@ func (t *mcpTransport) connectHTTP(ctx context.Context) error {
 			return err
 		}
 	}
-	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport.(*http.Transport).Clone(), headers: headers}}
+	client := &http.Client{Transport: &headerTransport{base: rt.roundTripper(), headers: headers}}
 	var tr mcp.Transport
 	if m.HTTPTransport == MCPSSE {
 		tr = &lastingTransport{&mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: rt.cfg.maxOutput()}, rt.life}
