@@ -14,7 +14,7 @@ import (
 
 func commandConfig(extra string) string {
 	return `{
-	"system": "fakepeer", "config": "cmd",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "cmd",
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
 	"secrets": ["API_KEY"],
 	"files": {"notes/hello.txt": "zanzibar at {corpus}\n"},

@@ -75,7 +75,10 @@ type Config struct {
 	VersionCommand   []string          `json:"version_command,omitempty"`
 	Requires         []Requirement     `json:"requires,omitempty"`
 
-	Env     map[string]string `json:"env,omitempty"`
+	Env map[string]string `json:"env,omitempty"`
+	// EnvPass names the variables of the benchmark's environment a child
+	// inherits besides DefaultEnvPass ("*": all of them).
+	EnvPass []string          `json:"env_pass,omitempty"`
 	Secrets []string          `json:"secrets,omitempty"`
 	Corpus  CorpusSpec        `json:"corpus"`
 	Files   map[string]string `json:"files,omitempty"`
@@ -380,6 +383,11 @@ func (c *Config) Validate() error {
 		}
 		tmpl("env."+k, c.Env[k], phaseCorpus, nil)
 	}
+	for i, name := range c.EnvPass {
+		if name != "*" && !isEnvName(name) {
+			bad("env_pass."+strconv.Itoa(i), "%q is not an environment variable name (or \"*\" for all)", name)
+		}
+	}
 	for i, s := range c.Secrets {
 		if !isEnvName(s) {
 			bad("secrets."+strconv.Itoa(i), "%q is not an environment variable name", s)
@@ -641,7 +649,7 @@ func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
 	red := newRedactor(c.secretValues(os.LookupEnv))
 	ctx, cancel := context.WithTimeout(ctx, c.startTimeout())
 	defer cancel()
-	res, _, err := run(ctx, argv, os.Environ(), "", 1<<16, red, nil)
+	res, _, err := run(ctx, argv, c.baseEnv(), "", 1<<16, red, nil)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: version_command: timed out after %s (start_timeout): %w", c.Name(), c.startTimeout(), err)

@@ -141,7 +141,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		base[phPort] = strconv.Itoa(port)
 	}
 	v := vars{ph: base, getenv: os.LookupEnv}
-	env := os.Environ()
+	env := cfg.baseEnv()
 	set := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		x, err := v.expand(cfg.Env[k])

@@ -117,7 +117,7 @@ func TestHTTPLocalServer(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("FAKEPEER_PIDFILE", pidfile)
 	s, _ := setup(t, `{
-	"system": "fakepeer", "config": "http", "transport": "http",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "http", "transport": "http",
 	"http": {"command": ["${FAKEPEER}", "http", "-addr", "127.0.0.1:{port}", "{corpus}"],
 	         "url": "http://127.0.0.1:{port}/search", "body": {"q": "{query}", "k": "{k}"}},
 	`+fmt.Sprintf(mapAll, FromJSON)+`
@@ -135,7 +135,7 @@ func TestHTTPLocalServer(t *testing.T) {
 // $FAKEPEER_TEST_KEY as its secret API_KEY.
 func localConfig(extra string) string {
 	return `{
-	"system": "fakepeer", "config": "http",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "http",
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
 	"secrets": ["API_KEY"],
 	"transport": "http",

@@ -23,7 +23,7 @@ func mcpHTTPConfig(sse bool) string {
 		flag, path, transport = `"-sse", `, "/sse", MCPSSE
 	}
 	return `{
-	"system": "fakepeer", "config": "mcp-` + transport + `",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "mcp-` + transport + `",
 	"transport": "mcp",
 	"mcp": {"command": ["${FAKEPEER}", "mcphttp", ` + flag + `"-addr", "127.0.0.1:{port}", "{corpus}"],
 	        "url": "http://127.0.0.1:{port}` + path + `", "http_transport": "` + transport + `",

@@ -23,15 +23,15 @@ const mapping = `"result": {"from": "json", "items": "results", "path": "file", 
 	"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}`
 
 var configs = []string{`{
-	"system": "orphan", "config": "mcp", "transport": "mcp",
+	"system": "orphan", "env_pass": ["FAKEPEER_PIDFILE"], "config": "mcp", "transport": "mcp",
 	"mcp": {"command": ["${FAKEPEER}", "mcp", "{corpus}"],
 	        "calls": [{"tool": "search", "arguments": {"query": "{query}", "limit": "{k}"}}]},
 	` + strings.Replace(mapping, `"json"`, `"structured"`, 1) + `}`, `{
-	"system": "orphan", "config": "http", "transport": "http",
+	"system": "orphan", "env_pass": ["FAKEPEER_PIDFILE"], "config": "http", "transport": "http",
 	"http": {"command": ["${FAKEPEER}", "http", "-addr", "127.0.0.1:{port}", "{corpus}"],
 	         "url": "http://127.0.0.1:{port}/search", "body": {"q": "{query}", "k": "{k}"}},
 	` + mapping + `}`, `{
-	"system": "orphan", "config": "cmd", "transport": "command",
+	"system": "orphan", "env_pass": ["FAKEPEER_PIDFILE"], "config": "cmd", "transport": "command",
 	"command": {"search": ["${FAKEPEER}", "search", "{corpus}", "{query}"]},
 	"timeout": "1h",
 	` + mapping + `}`,
