@@ -51,7 +51,7 @@ const (
 )
 
 // itemGroups are the named groups result.item_regex may have.
-var itemGroups = []string{"path", "start_line", "end_line", "symbol", "score"}
+var itemGroups = []string{"path", "start_line", "end_line", "symbol", "score", "doc_id"}
 
 // Defaults of the optional limits.
 const (
@@ -138,6 +138,10 @@ type CorpusSpec struct {
 	// service answers from its own index), so nothing is handed over and
 	// {corpus} is empty; document collections without paths are fine then.
 	None bool `json:"none,omitempty"`
+	// JSONL: the corpus is handed over as one file, {corpus}/docs.jsonl, a
+	// line {"_id", "title", "text", "path"} per doc (BEIR's corpus.jsonl
+	// shape): for document collections, whose docs have ids but no paths.
+	JSONL bool `json:"jsonl,omitempty"`
 }
 
 // IndexSpec is a command run once per corpus before the server starts or
@@ -211,6 +215,10 @@ type ResultSpec struct {
 	Library     string `json:"library,omitempty"`
 	StripPrefix string `json:"strip_prefix,omitempty"`
 	ItemRegex   string `json:"item_regex,omitempty"` // from "text": where each item starts; named groups are fields
+	// DocID is the dotted path of a hit's document id (corpus.Doc.ID, as
+	// handed over in docs.jsonl): a system that sets it can be judged on
+	// collections judged by doc id.
+	DocID string `json:"doc_id,omitempty"`
 	// LineBase is the number the tool gives a file's first line: 1 (nil,
 	// the default) or 0. Lines are made 1-based with it; a line below the
 	// base is an error, never dropped.
@@ -397,6 +405,9 @@ func (c *Config) Validate() error {
 		tmpl("files."+k, k, phaseCorpus, nil)
 		tmpl("files."+k, c.Files[k], phaseCorpus, nil)
 	}
+	if c.Corpus.JSONL && (c.Corpus.Git || c.Corpus.None) {
+		bad("corpus.jsonl", "not with corpus.git or corpus.none (one handover)")
+	}
 	if c.Index != nil {
 		argv("index.command", c.Index.Command, phaseCorpus, true)
 		duration(bad, "index.timeout", c.Index.Timeout)
@@ -500,7 +511,7 @@ func (c *Config) Validate() error {
 	default:
 		bad("result.from", "%q: want %q, %q, %q or %q", r.From, FromStructured, FromJSON, FromText, FromBlob)
 	}
-	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}}
+	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}, {"doc_id", r.DocID}}
 	switch {
 	case r.From == FromBlob || r.From == FromText:
 		why := "the whole text is one hit"
@@ -515,8 +526,8 @@ func (c *Config) Validate() error {
 		if r.From == FromBlob && r.StripPrefix != "" {
 			bad("result.strip_prefix", "not used with from %q (%s)", r.From, why)
 		}
-	case r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "":
-		bad("result", "maps nothing: set at least one of path, symbol, text")
+	case r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "" && r.DocID == "":
+		bad("result", "maps nothing: set at least one of path, symbol, text, doc_id")
 	}
 	if r.From == FromText {
 		if err := checkItemRegex(r.ItemRegex); err != nil {

@@ -118,7 +118,12 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	dir := ""
 	if !cfg.Corpus.None {
 		var err error
-		if dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git); err != nil {
+		if cfg.Corpus.JSONL {
+			dir, err = corpusJSONL(cache, c, chash)
+		} else {
+			dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", cfg.Name(), err)
 		}
 	}

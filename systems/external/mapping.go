@@ -168,12 +168,12 @@ func checkItemRegex(s string) error {
 		case g == "":
 		case !slices.Contains(itemGroups, g):
 			return fmt.Errorf("named group %q: want one of %s", g, strings.Join(itemGroups, ", "))
-		case g == "path" || g == "symbol":
+		case g == "path" || g == "symbol" || g == "doc_id":
 			located = true
 		}
 	}
 	if !located {
-		return fmt.Errorf("no (?P<path>…) or (?P<symbol>…) group: the items would name nothing")
+		return fmt.Errorf("no (?P<path>…), (?P<symbol>…) or (?P<doc_id>…) group: the items would name nothing")
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func textItems(re *regexp.Regexp, text string) []any {
 }
 
 // textSpec maps the items of textItems.
-var textSpec = ResultSpec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text"}
+var textSpec = ResultSpec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text", DocID: "doc_id"}
 
 // mapping turns a payload into hits according to a ResultSpec.
 type mapping struct {
@@ -310,6 +310,9 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	if h.Text, err = str("text", spec.Text); err != nil {
 		return h, false, err
 	}
+	if h.DocID, err = str("doc_id", spec.DocID); err != nil {
+		return h, false, err
+	}
 	if start, err = optNum("start_line", spec.StartLine); err != nil {
 		return h, false, err
 	}
@@ -321,7 +324,7 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	}
 	// A secret can come back in any field a tool fills: the text, the
 	// symbol and the path are all written to results and pooled sheets.
-	h.Text, h.Symbol = m.red.String(h.Text), m.red.String(h.Symbol)
+	h.Text, h.Symbol, h.DocID = m.red.String(h.Text), m.red.String(h.Symbol), m.red.String(h.DocID)
 	if h.StartLine, h.EndLine, err = m.lines(spec, start, end); err != nil {
 		return h, false, err
 	}
@@ -333,7 +336,7 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	}
 	rel, ok := relPath(m.dirs, p)
 	if !ok {
-		return systems.Hit{Score: h.Score, Text: h.Text}, false, nil
+		return systems.Hit{DocID: h.DocID, Score: h.Score, Text: h.Text}, false, nil
 	}
 	h.Path = m.red.String(rel)
 	return h, true, nil

@@ -137,7 +137,7 @@ func TestTextItems(t *testing.T) {
 		{"", "missing"},
 		{"(?P<path>x", "missing closing )"},
 		{"(?P<file>\\S+)", `named group "file"`},
-		{"(?P<score>\\d+)", "no (?P<path>…) or (?P<symbol>…) group"},
+		{"(?P<score>\\d+)", "no (?P<path>…), (?P<symbol>…) or (?P<doc_id>…) group"},
 	} {
 		if err := checkItemRegex(tc.re); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("checkItemRegex(%q) = %v, want %q", tc.re, err, tc.want)

@@ -19,6 +19,7 @@ func Spec(cfg *Config) systems.Spec {
 		Tolerance: cfg.Tolerance, ToleranceReason: reason,
 		Heavy: cfg.Heavy, Composite: cfg.Result.From == FromBlob, Only: cfg.Only,
 		MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
+		NoDocIDs: noDocIDs(cfg),
 		Requires: func(string) *systems.Requirement {
 			if u := cfg.Unmet(); len(u) > 0 {
 				return &systems.Requirement{Kind: u[0].Kind, Reason: u[0].Reason}
@@ -37,4 +38,17 @@ func (s *System) Versions() map[string]string {
 		return map[string]string{s.cfg.System: "unknown: " + err.Error()}
 	}
 	return v
+}
+
+// noDocIDs says why cfg's system cannot be judged by doc id ("" when it
+// can): it maps no result.doc_id, or (unless it reads no corpus) gets the
+// corpus as files, which a collection without paths cannot be.
+func noDocIDs(cfg *Config) string {
+	switch {
+	case cfg.Result.DocID == "":
+		return "external system " + cfg.Name() + " returns locations, not document ids (its config maps no result.doc_id; see docs/external-systems.md)"
+	case !cfg.Corpus.JSONL && !cfg.Corpus.None:
+		return "external system " + cfg.Name() + " gets the corpus as files, which a collection without paths cannot be (its config sets no corpus.jsonl)"
+	}
+	return ""
 }

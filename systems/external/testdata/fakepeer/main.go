@@ -2,6 +2,7 @@
 // package external: a word-count search over a directory, served as
 //
 //	fakepeer search [-k N] [-abs] DIR QUERY   print JSON results and exit
+//	fakepeer searchjsonl [-k N] FILE QUERY    the same over the docs of a docs.jsonl; results {"id", "score"}
 //	fakepeer index DIR OUT                    write an index file (a file list) to OUT
 //	fakepeer mcp DIR                          an MCP server over stdio (official Go SDK)
 //	fakepeer mcphttp [-sse] -addr HOST:PORT DIR  the same over Streamable HTTP (/mcp) or HTTP+SSE (/sse)
@@ -68,6 +69,8 @@ func run(args []string) error {
 		return index(args[1:])
 	case "search":
 		return search(args[1:])
+	case "searchjsonl":
+		return searchJSONL(args[1:])
 	case "mcp":
 		return serveMCP(args[1:])
 	case "mcphttp":
@@ -502,4 +505,55 @@ func hasWord(query, word string) bool {
 		}
 	}
 	return false
+}
+
+// searchJSONL scores the docs of a docs.jsonl ({"_id", "title", "text"}
+// lines) by how often the query's words occur in title and text, best
+// first (ties by id), and prints {"results": [{"id", "score"}]}.
+func searchJSONL(args []string) error {
+	fl := flag.NewFlagSet("searchjsonl", flag.ContinueOnError)
+	k := fl.Int("k", 10, "results")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 2 {
+		return fmt.Errorf("usage: fakepeer searchjsonl [-k N] FILE QUERY")
+	}
+	b, err := os.ReadFile(fl.Arg(0))
+	if err != nil {
+		return err
+	}
+	type hit struct {
+		ID    string `json:"id"`
+		Score int    `json:"score"`
+	}
+	var out []hit
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var d struct {
+			ID    string `json:"_id"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			return err
+		}
+		text := strings.ToLower(d.Title + " " + d.Text)
+		n := 0
+		for _, w := range strings.Fields(strings.ToLower(fl.Arg(1))) {
+			n += strings.Count(text, w)
+		}
+		if n > 0 {
+			out = append(out, hit{d.ID, n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	if len(out) > *k {
+		out = out[:*k]
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"results": out})
 }
