@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,4 +106,38 @@ func TestMCPOverHTTPHosted(t *testing.T) {
 		t.Errorf("Index with a wrong token: err = %v, want the handshake error with the token redacted", err)
 	}
 	t.Logf("wrong token: %v", err)
+}
+
+// TestMCPOverHTTPRetries: an MCP server over HTTP that answers 503 to its
+// first requests is retried (the handshake and a call succeed), and the
+// retries are counted in Warnings.
+func TestMCPOverHTTPRetries(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "busy", Version: "1"}, nil)
+	type in struct {
+		Topic string `json:"topic"`
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "docs"}, func(_ context.Context, _ *mcp.CallToolRequest, x in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "About " + x.Topic}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if i := n.Add(1); i == 1 || i == 4 { // the initialize request, and a later one
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	s, _ := setup(t, `{
+	"system": "busy", "config": "mcp", "transport": "mcp",
+	"mcp": {"url": "`+srv.URL+`/mcp", "calls": [{"tool": "docs", "arguments": {"topic": "{query}"}}]},
+	"result": {"from": "blob"}, "retry": {"attempts": 3, "initial": "10ms"}
+}`)
+	for _, q := range []string{"one", "two"} {
+		got, err := s.Search(t.Context(), q, 5)
+		require.NoError(t, err)
+		diffHits(t, q, []systems.Hit{{Text: "About " + q}}, got)
+	}
+	require.Equal(t, []string{"busy/mcp: 2 requests retried (2 on HTTP 429/5xx, 0 on a broken connection); 0 failed after 3 attempts (retry.attempts)"}, s.Warnings())
 }
