@@ -264,3 +264,22 @@ func TestHTTPCrashWithWorker(t *testing.T) {
 	waitDead(t, "the crashed server's worker", p["child"][0])
 	waitDead(t, "the replacement server", p["server"][1])
 }
+
+// TestHTTPReadyURL: with http.ready_url, Index waits for a 2xx answer
+// there, not for the port to accept connections; a server that never
+// gives one fails Index at start_timeout, naming the limit, the field and
+// its last answer, and is killed.
+func TestHTTPReadyURL(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("FAKEPEER_PIDFILE", pidfile)
+	// fakepeer's HTTP server answers a GET without a JSON body with 400.
+	_, _, err := trySetup(t, strings.Replace(localConfig(`, "start_timeout": "1s"`),
+		`"url": "http://127.0.0.1:{port}/search"`, `"ready_url": "http://127.0.0.1:{port}/health", "url": "http://127.0.0.1:{port}/search"`, 1))
+	want := "(http.command) did not answer GET http://127.0.0.1:"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "/health with 2xx within 1s (start_timeout) (last answer: HTTP 400)") {
+		t.Fatalf("Index err = %v, want %q … within 1s (start_timeout) (last answer: HTTP 400)", err, want)
+	}
+	for _, pid := range pids(t, pidfile)["server"] {
+		waitDead(t, "a server that never became ready", pid)
+	}
+}
