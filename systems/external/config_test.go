@@ -206,6 +206,11 @@ func TestHashFields(t *testing.T) {
 		{"max_docs", `"transport"`, `"max_docs": 100, "max_docs_reason": "slow", "transport"`, false, "which cells run, not what a cell returns"},
 		{"requires", `"transport"`, `"requires": [{"program": "demo"}], "transport"`, false, "where to find it, not what it does"},
 		{"secret env value", `${DEMO_KEY:-x}`, `literal-secret-value`, false, "a secret's value never enters the hash"},
+		{"env_pass", `"transport"`, `"env_pass": ["JAVA_HOME"], "transport"`, true, "what a child inherits changes what it does"},
+		{"jsonl", `"transport"`, `"corpus": {"jsonl": true}, "transport"`, true, "another handover"},
+		{"line_base", `"score": "score"}`, `"score": "score", "line_base": 0}`, true, "the same numbers name other lines"},
+		{"doc_id", `"score": "score"}`, `"score": "score", "doc_id": "id"}`, true, "hits by id are judged otherwise"},
+		{"max_concurrency", `"timeout": "30s"`, `"timeout": "30s", "max_concurrency": 2`, false, "a rate limit, not a result"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(validConfig, tc.old, tc.new, 1)
@@ -249,6 +254,9 @@ func TestHashFieldsMCPAndHTTP(t *testing.T) {
 		{"url", httpText, `/s"`, `/t"`},
 		{"headers", httpText, `"X-Key"`, `"X-Api-Key"`},
 		{"body", httpText, `{"q": "{query}"}`, `{"q": "{query}", "n": 1}`},
+		{"mcp.url", mcpText, `"command": ["srv", "{corpus}"]`, `"command": ["srv", "{corpus}", "{port}"], "url": "http://127.0.0.1:{port}/mcp"`},
+		{"mcp.http_transport", strings.Replace(mcpText, `"calls"`, `"url": "http://h/mcp", "calls"`, 1), `"url": "http://h/mcp"`, `"url": "http://h/mcp", "http_transport": "sse"`},
+		{"mcp.headers", strings.Replace(mcpText, `"calls"`, `"url": "http://h/mcp", "calls"`, 1), `"url": "http://h/mcp"`, `"url": "http://h/mcp", "headers": {"A": "${K}"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := Parse("a.json", []byte(tc.base))
@@ -261,6 +269,15 @@ func TestHashFieldsMCPAndHTTP(t *testing.T) {
 				t.Errorf("changing %s leaves the hash unchanged", tc.name)
 			}
 		})
+	}
+	// Retries and the concurrency bound decide whether a call fails, not
+	// what it returns.
+	a, err := Parse("a.json", []byte(httpText))
+	require.NoError(t, err)
+	b, err := Parse("b.json", []byte(strings.Replace(httpText, `"result"`, `"retry": {"attempts": 4, "initial": "1s"}, "max_concurrency": 3, "result"`, 1)))
+	require.NoError(t, err)
+	if a.Hash() != b.Hash() {
+		t.Errorf("retry and max_concurrency change the hash")
 	}
 }
 

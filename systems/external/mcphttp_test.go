@@ -73,7 +73,10 @@ func TestMCPOverHTTPHosted(t *testing.T) {
 	type in struct {
 		Topic string `json:"topic"`
 	}
-	mcp.AddTool(server, &mcp.Tool{Name: "docs"}, func(_ context.Context, _ *mcp.CallToolRequest, x in) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(server, &mcp.Tool{Name: "docs"}, func(_ context.Context, req *mcp.CallToolRequest, x in) (*mcp.CallToolResult, any, error) {
+		if x.Topic == "WHOAMI" { // a server that echoes the key it was sent
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you are " + req.Extra.Header.Get("Authorization")}}}, nil, nil
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "About " + x.Topic + ": frobnicate."}}}, nil, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
@@ -99,6 +102,9 @@ func TestMCPOverHTTPHosted(t *testing.T) {
 	got, err := s.Search(t.Context(), "a%b&c", 5)
 	require.NoError(t, err)
 	diffHits(t, "hosted", []systems.Hit{{Text: "About a%b&c: frobnicate."}}, got)
+	got, err = s.Search(t.Context(), "WHOAMI", 5)
+	require.NoError(t, err)
+	diffHits(t, "the header's secret echoed back", []systems.Hit{{Text: "you are Bearer ***"}}, got)
 
 	t.Setenv("MCP_TOKEN_WRONG", token+"-wrong")
 	_, _, err = trySetup(t, cfg("MCP_TOKEN_WRONG"))
