@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,14 +38,16 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 	peer, err := os.ReadFile(bin)
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		name    string
-		timeout string
-		sig     syscall.Signal // 0: the test timeout ends it
+		name     string
+		timeout  string
+		sig      syscall.Signal // 0: the test timeout ends it
+		noReaper bool           // kill the reaper first: only the parent-death signal is left
 	}{
-		{"SIGINT", "2m", syscall.SIGINT},
-		{"SIGTERM", "2m", syscall.SIGTERM},
-		{"SIGKILL", "2m", syscall.SIGKILL},
-		{"test-timeout-panic", "8s", 0},
+		{"SIGINT", "2m", syscall.SIGINT, false},
+		{"SIGTERM", "2m", syscall.SIGTERM, false},
+		{"SIGKILL", "2m", syscall.SIGKILL, false},
+		{"test-timeout-panic", "8s", 0, false},
+		{"SIGKILL-without-reaper", "2m", syscall.SIGKILL, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A private copy of fakepeer: what runs it afterwards is ours.
@@ -52,7 +55,8 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 			require.NoError(t, os.WriteFile(own, peer, 0o755))
 			ready := filepath.Join(t.TempDir(), "ready")
 			cmd := exec.Command(helper, "-test.run=TestHold", "-test.v", "-test.timeout="+tc.timeout)
-			cmd.Env = append(os.Environ(), "FAKEPEER="+own, "ORPHAN_READY="+ready, "ORPHAN_CACHE="+t.TempDir(), "FAKEPEER_PIDFILE="+filepath.Join(t.TempDir(), "pids"))
+			pidfile := filepath.Join(t.TempDir(), "pids")
+			cmd.Env = append(os.Environ(), "FAKEPEER="+own, "ORPHAN_READY="+ready, "ORPHAN_CACHE="+t.TempDir(), "FAKEPEER_PIDFILE="+pidfile)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			require.NoError(t, cmd.Start())
@@ -84,6 +88,12 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 			if len(before) != 5 {
 				t.Errorf("%d processes of the helper's fakepeer running before the kill (%s), want 5", len(before), cmdlines(before))
 			}
+			if tc.noReaper {
+				r := reaperOf(cmd.Process.Pid)
+				require.NotZero(t, r, "the helper's reaper process")
+				require.NoError(t, syscall.Kill(r, syscall.SIGKILL))
+				waitDead(t, "the reaper", r)
+			}
 			if tc.sig != 0 {
 				require.NoError(t, cmd.Process.Signal(tc.sig))
 			}
@@ -102,6 +112,22 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 			}
 			if tc.sig == 0 && !strings.Contains(out.String(), "panic: test timed out after 8s") {
 				t.Errorf("the helper did not end by the test timeout panic:\n%s", out.String())
+			}
+			if tc.noReaper {
+				// The parent-death signal kills the direct children (the
+				// servers, the search command); their own children — the
+				// grandchild and the worker — are the reaper's to kill, and
+				// without it survive: removed here.
+				grand := pids(t, pidfile)["child"]
+				require.Len(t, grand, 2, "the MCP server's grandchild and the HTTP server's worker")
+				for _, pid := range running(own) {
+					if !slices.Contains(grand, pid) {
+						t.Errorf("a direct child (pid %d) outlived the helper without its reaper: the parent-death signal did not fire\n%s", pid, cmdlines([]int{pid}))
+					}
+				}
+				for _, pid := range grand {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
 			}
 			if left := running(own); len(left) > 0 {
 				t.Errorf("processes outlived the helper ended by %s: %s (of %v)\n%s", tc.name, cmdlines(left), before, out.String())
@@ -137,4 +163,26 @@ func scan(bin string) []int {
 		}
 	}
 	return out
+}
+
+// reaperOf returns the pid of the reaper process parent started (0: none).
+func reaperOf(parent int) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		argv, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		// pid (comm) state ppid …
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 || !bytes.Contains(argv, []byte("pgs=")) {
+			continue
+		}
+		if f := strings.Fields(string(stat[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(parent) {
+			return pid
+		}
+	}
+	return 0
 }
