@@ -68,4 +68,10 @@ func TestDocIDs(t *testing.T) {
 	if why := Spec(loc).NoDocIDs; !strings.Contains(why, "returns locations, not document ids (its config maps no result.doc_id") {
 		t.Errorf("NoDocIDs = %q, want the missing result.doc_id named", why)
 	}
+	hosted, err := Parse("hosted.json", []byte(`{"system": "h", "config": "c", "corpus": {"none": true}, "transport": "http",
+		"http": {"url": "http://h/s?q={query}"}, "result": {"from": "blob"}}`))
+	require.NoError(t, err)
+	if why := Spec(hosted).NoDocIDs; why != "" {
+		t.Errorf("NoDocIDs of a system that reads no corpus = %q, want none (it runs on any collection)", why)
+	}
 }

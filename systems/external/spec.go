@@ -40,14 +40,18 @@ func (s *System) Versions() map[string]string {
 	return v
 }
 
-// noDocIDs says why cfg's system cannot be judged by doc id ("" when it
-// can): it maps no result.doc_id, or (unless it reads no corpus) gets the
-// corpus as files, which a collection without paths cannot be.
+// noDocIDs says why cfg's system cannot run on a collection judged by doc
+// id, whose docs have no paths ("" when it can): it gets the corpus as
+// files (which such a collection cannot be written as) or maps no
+// result.doc_id. A system that reads no corpus (corpus.none: a hosted
+// service answering by text or blob) runs anywhere.
 func noDocIDs(cfg *Config) string {
 	switch {
+	case cfg.Corpus.None:
+		return ""
 	case cfg.Result.DocID == "":
-		return "external system " + cfg.Name() + " returns locations, not document ids (its config maps no result.doc_id; see docs/external-systems.md)"
-	case !cfg.Corpus.JSONL && !cfg.Corpus.None:
+		return "external system " + cfg.Name() + " returns locations, not document ids (its config maps no result.doc_id and sets no corpus.jsonl; see docs/external-systems.md)"
+	case !cfg.Corpus.JSONL:
 		return "external system " + cfg.Name() + " gets the corpus as files, which a collection without paths cannot be (its config sets no corpus.jsonl)"
 	}
 	return ""
