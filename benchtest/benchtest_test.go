@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -202,5 +203,15 @@ func TestMadeSystemsChildPeak(t *testing.T) {
 	require.NoError(t, err)
 	if got := m2.childPeak(); got != 0 {
 		t.Errorf("childPeak of a system without PeakRSS = %d, want 0", got)
+	}
+}
+
+// TestPathless: a collection judged by doc id (a doc without a path) is
+// what a system with Spec.NoDocIDs skips by design.
+func TestPathless(t *testing.T) {
+	code := &harness.Prepared{Corpora: map[string]*corpus.Corpus{"r": {Docs: []corpus.Doc{{ID: "a.py#f", Path: "a.py"}}}}}
+	docs := &harness.Prepared{Corpora: map[string]*corpus.Corpus{"c": {Docs: []corpus.Doc{{ID: "d1", Title: "t"}}}}}
+	if pathless(code) || !pathless(docs) {
+		t.Errorf("pathless(code) = %v, pathless(docs) = %v; want false, true", pathless(code), pathless(docs))
 	}
 }

@@ -151,6 +151,9 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	if why := overBudget(spec, fl, docsOf(p), again); why != "" {
 		skipByDesign(t, s, p, spec, why)
 	}
+	if spec.NoDocIDs != "" && pathless(p) {
+		skipByDesign(t, s, p, spec, fmt.Sprintf("%s judges documents by id (its docs have no paths) and %s", d.Name, spec.NoDocIDs))
+	}
 	// Peak RSS over the cell's index and search (the process high-water
 	// mark where the kernel refuses a reset), for the results' cell file;
 	// for a system that runs its own processes (an external peer), theirs.
@@ -271,6 +274,19 @@ func docsOf(p *harness.Prepared) int {
 		n += len(c.Docs)
 	}
 	return n
+}
+
+// pathless reports whether a corpus of p has a doc without a path: a
+// collection judged by doc id.
+func pathless(p *harness.Prepared) bool {
+	for _, c := range p.Corpora {
+		for _, d := range c.Docs {
+			if d.Path == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // skipByDesign skips a cell that does not run at this size (why says why

@@ -265,7 +265,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		tr := &res.Tasks[ti]
 		tr.ID, tr.Meta, tr.Query = t.ID, t.Meta, t.Query
 		tr.Values = make([]float64, len(res.Measures))
-		q := systems.Query{Text: t.Query, Library: t.Meta.Library, Repo: t.Meta.Repo}
+		q := systems.Query{Text: t.Query, Library: t.Meta.Library, Repo: t.Meta.Repo, Task: t.ID}
 		hits, lat, serr := search(ctx, sys, q, cfg)
 		tr.Latency = lat
 		if !errors.Is(serr, errTimeout) {

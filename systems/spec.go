@@ -46,6 +46,12 @@ type Spec struct {
 	// "coderag/ds1000-composite"); empty means every dataset. A system built
 	// for repositories has no cell on a collection of abstracts.
 	Only []string
+	// NoDocIDs, when set, says why the system cannot name documents by id
+	// (an external system whose config maps no result.doc_id returns
+	// locations only): a cell on a collection judged by doc id (docs
+	// without paths: TREC, BEIR, CoSQA) skips by design with this reason
+	// instead of failing.
+	NoDocIDs string
 	// Requires reports what the config needs under cacheDir and does not
 	// have (nil: nothing missing). Nil means it needs nothing beyond the build.
 	Requires func(cacheDir string) *Requirement

@@ -51,6 +51,9 @@ type Query struct {
 	Text    string
 	Library string // the task's library, "" if none (datasets.Meta.Library)
 	Repo    string // the task's repository, "" if none (datasets.Meta.Repo)
+	// Task is the task's id, for error messages that name it ("" outside
+	// the harness).
+	Task string
 }
 
 // QuerySearcher is implemented by systems that use the task facts of Query;

@@ -12,7 +12,7 @@ func BenchmarkSearch(b *testing.B) {
 	for _, tc := range []struct{ name, cfg string }{
 		{"transport=command", commandConfig("")},
 		{"transport=mcp", mcpConfig("search", FromStructured, "")},
-		{"transport=http", `{"system": "fakepeer", "config": "http", "transport": "http",
+		{"transport=http", `{"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "http", "transport": "http",
 	"http": {"command": ["${FAKEPEER}", "http", "-addr", "127.0.0.1:{port}", "{corpus}"],
 	         "url": "http://127.0.0.1:{port}/search", "body": {"q": "{query}", "k": "{k}"}},
 	` + fmt.Sprintf(mapAll, FromJSON) + `}`},

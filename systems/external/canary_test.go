@@ -41,7 +41,7 @@ const (
 // canaryConfigs are fakepeer over each transport with the key as API_KEY
 // and a version command that prints the key.
 func canaryConfigs() map[string]string {
-	common := `"system": "fakepeer",
+	common := `"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE", "FAKEPEER_TEST_KEY"],
 	"version_command": ["${FAKEPEER}", "version", "-echo", "FAKEPEER_TEST_KEY"],
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY}"},
 	"secrets": ["API_KEY"],`

@@ -16,7 +16,7 @@ import (
 
 func commandConfig(extra string) string {
 	return `{
-	"system": "fakepeer", "config": "cmd",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "cmd",
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
 	"secrets": ["API_KEY"],
 	"files": {"notes/hello.txt": "zanzibar at {corpus}\n"},
@@ -159,7 +159,7 @@ func TestIndexFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name, index, want string
 	}{
-		{"timeout", `["${FAKEPEER}", "sleep"], "timeout": "1s"`, "index: " /* then the program */},
+		{"timeout", `["${FAKEPEER}", "sleep"], "timeout": "1s"`, "index: timed out after 1s (index.timeout)"},
 		{"failure", `["${FAKEPEER}", "index", "{corpus}"]`, "usage: fakepeer index DIR OUT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

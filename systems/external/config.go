@@ -36,6 +36,12 @@ const (
 	TransportHTTP    = "http"
 )
 
+// MCP transports over HTTP (mcp.http_transport).
+const (
+	MCPStreamable = "streamable" // Streamable HTTP (MCP 2025-03-26 and later)
+	MCPSSE        = "sse"        // HTTP+SSE (MCP 2024-11-05)
+)
+
 // Result sources.
 const (
 	FromStructured = "structured" // MCP structuredContent
@@ -45,7 +51,7 @@ const (
 )
 
 // itemGroups are the named groups result.item_regex may have.
-var itemGroups = []string{"path", "start_line", "end_line", "symbol", "score"}
+var itemGroups = []string{"path", "start_line", "end_line", "symbol", "score", "doc_id"}
 
 // Defaults of the optional limits.
 const (
@@ -69,7 +75,10 @@ type Config struct {
 	VersionCommand   []string          `json:"version_command,omitempty"`
 	Requires         []Requirement     `json:"requires,omitempty"`
 
-	Env     map[string]string `json:"env,omitempty"`
+	Env map[string]string `json:"env,omitempty"`
+	// EnvPass names the variables of the benchmark's environment a child
+	// inherits besides DefaultEnvPass ("*": all of them).
+	EnvPass []string          `json:"env_pass,omitempty"`
 	Secrets []string          `json:"secrets,omitempty"`
 	Corpus  CorpusSpec        `json:"corpus"`
 	Files   map[string]string `json:"files,omitempty"`
@@ -85,6 +94,12 @@ type Config struct {
 	StartTimeout   string `json:"start_timeout,omitempty"` // server start and handshake; default 2m
 	MaxOutputBytes int    `json:"max_output_bytes,omitempty"`
 	WholeFiles     *bool  `json:"whole_files,omitempty"` // accepted for clarity; must be true
+	// Retry retries requests to an HTTP service or an MCP server over HTTP
+	// (nil: no retries); MaxConcurrency bounds the queries of this config
+	// in flight at once in this process (0: no bound). Not hashed: they
+	// decide whether a call fails, not what it returns.
+	Retry          *RetrySpec `json:"retry,omitempty"`
+	MaxConcurrency int        `json:"max_concurrency,omitempty"`
 
 	// How the benchmark gates it (see systems.Spec): how far below golden a
 	// measure may fall and why (0: the tool ranks identically on every
@@ -123,6 +138,10 @@ type CorpusSpec struct {
 	// service answers from its own index), so nothing is handed over and
 	// {corpus} is empty; document collections without paths are fine then.
 	None bool `json:"none,omitempty"`
+	// JSONL: the corpus is handed over as one file, {corpus}/docs.jsonl, a
+	// line {"_id", "title", "text", "path"} per doc (BEIR's corpus.jsonl
+	// shape): for document collections, whose docs have ids but no paths.
+	JSONL bool `json:"jsonl,omitempty"`
 }
 
 // IndexSpec is a command run once per corpus before the server starts or
@@ -132,10 +151,22 @@ type IndexSpec struct {
 	Timeout string   `json:"timeout,omitempty"` // default 30m
 }
 
-// MCPSpec is a server over stdio and the tool calls of one query.
+// MCPSpec is a server — over stdio, or over HTTP at URL — and the tool
+// calls of one query.
 type MCPSpec struct {
-	Command []string  `json:"command"`
+	// Command is the stdio server, or with URL a local HTTP server started
+	// with a free port as {port} (none: a hosted server).
+	Command []string  `json:"command,omitempty"`
 	Calls   []MCPCall `json:"calls"`
+	// URL is the endpoint of an MCP server over HTTP; HTTPTransport says
+	// which transport it speaks: "streamable" (Streamable HTTP, the
+	// default) or "sse" (the older HTTP+SSE, 2024-11-05). Headers are sent
+	// with every request (templates: ${KEY} for a secret).
+	URL           string            `json:"url,omitempty"`
+	HTTPTransport string            `json:"http_transport,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	// ReadyURL, with Command and URL: polled until it answers 2xx.
+	ReadyURL string `json:"ready_url,omitempty"`
 	// ProtocolVersion is offered in the handshake; "" lets the SDK offer
 	// its latest and fall back (servers that predate it log a rejected
 	// server/discover request on stderr first).
@@ -164,6 +195,9 @@ type HTTPSpec struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    any               `json:"body,omitempty"`
+	// ReadyURL, with Command, is polled with GET until it answers 2xx
+	// before the first query (default: until {port} accepts connections).
+	ReadyURL string `json:"ready_url,omitempty"`
 }
 
 // ResultSpec maps a result to hits. Path, StartLine, EndLine, Symbol,
@@ -181,6 +215,22 @@ type ResultSpec struct {
 	Library     string `json:"library,omitempty"`
 	StripPrefix string `json:"strip_prefix,omitempty"`
 	ItemRegex   string `json:"item_regex,omitempty"` // from "text": where each item starts; named groups are fields
+	// DocID is the dotted path of a hit's document id (corpus.Doc.ID, as
+	// handed over in docs.jsonl): a system that sets it can be judged on
+	// collections judged by doc id.
+	DocID string `json:"doc_id,omitempty"`
+	// LineBase is the number the tool gives a file's first line: 1 (nil,
+	// the default) or 0. Lines are made 1-based with it; a line below the
+	// base is an error, never dropped.
+	LineBase *int `json:"line_base,omitempty"`
+}
+
+// lineBase is result.line_base, default 1.
+func (r ResultSpec) lineBase() int {
+	if r.LineBase != nil {
+		return *r.LineBase
+	}
+	return 1
 }
 
 // configError is one problem of a config file: a *fileline.Error printing
@@ -288,7 +338,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, configError(c.file, c.pos.line(field), field, fmt.Sprintf(format, args...)))
 	}
 	tmpl := func(field, s string, p phase, captured map[string]bool) {
-		if err := checkTemplate(s, p, c.HTTP != nil && len(c.HTTP.Command) > 0, captured); err != nil {
+		if err := checkTemplate(s, p, c.hasPort(), captured); err != nil {
 			bad(field, "%v", err)
 		}
 	}
@@ -341,6 +391,11 @@ func (c *Config) Validate() error {
 		}
 		tmpl("env."+k, c.Env[k], phaseCorpus, nil)
 	}
+	for i, name := range c.EnvPass {
+		if name != "*" && !isEnvName(name) {
+			bad("env_pass."+strconv.Itoa(i), "%q is not an environment variable name (or \"*\" for all)", name)
+		}
+	}
 	for i, s := range c.Secrets {
 		if !isEnvName(s) {
 			bad("secrets."+strconv.Itoa(i), "%q is not an environment variable name", s)
@@ -349,6 +404,9 @@ func (c *Config) Validate() error {
 	for _, k := range slices.Sorted(maps.Keys(c.Files)) {
 		tmpl("files."+k, k, phaseCorpus, nil)
 		tmpl("files."+k, c.Files[k], phaseCorpus, nil)
+	}
+	if c.Corpus.JSONL && (c.Corpus.Git || c.Corpus.None) {
+		bad("corpus.jsonl", "not with corpus.git or corpus.none (one handover)")
 	}
 	if c.Index != nil {
 		argv("index.command", c.Index.Command, phaseCorpus, true)
@@ -372,7 +430,24 @@ func (c *Config) Validate() error {
 	}
 	captured := map[string]bool{}
 	if c.MCP != nil {
-		argv("mcp.command", c.MCP.Command, phaseCorpus, true)
+		m := c.MCP
+		argv("mcp.command", m.Command, phaseCorpus, m.URL == "")
+		tmpl("mcp.url", m.URL, phaseCorpus, nil)
+		tmpl("mcp.ready_url", m.ReadyURL, phaseCorpus, nil)
+		for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
+			tmpl("mcp.headers."+k, m.Headers[k], phaseCorpus, nil)
+		}
+		switch {
+		case m.URL == "" && (m.HTTPTransport != "" || len(m.Headers) > 0 || m.ReadyURL != ""):
+			bad("mcp.url", "missing: http_transport, headers and ready_url are for an MCP server over HTTP")
+		case m.ReadyURL != "" && len(m.Command) == 0:
+			bad("mcp.ready_url", "only with mcp.command (a local server to wait for)")
+		}
+		switch m.HTTPTransport {
+		case "", MCPStreamable, MCPSSE:
+		default:
+			bad("mcp.http_transport", "%q: want %q (the default) or %q", m.HTTPTransport, MCPStreamable, MCPSSE)
+		}
 		if v := c.MCP.ProtocolVersion; v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v) {
 			bad("mcp.protocol_version", "%q: want one of %s", v, strings.Join(mcp.SupportedProtocolVersions(), ", "))
 		}
@@ -415,6 +490,10 @@ func (c *Config) Validate() error {
 			bad("http.url", "missing")
 		}
 		tmpl("http.url", h.URL, phaseQuery, nil)
+		tmpl("http.ready_url", h.ReadyURL, phaseCorpus, nil)
+		if h.ReadyURL != "" && len(h.Command) == 0 {
+			bad("http.ready_url", "only with http.command (a local server to wait for)")
+		}
 		for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
 			tmpl("http.headers."+k, h.Headers[k], phaseQuery, nil)
 		}
@@ -432,7 +511,7 @@ func (c *Config) Validate() error {
 	default:
 		bad("result.from", "%q: want %q, %q, %q or %q", r.From, FromStructured, FromJSON, FromText, FromBlob)
 	}
-	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}}
+	fields := []struct{ name, v string }{{"items", r.Items}, {"path", r.Path}, {"start_line", r.StartLine}, {"end_line", r.EndLine}, {"symbol", r.Symbol}, {"score", r.Score}, {"text", r.Text}, {"doc_id", r.DocID}}
 	switch {
 	case r.From == FromBlob || r.From == FromText:
 		why := "the whole text is one hit"
@@ -447,8 +526,8 @@ func (c *Config) Validate() error {
 		if r.From == FromBlob && r.StripPrefix != "" {
 			bad("result.strip_prefix", "not used with from %q (%s)", r.From, why)
 		}
-	case r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "":
-		bad("result", "maps nothing: set at least one of path, symbol, text")
+	case r.From != "" && r.Path == "" && r.Symbol == "" && r.Text == "" && r.DocID == "":
+		bad("result", "maps nothing: set at least one of path, symbol, text, doc_id")
 	}
 	if r.From == FromText {
 		if err := checkItemRegex(r.ItemRegex); err != nil {
@@ -457,12 +536,27 @@ func (c *Config) Validate() error {
 	} else if r.ItemRegex != "" {
 		bad("result.item_regex", "only used with from %q", FromText)
 	}
+	if b := r.LineBase; b != nil && *b != 0 && *b != 1 {
+		bad("result.line_base", "%d: want 1 (the first line is line 1, the default) or 0", *b)
+	}
+	if r.LineBase != nil && r.From == FromBlob {
+		bad("result.line_base", "not used with from %q (the whole text is one hit)", r.From)
+	}
 	tmpl("result.library", r.Library, phaseQuery, captured)
 	tmpl("result.strip_prefix", r.StripPrefix, phaseCorpus, nil)
 	duration(bad, "timeout", c.Timeout)
 	duration(bad, "start_timeout", c.StartTimeout)
 	if c.MaxOutputBytes < 0 {
 		bad("max_output_bytes", "%d: want > 0 (or absent for %d)", c.MaxOutputBytes, DefaultMaxOutputBytes)
+	}
+	if c.Retry != nil {
+		if c.Transport != TransportHTTP && (c.MCP == nil || c.MCP.URL == "") {
+			bad("retry", "only for transport %q or an MCP server over HTTP (mcp.url)", TransportHTTP)
+		}
+		c.Retry.validate(bad)
+	}
+	if c.MaxConcurrency < 0 {
+		bad("max_concurrency", "%d: want > 0 (or absent for no bound)", c.MaxConcurrency)
 	}
 	if c.WholeFiles != nil && !*c.WholeFiles {
 		bad("whole_files", "false is not supported: an external system indexes the corpus's files")
@@ -498,6 +592,12 @@ func (c *Config) maxOutput() int {
 	return DefaultMaxOutputBytes
 }
 
+// hasPort reports whether the config starts a local server on a free port
+// ({port}): http.command, or mcp.command with mcp.url.
+func (c *Config) hasPort() bool {
+	return c.HTTP != nil && len(c.HTTP.Command) > 0 || c.MCP != nil && c.MCP.URL != "" && len(c.MCP.Command) > 0
+}
+
 // Name is "system/config", as in subtest names.
 func (c *Config) Name() string { return c.System + "/" + c.Config }
 
@@ -520,6 +620,7 @@ func (c *Config) hashText() string {
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
 	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only = 0, "", false, nil
 	h.MaxDocs, h.MaxDocsReason = 0, ""
+	h.Retry, h.MaxConcurrency = nil, 0
 	if h.Index != nil {
 		ix := *h.Index
 		ix.Timeout = ""
@@ -559,8 +660,11 @@ func (c *Config) Versions(ctx context.Context) (map[string]string, error) {
 	red := newRedactor(c.secretValues(os.LookupEnv))
 	ctx, cancel := context.WithTimeout(ctx, c.startTimeout())
 	defer cancel()
-	res, _, err := run(ctx, argv, os.Environ(), "", 1<<16, red, nil)
+	res, _, err := run(ctx, argv, c.baseEnv(), "", 1<<16, red, nil)
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: version_command: timed out after %s (start_timeout): %w", c.Name(), c.startTimeout(), err)
+		}
 		return nil, fmt.Errorf("%s: version_command: %w", c.Name(), err)
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(res)), "\n")

@@ -86,6 +86,26 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`:12: max_docs: -1: want a positive number`}, "a negative budget is a mistake, not no budget"},
 		{"max_docs without reason", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_docs": 500`, 1),
 			[]string{`max_docs_reason: missing`}, "every skip the budget makes must say why"},
+		{"line_base 2", strings.Replace(validConfig, `"score": "score"}`, `"score": "score", "line_base": 2}`, 1),
+			[]string{`:11: result.line_base: 2: want 1`}, "lines count from 0 or 1"},
+		{"mcp without command or url", mcpValid(`"calls": [{"tool": "t"}]`),
+			[]string{`mcp.command: missing`}, "an MCP server is a command (stdio) or a URL (HTTP)"},
+		{"mcp headers without url", mcpValid(`"command": ["s"], "headers": {"A": "b"}, "calls": [{"tool": "t"}]`),
+			[]string{`mcp.url: missing: http_transport, headers and ready_url are for an MCP server over HTTP`}, "headers would be ignored over stdio"},
+		{"mcp bad http_transport", mcpValid(`"url": "http://h/mcp", "http_transport": "websocket", "calls": [{"tool": "t"}]`),
+			[]string{`mcp.http_transport: "websocket": want "streamable"`}, "the SDK has two HTTP clients"},
+		{"mcp ready_url without command", mcpValid(`"url": "http://h/mcp", "ready_url": "http://h/ready", "calls": [{"tool": "t"}]`),
+			[]string{`mcp.ready_url: only with mcp.command`}, "nothing to wait for on a hosted server"},
+		{"port without local server", mcpValid(`"url": "http://127.0.0.1:{port}/mcp", "calls": [{"tool": "t"}]`),
+			[]string{`mcp.url: placeholder {port} is not available here`}, "{port} is the port of a server the system starts"},
+		{"query in mcp headers", mcpValid(`"url": "http://h/mcp", "headers": {"X": "{query}"}, "calls": [{"tool": "t"}]`),
+			[]string{`mcp.headers.X: placeholder {query} is not available here`}, "headers are sent from the handshake on"},
+		{"retry on command", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "retry": {"attempts": 3}`, 1),
+			[]string{`:12: retry: only for transport "http"`}, "a command is not an HTTP request"},
+		{"retry attempts 0", `{"system": "d", "config": "c", "transport": "http", "http": {"url": "http://h/s"}, "result": {"from": "blob"}, "retry": {"attempts": 0, "max_delay": "soon"}}`,
+			[]string{`retry.attempts: 0: want 1`, `retry.max_delay: "soon"`}, "attempts count the first try; durations are Go durations"},
+		{"max_concurrency negative", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_concurrency": -1`, 1),
+			[]string{`:12: max_concurrency: -1`}, "a bound is positive"},
 		{"whole_files false", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "whole_files": false`, 1),
 			[]string{`:12: whole_files: false is not supported`}, "external systems always index files"},
 	} {
@@ -186,6 +206,11 @@ func TestHashFields(t *testing.T) {
 		{"max_docs", `"transport"`, `"max_docs": 100, "max_docs_reason": "slow", "transport"`, false, "which cells run, not what a cell returns"},
 		{"requires", `"transport"`, `"requires": [{"program": "demo"}], "transport"`, false, "where to find it, not what it does"},
 		{"secret env value", `${DEMO_KEY:-x}`, `literal-secret-value`, false, "a secret's value never enters the hash"},
+		{"env_pass", `"transport"`, `"env_pass": ["JAVA_HOME"], "transport"`, true, "what a child inherits changes what it does"},
+		{"jsonl", `"transport"`, `"corpus": {"jsonl": true}, "transport"`, true, "another handover"},
+		{"line_base", `"score": "score"}`, `"score": "score", "line_base": 0}`, true, "the same numbers name other lines"},
+		{"doc_id", `"score": "score"}`, `"score": "score", "doc_id": "id"}`, true, "hits by id are judged otherwise"},
+		{"max_concurrency", `"timeout": "30s"`, `"timeout": "30s", "max_concurrency": 2`, false, "a rate limit, not a result"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(validConfig, tc.old, tc.new, 1)
@@ -229,6 +254,9 @@ func TestHashFieldsMCPAndHTTP(t *testing.T) {
 		{"url", httpText, `/s"`, `/t"`},
 		{"headers", httpText, `"X-Key"`, `"X-Api-Key"`},
 		{"body", httpText, `{"q": "{query}"}`, `{"q": "{query}", "n": 1}`},
+		{"mcp.url", mcpText, `"command": ["srv", "{corpus}"]`, `"command": ["srv", "{corpus}", "{port}"], "url": "http://127.0.0.1:{port}/mcp"`},
+		{"mcp.http_transport", strings.Replace(mcpText, `"calls"`, `"url": "http://h/mcp", "calls"`, 1), `"url": "http://h/mcp"`, `"url": "http://h/mcp", "http_transport": "sse"`},
+		{"mcp.headers", strings.Replace(mcpText, `"calls"`, `"url": "http://h/mcp", "calls"`, 1), `"url": "http://h/mcp"`, `"url": "http://h/mcp", "headers": {"A": "${K}"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := Parse("a.json", []byte(tc.base))
@@ -241,6 +269,15 @@ func TestHashFieldsMCPAndHTTP(t *testing.T) {
 				t.Errorf("changing %s leaves the hash unchanged", tc.name)
 			}
 		})
+	}
+	// Retries and the concurrency bound decide whether a call fails, not
+	// what it returns.
+	a, err := Parse("a.json", []byte(httpText))
+	require.NoError(t, err)
+	b, err := Parse("b.json", []byte(strings.Replace(httpText, `"result"`, `"retry": {"attempts": 4, "initial": "1s"}, "max_concurrency": 3, "result"`, 1)))
+	require.NoError(t, err)
+	if a.Hash() != b.Hash() {
+		t.Errorf("retry and max_concurrency change the hash")
 	}
 }
 
@@ -307,4 +344,9 @@ func TestLoadDir(t *testing.T) {
 			t.Errorf("LoadDir err = %v, want %q", err, want)
 		}
 	}
+}
+
+// mcpValid is a valid MCP config with the given mcp section's fields.
+func mcpValid(fields string) string {
+	return `{"system": "demo", "config": "mcp", "transport": "mcp", "mcp": {` + fields + `}, "result": {"from": "blob"}}`
 }

@@ -2,6 +2,7 @@ package external
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -87,7 +88,7 @@ func checkPaths(c *corpus.Corpus, git bool) error {
 		why := ""
 		switch {
 		case p == "":
-			why = "no path (external systems index files; document collections are not supported)"
+			why = "no path (a document collection is handed over with corpus.jsonl, and judged by id with result.doc_id)"
 		case strings.ContainsRune(p, 0):
 			why = "path holds a NUL byte"
 		case strings.HasPrefix(p, "/"):
@@ -166,4 +167,59 @@ func relPath(dirs []string, p string) (rel string, ok bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// corpusJSONL returns the directory holding c as docs.jsonl, one line
+// {"_id", "title", "text", "path"} per doc in corpus order, writing it when
+// absent:
+//
+//	<cache>/external/corpora/<corpus hash>-jsonl/docs.jsonl
+//
+// Like corpusDir it is written into a temporary sibling and renamed.
+func corpusJSONL(cache string, c *corpus.Corpus, hash string) (string, error) {
+	seen := make(map[string]bool, len(c.Docs))
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, d := range c.Docs {
+		if d.ID == "" || seen[d.ID] {
+			return "", fmt.Errorf("corpus %s: doc id %q is empty or given twice", c.ID, d.ID)
+		}
+		seen[d.ID] = true
+		line := struct {
+			ID    string `json:"_id"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+			Path  string `json:"path,omitempty"`
+		}{d.ID, d.Title, d.Text, d.Path}
+		if err := enc.Encode(line); err != nil {
+			return "", err
+		}
+	}
+	parent := filepath.Join(cache, "external", "corpora")
+	final := filepath.Join(parent, hash+"-jsonl")
+	if st, err := os.Stat(final); err == nil && st.IsDir() {
+		return final, nil
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(parent, ".tmp-"+hash+"-jsonl-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	if err := os.WriteFile(filepath.Join(tmp, "docs.jsonl"), []byte(b.String()), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if st, serr := os.Stat(final); serr == nil && st.IsDir() {
+			return final, nil
+		}
+		return "", err
+	}
+	return final, nil
 }

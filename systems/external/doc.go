@@ -15,7 +15,9 @@
 // systems.FileIndexer) into a content-addressed tree
 // <cache>/external/corpora/<corpus hash>[-git]/, written beside and renamed
 // into place, shared by every run; with "corpus": {"git": true} it is a git
-// repository with one commit whose hash depends only on the files. Each
+// repository with one commit whose hash depends only on the files; with
+// "corpus": {"jsonl": true} it is one docs.jsonl (a document collection,
+// whose hits name doc ids through result.doc_id). Each
 // config and corpus also get a work directory
 // <cache>/external/work/<system>/<config>-<config hash[:12]>/<corpus hash[:16]>/
 // for the tool's index and config files; a completed index command leaves a
@@ -29,11 +31,15 @@
 // # Transports
 //
 // "mcp" starts mcp.command over stdio with the official Go SDK
-// (github.com/modelcontextprotocol/go-sdk) and runs mcp.calls per query in
+// (github.com/modelcontextprotocol/go-sdk), or connects to mcp.url over
+// Streamable HTTP or HTTP+SSE (mcphttp.go: a hosted server, or one
+// mcp.command starts on a free {port}), and runs mcp.calls per query in
 // order; a call may capture values ("capture") for later calls and for
 // result.library. "command" runs command.search per query and reads its
 // stdout. "http" sends one request per query, optionally to a server that
-// http.command starts on a free {port}.
+// http.command starts on a free {port}. HTTP requests are retried as
+// "retry" says (retry.go); "max_concurrency" bounds the queries of a config
+// in flight. A child sees only an allowlist of the environment (env.go).
 //
 // # Results
 //
@@ -58,6 +64,7 @@
 // that failed a call is stopped and restarted for the next query (at most
 // maxRestarts times). Every child runs in its own process group, which is
 // killed as a whole when its context ends, after a command exits, and on
-// Close. The values of the variables named in "secrets" are replaced by
+// Close — and when the program running the benchmark dies, however it dies
+// (reaper.go). The values of the variables named in "secrets" are replaced by
 // "***" in every error, stderr tail, log line and hit text.
 package external

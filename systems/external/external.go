@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,10 +54,11 @@ type System struct {
 	t   transport
 	m   *mapping
 
-	outside  int      // hits whose path was outside the corpus, in all
-	warnings []string // noticed since the last Warnings call
-	index    systems.IndexReport
-	peak     peakRSS // of the child processes, for PeakRSS
+	outside   int      // hits whose path was outside the corpus, in all
+	retryLine string   // the retries' warning last returned
+	warnings  []string // noticed since the last Warnings call
+	index     systems.IndexReport
+	peak      peakRSS // of the child processes, for PeakRSS
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -70,6 +72,20 @@ type runtime struct {
 	life context.Context
 	logf func(format string, args ...any)
 	peak *peakRSS
+
+	retries retryStats // of the HTTP requests, for Warnings
+}
+
+// roundTripper is what every HTTP request of the system goes through: a
+// fresh transport (its own connections), retried as the config's retry
+// says.
+func (rt *runtime) roundTripper() http.RoundTripper {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	if rt.cfg.Retry == nil {
+		return base
+	}
+	seed, _ := strconv.ParseUint(rt.cfg.Hash()[:16], 16, 64)
+	return newRetrier(base, *rt.cfg.Retry, seed, &rt.retries, rt.logf)
 }
 
 // transport runs the calls of one query.
@@ -122,7 +138,12 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	dir := ""
 	if !cfg.Corpus.None {
 		var err error
-		if dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git); err != nil {
+		if cfg.Corpus.JSONL {
+			dir, err = corpusJSONL(cache, c, chash)
+		} else {
+			dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", cfg.Name(), err)
 		}
 	}
@@ -151,7 +172,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	if cfg.HTTP != nil && len(cfg.HTTP.Command) > 0 {
+	if cfg.hasPort() {
 		port, err := freePort()
 		if err != nil {
 			return fmt.Errorf("%s: choosing a port: %w", cfg.Name(), err)
@@ -159,7 +180,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		base[phPort] = strconv.Itoa(port)
 	}
 	v := vars{ph: base, getenv: os.LookupEnv}
-	env := os.Environ()
+	env := cfg.baseEnv()
 	set := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		x, err := v.expand(cfg.Env[k])
@@ -277,6 +298,9 @@ func runIndex(ctx context.Context, rt *runtime, want indexMarker) (systems.Index
 	_, _, err = run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
 	stop()
 	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return systems.IndexReport{}, fmt.Errorf("%s: index: timed out after %s (index.timeout): %w", rt.name, rt.cfg.indexTimeout(), err)
+		}
 		return systems.IndexReport{}, fmt.Errorf("%s: index: %w", rt.name, err)
 	}
 	built := time.Since(start)
@@ -395,13 +419,18 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	}
 	rt := s.rt
 	v := rt.base.with(phQuery, q.Text, phK, strconv.Itoa(k), phLibrary, q.Library, phRepo, q.Repo)
+	release, err := acquire(ctx, s.cfg.Name(), s.cfg.MaxConcurrency)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rt.name, err)
+	}
 	p, v, err := s.t.call(ctx, v)
+	release()
 	if err != nil {
 		return nil, rt.red.Error(fmt.Errorf("%s: %w", rt.name, err))
 	}
 	hits, outside, err := s.m.hits(p, k)
 	if err != nil {
-		err = fmt.Errorf("%s: mapping the result: %w", rt.name, err)
+		err = fmt.Errorf("%s: %s: mapping the result: %w", rt.name, taskName(q), err)
 		if p.stderr != "" {
 			err = fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, stderrTail, p.stderr)
 		}
@@ -452,11 +481,34 @@ func repeats(hits []systems.Hit) int {
 	return n
 }
 
+// taskName names q's task in an error: its id, else its query.
+func taskName(q systems.Query) string {
+	if q.Task != "" {
+		return "task " + q.Task
+	}
+	return fmt.Sprintf("query %q", snippetN(q.Text, 80))
+}
+
+// retryWarnings is the retries' line of Warnings when the counts moved
+// since it was last returned (the counts are the System's totals so far).
+func (s *System) retryWarnings() []string {
+	if s.rt == nil || s.cfg.Retry == nil {
+		return nil
+	}
+	w := s.rt.retries.warning(s.cfg.Name(), s.cfg.Retry.Attempts)
+	if w == "" || w == s.retryLine {
+		return nil
+	}
+	s.retryLine = w
+	return []string{w}
+}
+
 // Warnings returns what went wrong without failing a query since the last
 // call (systems.Warner), as data for the caller's report: hits outside the
-// corpus and hits repeated within one answer, one sentence per answer.
+// corpus and hits repeated within one answer, one sentence per answer, and
+// the retries made so far when they changed.
 func (s *System) Warnings() []string {
-	w := s.warnings
+	w := append(s.warnings, s.retryWarnings()...)
 	s.warnings = nil
 	return w
 }

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
-	"time"
 )
 
 // httpTransport sends one request per query, to a hosted service or to a
@@ -25,44 +23,31 @@ type httpTransport struct {
 }
 
 func (t *httpTransport) start(ctx context.Context) error {
-	t.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	t.client = &http.Client{Transport: t.rt.roundTripper()}
 	if len(t.rt.cfg.HTTP.Command) == 0 {
 		return nil
 	}
 	return t.startServer(ctx)
 }
 
-// startServer starts http.command and waits until it accepts connections
-// on {port}, failing early if it exits first.
+// startServer starts http.command and waits until it is ready (see
+// startListening).
 func (t *httpTransport) startServer(ctx context.Context) error {
 	rt := t.rt
 	argv, err := rt.base.expandAll(rt.cfg.HTTP.Command)
 	if err != nil {
 		return fmt.Errorf("http.command: %w", err)
 	}
-	srv, err := startServer(rt.life, argv, rt.env, rt.work, false, rt.red, rt.peak)
+	ready, err := rt.base.expand(rt.cfg.HTTP.ReadyURL)
+	if err != nil {
+		return fmt.Errorf("http.ready_url: %w", err)
+	}
+	srv, err := startListening(ctx, rt, "http.command", argv, ready)
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort("127.0.0.1", rt.base.ph[phPort])
-	for {
-		if done, werr := srv.exited(); done {
-			srv.stop()
-			return withTail(fmt.Errorf("%s exited before listening on %s: %v", argv[0], addr, werr), srv.tail)
-		}
-		c, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			c.Close()
-			t.srv = srv
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			srv.stop()
-			return withTail(fmt.Errorf("%s did not listen on %s within start_timeout: %w", argv[0], addr, ctx.Err()), srv.tail)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	t.srv = srv
+	return nil
 }
 
 func (t *httpTransport) close() {
@@ -98,12 +83,18 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 	d := rt.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	var mark int64 // stderr of this query only
+	if t.srv != nil {
+		mark = t.srv.tail.mark()
+	}
 	body, status, err := t.do(req.WithContext(cctx))
 	if err != nil {
 		err = callTimeout(ctx, cctx, req.Method+" "+req.URL.Redacted(), d, err)
 		if t.srv != nil {
-			err = withTail(fmt.Errorf("%w (%s)", err, t.srv.status()), t.srv.tail)
-			if t.srv.gone() || errors.Is(err, context.DeadlineExceeded) {
+			kill := errors.Is(err, context.DeadlineExceeded)
+			st := t.srv.status(kill) // waits a moment for a dying server
+			err = withTailSince(fmt.Errorf("%w (%s)", err, st), t.srv.tail, mark)
+			if kill || t.srv.gone() {
 				t.srv.stop() // a server that hangs or died is replaced for the next query
 				t.srv, t.lastErr = nil, err
 			}
@@ -112,12 +103,12 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 	}
 	p := payload{text: string(body)}
 	if t.srv != nil {
-		p.stderr = t.srv.tail.String()
+		p.stderr = t.srv.tail.since(mark)
 	}
 	if status/100 != 2 {
 		err := fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Redacted(), status, snippetN(p.text, 1<<10))
 		if t.srv != nil {
-			err = withTail(err, t.srv.tail)
+			err = withTailSince(err, t.srv.tail, mark)
 		}
 		return payload{}, v, err
 	}
@@ -128,7 +119,7 @@ func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error)
 // request builds the query's request from the templates.
 func (t *httpTransport) request(ctx context.Context, v vars) (*http.Request, error) {
 	h := t.rt.cfg.HTTP
-	url, err := v.expand(h.URL)
+	url, err := v.expandURL(h.URL)
 	if err != nil {
 		return nil, fmt.Errorf("http.url: %w", err)
 	}

@@ -117,7 +117,7 @@ func TestHTTPLocalServer(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pids")
 	t.Setenv("FAKEPEER_PIDFILE", pidfile)
 	s, _ := setup(t, `{
-	"system": "fakepeer", "config": "http", "transport": "http",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "http", "transport": "http",
 	"http": {"command": ["${FAKEPEER}", "http", "-addr", "127.0.0.1:{port}", "{corpus}"],
 	         "url": "http://127.0.0.1:{port}/search", "body": {"q": "{query}", "k": "{k}"}},
 	`+fmt.Sprintf(mapAll, FromJSON)+`
@@ -135,7 +135,7 @@ func TestHTTPLocalServer(t *testing.T) {
 // $FAKEPEER_TEST_KEY as its secret API_KEY.
 func localConfig(extra string) string {
 	return `{
-	"system": "fakepeer", "config": "http",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "http",
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
 	"secrets": ["API_KEY"],
 	"transport": "http",
@@ -166,11 +166,13 @@ func TestHTTPLocalFaults(t *testing.T) {
 		return peer{s, pidfile}
 	}
 	short, long := start("2s"), start("2m")
-	// The tail holds the server's start-up line from the first query on;
-	// a line the server writes while answering may reach it after the
-	// answer (stderr and the socket are two channels), so it is asserted
-	// only where the server exited first (its stderr is then read to EOF).
-	const tail = "stderr (last 4096 bytes):\nfakepeer http starting"
+	// The tail of an error holds what stderr received during its query
+	// only, never the start-up line or an earlier query's output. A line the
+	// server writes while answering may reach it after the answer (stderr
+	// and the socket are two channels), so the query's own lines are
+	// asserted only where the server exited or hung first.
+	const tail = "stderr (last 4096 bytes):\n"
+	const earlier = "fakepeer http starting"
 	for _, tc := range []struct {
 		query   string
 		peer    peer
@@ -178,19 +180,19 @@ func TestHTTPLocalFaults(t *testing.T) {
 		restart bool // the server is replaced
 		reason  string
 	}{
-		{"CRASH", long, []string{"POST http://127.0.0.1:", "server exit status 3", tail, "fakepeer: crashing on purpose"}, true,
+		{"CRASH", long, []string{"POST http://127.0.0.1:", "server exit status 3", tail + "fakepeer: crashing on purpose"}, true,
 			"a server that dies before answering fails the call with its exit status and stderr tail, and is replaced"},
-		{"widget HALFCRASH", long, []string{"reading the body: unexpected EOF", "server exit status 3", tail, "fakepeer: dying mid-answer"}, true,
+		{"widget HALFCRASH", long, []string{"reading the body: unexpected EOF", "server exit status 3", tail + "fakepeer: dying mid-answer"}, true,
 			"a server that dies halfway through its body fails the call with its exit status and stderr tail, and is replaced"},
-		{"GARBAGE", long, []string{`mapping the result: result is not JSON`, `(starts "this is not JSON <<<")`, tail}, false,
-			"a body that is not JSON fails the query with its start and the stderr tail; the server keeps serving"},
-		{"widget TRUNCATED", long, []string{"mapping the result: result is not JSON: unexpected EOF", `(starts "{\"results\":[{\"file\":`, tail}, false,
+		{"GARBAGE", long, []string{`mapping the result: result is not JSON`, `(starts "this is not JSON <<<")`}, false,
+			"a body that is not JSON fails the query with its start; the server keeps serving"},
+		{"widget TRUNCATED", long, []string{"mapping the result: result is not JSON: unexpected EOF", `(starts "{\"results\":[{\"file\":`}, false,
 			"half a JSON document fails the query; the server keeps serving"},
-		{"HANG", short, []string{"timed out after 2s", "server still running", tail, "fakepeer: hanging"}, true,
-			"a hung server fails the call at its timeout and is replaced"},
+		{"HANG", short, []string{"timed out after 2s (timeout)", "server killed after the failed call", tail + "fakepeer: hanging"}, true,
+			"a hung server fails the call at its timeout and is replaced (and is not called still running)"},
 		{"OVERSIZE", long, []string{"body exceeds 1048576 bytes (max_output_bytes)"}, false,
 			"a million items hit the body cap; the server keeps serving"},
-		{"SECRET", long, []string{"HTTP 500: bad key ***", tail}, false,
+		{"SECRET", long, []string{"HTTP 500: bad key ***"}, false,
 			"an error status keeps the server; the secret is redacted from the body and the tail"},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -206,6 +208,12 @@ func TestHTTPLocalFaults(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), canary) {
 				t.Errorf("the secret leaked into the error:\n%v", err)
+			}
+			if strings.Contains(err.Error(), earlier) {
+				t.Errorf("the error holds stderr written before its query:\n%v", err)
+			}
+			if tc.restart && strings.Contains(err.Error(), "still running") {
+				t.Errorf("the error calls a server that is being replaced still running:\n%v", err)
 			}
 			if tc.restart {
 				waitDead(t, "the server that failed "+tc.query, before[len(before)-1])
@@ -255,4 +263,23 @@ func TestHTTPCrashWithWorker(t *testing.T) {
 	require.NoError(t, s.Close())
 	waitDead(t, "the crashed server's worker", p["child"][0])
 	waitDead(t, "the replacement server", p["server"][1])
+}
+
+// TestHTTPReadyURL: with http.ready_url, Index waits for a 2xx answer
+// there, not for the port to accept connections; a server that never
+// gives one fails Index at start_timeout, naming the limit, the field and
+// its last answer, and is killed.
+func TestHTTPReadyURL(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("FAKEPEER_PIDFILE", pidfile)
+	// fakepeer's HTTP server answers a GET without a JSON body with 400.
+	_, _, err := trySetup(t, strings.Replace(localConfig(`, "start_timeout": "1s"`),
+		`"url": "http://127.0.0.1:{port}/search"`, `"ready_url": "http://127.0.0.1:{port}/health", "url": "http://127.0.0.1:{port}/search"`, 1))
+	want := "(http.command) did not answer GET http://127.0.0.1:"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "/health with 2xx within 1s (start_timeout) (last answer: HTTP 400)") {
+		t.Fatalf("Index err = %v, want %q … within 1s (start_timeout) (last answer: HTTP 400)", err, want)
+	}
+	for _, pid := range pids(t, pidfile)["server"] {
+		waitDead(t, "a server that never became ready", pid)
+	}
 }

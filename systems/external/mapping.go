@@ -168,12 +168,12 @@ func checkItemRegex(s string) error {
 		case g == "":
 		case !slices.Contains(itemGroups, g):
 			return fmt.Errorf("named group %q: want one of %s", g, strings.Join(itemGroups, ", "))
-		case g == "path" || g == "symbol":
+		case g == "path" || g == "symbol" || g == "doc_id":
 			located = true
 		}
 	}
 	if !located {
-		return fmt.Errorf("no (?P<path>…) or (?P<symbol>…) group: the items would name nothing")
+		return fmt.Errorf("no (?P<path>…), (?P<symbol>…) or (?P<doc_id>…) group: the items would name nothing")
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func textItems(re *regexp.Regexp, text string) []any {
 }
 
 // textSpec maps the items of textItems.
-var textSpec = ResultSpec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text"}
+var textSpec = ResultSpec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text", DocID: "doc_id"}
 
 // mapping turns a payload into hits according to a ResultSpec.
 type mapping struct {
@@ -292,8 +292,15 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 		}
 		return f, nil
 	}
+	optNum := func(field, dotted string) (*float64, error) {
+		if s, err := str(field, dotted); err != nil || s == "" {
+			return nil, err
+		}
+		f, err := num(field, dotted)
+		return &f, err
+	}
 	var p string
-	var start, end float64
+	var start, end *float64
 	if p, err = str("path", spec.Path); err != nil {
 		return h, false, err
 	}
@@ -303,10 +310,13 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	if h.Text, err = str("text", spec.Text); err != nil {
 		return h, false, err
 	}
-	if start, err = num("start_line", spec.StartLine); err != nil {
+	if h.DocID, err = str("doc_id", spec.DocID); err != nil {
 		return h, false, err
 	}
-	if end, err = num("end_line", spec.EndLine); err != nil {
+	if start, err = optNum("start_line", spec.StartLine); err != nil {
+		return h, false, err
+	}
+	if end, err = optNum("end_line", spec.EndLine); err != nil {
 		return h, false, err
 	}
 	if h.Score, err = num("score", spec.Score); err != nil {
@@ -314,12 +324,9 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	}
 	// A secret can come back in any field a tool fills: the text, the
 	// symbol and the path are all written to results and pooled sheets.
-	h.Text, h.Symbol = m.red.String(h.Text), m.red.String(h.Symbol)
-	if start >= 1 && start < 1e9 {
-		h.StartLine = int(start)
-	}
-	if end >= float64(h.StartLine) && end < 1e9 {
-		h.EndLine = int(end)
+	h.Text, h.Symbol, h.DocID = m.red.String(h.Text), m.red.String(h.Symbol), m.red.String(h.DocID)
+	if h.StartLine, h.EndLine, err = m.lines(spec, start, end); err != nil {
+		return h, false, err
 	}
 	if p == "" {
 		return h, true, nil
@@ -329,10 +336,39 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	}
 	rel, ok := relPath(m.dirs, p)
 	if !ok {
-		return systems.Hit{Score: h.Score, Text: h.Text}, false, nil
+		return systems.Hit{DocID: h.DocID, Score: h.Score, Text: h.Text}, false, nil
 	}
 	h.Path = m.red.String(rel)
 	return h, true, nil
+}
+
+// lines turns an item's start and end lines (nil: absent) into 1-based
+// ones with result.line_base. A line that is not a whole number at or above
+// the base, or an end before the start, is an error: dropping it would
+// change what the hit covers without saying so.
+func (m *mapping) lines(spec ResultSpec, start, end *float64) (int, int, error) {
+	base := m.spec.lineBase()
+	conv := func(field string, x *float64) (int, error) {
+		if x == nil {
+			return 0, nil
+		}
+		if *x != math.Trunc(*x) || *x < float64(base) || *x >= 1e9 {
+			return 0, fmt.Errorf("result.%s is %v: not a line number counted from %d (result.line_base: %d)", field, *x, base, base)
+		}
+		return int(*x) - base + 1, nil
+	}
+	s, err := conv("start_line", start)
+	if err != nil {
+		return 0, 0, err
+	}
+	e, err := conv("end_line", end)
+	if err != nil {
+		return 0, 0, err
+	}
+	if s > 0 && e > 0 && e < s {
+		return 0, 0, fmt.Errorf("reversed line range %v-%v (result.start_line, result.end_line)", *start, *end)
+	}
+	return s, e, nil
 }
 
 // joinText joins the text of MCP content items.

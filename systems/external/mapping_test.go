@@ -21,8 +21,7 @@ func TestMappingShapes(t *testing.T) {
 		{"p": "/srv/repo/a.py", "l": [3, 9], "s": "A.f", "score": "2.5", "t": "uses sekrit"},
 		{"p": "/cache/c/b.py", "l": ["4", null], "score": 1},
 		{"p": "/elsewhere/c.py", "l": [1, 2], "s": "C", "score": 0.5, "t": "x"},
-		{"s": "only.symbol"},
-		{"p": "d.py", "l": [5, 2]}
+		{"s": "only.symbol"}
 	]`}, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +31,6 @@ func TestMappingShapes(t *testing.T) {
 		{Path: "b.py", StartLine: 4}, // absolute under the corpus; a string line; null end
 		{Score: 0.5, Text: "x"},      // outside: kept at its rank, matching nothing
 		{Symbol: "only.symbol"},      // no path
-		{Path: "d.py", StartLine: 5}, // an end before the start is dropped
 	}
 	want[1].Score = 1
 	diffHits(t, "shapes", want, got)
@@ -139,10 +137,47 @@ func TestTextItems(t *testing.T) {
 		{"", "missing"},
 		{"(?P<path>x", "missing closing )"},
 		{"(?P<file>\\S+)", `named group "file"`},
-		{"(?P<score>\\d+)", "no (?P<path>…) or (?P<symbol>…) group"},
+		{"(?P<score>\\d+)", "no (?P<path>…), (?P<symbol>…) or (?P<doc_id>…) group"},
 	} {
 		if err := checkItemRegex(tc.re); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("checkItemRegex(%q) = %v, want %q", tc.re, err, tc.want)
 		}
+	}
+}
+
+// TestMappingLines: lines are made 1-based with result.line_base; a line
+// below the base, a fraction or a reversed range is an error (the harness
+// names the task), never silently dropped.
+func TestMappingLines(t *testing.T) {
+	zero, one := 0, 1
+	for _, tc := range []struct {
+		name   string
+		base   *int
+		item   string
+		want   systems.Hit
+		errMsg string
+	}{
+		{"default 1-based", nil, `{"p": "a.py", "s": 3, "e": 9}`, systems.Hit{Path: "a.py", StartLine: 3, EndLine: 9}, ""},
+		{"declared 1-based", &one, `{"p": "a.py", "s": 1}`, systems.Hit{Path: "a.py", StartLine: 1}, ""},
+		{"0-based shifts", &zero, `{"p": "a.py", "s": 0, "e": 4}`, systems.Hit{Path: "a.py", StartLine: 1, EndLine: 5}, ""},
+		{"start 0 in a 1-based tool", nil, `{"p": "a.py", "s": 0, "e": 4}`, systems.Hit{}, "result.start_line is 0: not a line number counted from 1 (result.line_base: 1)"},
+		{"negative", &zero, `{"p": "a.py", "s": -1}`, systems.Hit{}, "result.start_line is -1"},
+		{"fraction", nil, `{"p": "a.py", "s": 2.5}`, systems.Hit{}, "result.start_line is 2.5"},
+		{"reversed", nil, `{"p": "a.py", "s": 5, "e": 2}`, systems.Hit{}, "item 0: reversed line range 5-2 (result.start_line, result.end_line)"},
+		{"reversed 0-based", &zero, `{"p": "a.py", "s": 5, "e": 2}`, systems.Hit{}, "reversed line range 5-2"},
+		{"end only", nil, `{"p": "a.py", "e": 7}`, systems.Hit{Path: "a.py", EndLine: 7}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mapping{spec: ResultSpec{From: FromJSON, Path: "p", StartLine: "s", EndLine: "e", LineBase: tc.base}, dirs: []string{"/c"}}
+			got, _, err := m.hits(payload{text: "[" + tc.item + "]"}, 10)
+			if tc.errMsg != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.errMsg) {
+					t.Fatalf("err = %v, want %q", err, tc.errMsg)
+				}
+				return
+			}
+			require.NoError(t, err)
+			diffHits(t, tc.name, []systems.Hit{tc.want}, got)
+		})
 	}
 }

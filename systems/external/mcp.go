@@ -2,6 +2,7 @@ package external
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -25,10 +26,19 @@ type mcpTransport struct {
 
 func (t *mcpTransport) start(ctx context.Context) error { return t.connect(ctx) }
 
-// connect starts the server and performs the MCP handshake. Its stdout is
-// read through the SDK with a frame cap of max_output_bytes, so one huge
-// reply fails the call instead of filling memory.
+// connect starts the server (if there is one) and performs the MCP
+// handshake, over stdio or over HTTP (mcphttp.go).
 func (t *mcpTransport) connect(ctx context.Context) error {
+	if t.rt.cfg.MCP.URL != "" {
+		return t.connectHTTP(ctx)
+	}
+	return t.connectStdio(ctx)
+}
+
+// connectStdio starts the stdio server and performs the handshake. Its
+// stdout is read through the SDK with a frame cap of max_output_bytes, so
+// one huge reply fails the call instead of filling memory.
+func (t *mcpTransport) connectStdio(ctx context.Context) error {
 	rt := t.rt
 	argv, err := rt.base.expandAll(rt.cfg.MCP.Command)
 	if err != nil {
@@ -38,11 +48,10 @@ func (t *mcpTransport) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "retrievalbench", Version: hashVersion}, nil)
 	tr := &mcp.IOTransport{Reader: srv.out, Writer: srv.stdin, MaxLineLength: rt.cfg.maxOutput()}
-	sess, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rt.cfg.MCP.ProtocolVersion})
+	sess, err := t.handshake(ctx, tr)
 	if err != nil {
-		err = withTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.status()), srv.tail)
+		err = withTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.status(true)), srv.tail)
 		srv.stop()
 		return err
 	}
@@ -50,19 +59,63 @@ func (t *mcpTransport) connect(ctx context.Context) error {
 	return nil
 }
 
+// handshake connects an MCP client over tr within ctx (start_timeout).
+func (t *mcpTransport) handshake(ctx context.Context, tr mcp.Transport) (*mcp.ClientSession, error) {
+	rt := t.rt
+	client := mcp.NewClient(&mcp.Implementation{Name: "retrievalbench", Version: hashVersion}, nil)
+	sess, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rt.cfg.MCP.ProtocolVersion})
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s (start_timeout): %w", rt.cfg.startTimeout(), err)
+	}
+	return sess, err
+}
+
 // stop ends the session and the server's process group.
 func (t *mcpTransport) stop() {
-	if t.srv == nil {
+	if t.sess == nil && t.srv == nil {
 		return
 	}
 	closed := make(chan struct{})
 	go func() {
-		t.sess.Close()
+		if t.sess != nil {
+			t.sess.Close()
+		}
 		close(closed)
 	}()
-	t.srv.stop()
+	if t.srv != nil {
+		t.srv.stop()
+	}
 	<-closed
 	t.srv, t.sess = nil, nil
+}
+
+// fault adds to err what is known of the server of a failed call: its
+// state (killing: it is about to be stopped) and what it wrote to stderr
+// since mark. A hosted server has neither.
+func (t *mcpTransport) fault(err error, killing bool, mark int64) error {
+	if t.srv == nil {
+		return err
+	}
+	if killing {
+		err = fmt.Errorf("%w (%s)", err, t.srv.status(true))
+	}
+	return withTailSince(err, t.srv.tail, mark)
+}
+
+// stderrMark is the position in the server's stderr before a query.
+func (t *mcpTransport) stderrMark() int64 {
+	if t.srv == nil {
+		return 0
+	}
+	return t.srv.tail.mark()
+}
+
+// stderrSince is what the server wrote to stderr since mark.
+func (t *mcpTransport) stderrSince(mark int64) string {
+	if t.srv == nil {
+		return ""
+	}
+	return t.srv.tail.since(mark)
 }
 
 func (t *mcpTransport) close() { t.stop() }
@@ -84,6 +137,7 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 		rt.logf("%s: server restarted (%d of at most %d)", rt.name, t.restarts, maxRestarts)
 	}
 	d := rt.cfg.timeout()
+	mark := t.stderrMark() // stderr of this query only
 	var p payload
 	for i, c := range rt.cfg.MCP.Calls {
 		what := fmt.Sprintf("call %d (%s)", i, c.Tool)
@@ -97,12 +151,12 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 		if err != nil {
 			// The session may be broken (crash, garbage, oversize) or the
 			// server busy forever (hang): replace it for the next query.
-			err = withTail(fmt.Errorf("%w (%s)", callTimeout(ctx, cctx, what, d, err), t.srv.status()), t.srv.tail)
+			err = t.fault(callTimeout(ctx, cctx, what, d, err), true, mark)
 			t.stop()
 			t.lastErr = err
 			return payload{}, v, err
 		}
-		p = payload{structured: res.StructuredContent, stderr: t.srv.tail.String()}
+		p = payload{structured: res.StructuredContent, stderr: t.stderrSince(mark)}
 		var texts []string
 		for _, ct := range res.Content {
 			if tc, ok := ct.(*mcp.TextContent); ok {
@@ -111,7 +165,7 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 		}
 		p.text = joinText(texts)
 		if res.IsError {
-			return payload{}, v, withTail(fmt.Errorf("%s: the tool reported an error: %s", what, snippetN(p.text, 1<<10)), t.srv.tail)
+			return payload{}, v, t.fault(fmt.Errorf("%s: the tool reported an error: %s", what, snippetN(p.text, 1<<10)), false, mark)
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.Capture)) {
 			x, err := capture(p, c.Capture[name])

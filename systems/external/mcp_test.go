@@ -13,7 +13,7 @@ import (
 
 func mcpConfig(tool, from, extra string) string {
 	return `{
-	"system": "fakepeer", "config": "mcp",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "mcp",
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
 	"secrets": ["API_KEY"],
 	"transport": "mcp",
@@ -54,7 +54,7 @@ func TestMCPTextSections(t *testing.T) {
 	// search_md answers in markdown sections, as pydocs-mcp does:
 	// "## Symbol — /abs/path:3-4 (score 1)" then the snippet.
 	s, _ := setup(t, `{
-	"system": "fakepeer", "config": "md", "transport": "mcp",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "md", "transport": "mcp",
 	"mcp": {"command": ["${FAKEPEER}", "mcp", "{corpus}"], "protocol_version": "2025-06-18",
 	        "calls": [{"tool": "search_md", "arguments": {"query": "{query}", "limit": "{k}"}}]},
 	"result": {"from": "text",
@@ -77,7 +77,7 @@ func trySearch(t *testing.T, cfg, query string) ([]systems.Hit, error) {
 
 func TestMCPCapturesAndBlob(t *testing.T) {
 	s, _ := setup(t, `{
-	"system": "fakepeer", "config": "docs", "transport": "mcp",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "docs", "transport": "mcp",
 	"mcp": {"command": ["${FAKEPEER}", "mcp", "{corpus}"], "calls": [
 		{"tool": "resolve", "arguments": {"name": "{library}"}, "capture": {"id": "re:Library ID: (\\S+)"}},
 		{"tool": "docs", "arguments": {"id": "{captured.id}", "topic": "{query}"}}]},
@@ -173,5 +173,15 @@ func TestMCPServerThatDoesNotStart(t *testing.T) {
 	_, _, err := trySetup(t, strings.Replace(mcpConfig("search", FromStructured, ""), `"mcp", "{corpus}"]`, `"nosuch"]`, 1))
 	if err == nil || !strings.Contains(err.Error(), "MCP handshake") || !strings.Contains(err.Error(), `unknown subcommand "nosuch"`) {
 		t.Errorf("Index with a server that exits at once: err = %v, want the handshake error and its stderr", err)
+	}
+}
+
+// TestMCPHandshakeTimeout: a server that never answers the handshake fails
+// Index with the limit and the field that sets it, and is killed.
+func TestMCPHandshakeTimeout(t *testing.T) {
+	cfg := strings.Replace(mcpConfig("search", FromStructured, `, "start_timeout": "1s"`), `"mcp", "{corpus}"]`, `"sleep"]`, 1)
+	_, _, err := trySetup(t, cfg)
+	if err == nil || !strings.Contains(err.Error(), "no answer within 1s (start_timeout)") || strings.Contains(err.Error(), "still running") {
+		t.Errorf("Index with a server that never answers: err = %v, want the start_timeout named and the server not called running", err)
 	}
 }

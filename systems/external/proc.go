@@ -86,6 +86,7 @@ type tail struct {
 	mu      sync.Mutex
 	pending []byte // the unfinished line, not yet redacted
 	kept    []byte // redacted; at most 2*stderrTail before trimming
+	total   int64  // redacted bytes ever appended to kept
 }
 
 func newTail(red *redactor) *tail {
@@ -114,17 +115,35 @@ func (t *tail) Write(p []byte) (int, error) {
 }
 
 func (t *tail) keep(b []byte) {
-	t.kept = append(t.kept, t.red.String(string(b))...)
+	r := t.red.String(string(b))
+	t.kept = append(t.kept, r...)
+	t.total += int64(len(r))
 	if len(t.kept) > 2*stderrTail {
 		t.kept = append(t.kept[:0], t.kept[len(t.kept)-stderrTail:]...)
 	}
 }
 
 // String returns the last stderrTail bytes, redacted.
-func (t *tail) String() string {
+func (t *tail) String() string { return t.since(0) }
+
+// mark is a position in the stream, for since.
+func (t *tail) mark() int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := string(t.kept) + t.red.String(string(t.pending))
+	return t.total
+}
+
+// since is String limited to what was written after mark (the output of
+// one query of a long-running server, not of the queries before it). An
+// unfinished line pending at mark counts as written after it.
+func (t *tail) since(mark int64) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	kept := t.kept
+	if n := t.total - mark; n < int64(len(kept)) {
+		kept = kept[len(kept)-int(max(n, 0)):]
+	}
+	s := string(kept) + t.red.String(string(t.pending))
 	if len(s) > stderrTail {
 		s = "…" + s[len(s)-stderrTail:]
 	}
@@ -132,8 +151,11 @@ func (t *tail) String() string {
 }
 
 // withTail appends the stderr tail to err, if there is one.
-func withTail(err error, t *tail) error {
-	if s := t.String(); s != "" {
+func withTail(err error, t *tail) error { return withTailSince(err, t, 0) }
+
+// withTailSince appends what stderr received after mark to err.
+func withTailSince(err error, t *tail, mark int64) error {
+	if s := t.since(mark); s != "" {
 		return fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, stderrTail, s)
 	}
 	return err
@@ -175,6 +197,7 @@ func command(ctx context.Context, argv, env []string, dir string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setPdeathsig(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
 	return cmd
@@ -229,10 +252,10 @@ func run(ctx context.Context, argv, env []string, dir string, limit int, red *re
 	if limit < 0 {
 		cmd.Stdout = t
 	}
-	err = cmd.Start()
+	err = startCmd(cmd)
 	if err == nil {
 		err = cmd.Wait()
-		killGroup(cmd)
+		release(cmd)
 		pk.note(cmd.ProcessState)
 	}
 	switch {
@@ -277,7 +300,7 @@ func startServer(ctx context.Context, argv, env []string, dir string, pipes bool
 	} else {
 		s.cmd.Stdout = s.tail
 	}
-	if err := s.cmd.Start(); err != nil {
+	if err := startCmd(s.cmd); err != nil {
 		return nil, red.Error(fmt.Errorf("starting %s: %w", argv[0], err))
 	}
 	go func() {
@@ -310,13 +333,18 @@ func (s *server) gone() bool {
 }
 
 // status describes the process's state for an error message, waiting a
-// moment for a process that is dying to be reaped.
-func (s *server) status() string {
+// moment for a process that is dying to be reaped. killing says the caller
+// is about to stop a server that is still running, which it then says
+// instead of "still running".
+func (s *server) status(killing bool) string {
 	select {
 	case <-s.done:
 	case <-time.After(100 * time.Millisecond):
 		if s.gone() {
 			return "server exited (its exit status is not known yet: a process it started still holds its stderr)"
+		}
+		if killing {
+			return "server killed after the failed call; a new one starts for the next query"
 		}
 		return "server still running"
 	}
@@ -338,5 +366,5 @@ func (s *server) stop() {
 	}
 	killGroup(s.cmd)
 	<-s.done
-	killGroup(s.cmd) // what the leader left behind
+	release(s.cmd) // what the leader left behind
 }

@@ -22,6 +22,7 @@ func Spec(cfg *Config) systems.Spec {
 		Tolerance: cfg.Tolerance, ToleranceReason: reason,
 		Heavy: cfg.Heavy, Composite: cfg.Result.From == FromBlob, Only: cfg.Only,
 		MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
+		NoDocIDs: noDocIDs(cfg),
 		Requires: func(string) *systems.Requirement {
 			if u := cfg.Unmet(); len(u) > 0 {
 				return &systems.Requirement{Kind: u[0].Kind, Reason: u[0].Reason}
@@ -40,4 +41,21 @@ func (s *System) Versions() map[string]string {
 		return map[string]string{s.cfg.System: "unknown: " + err.Error()}
 	}
 	return v
+}
+
+// noDocIDs says why cfg's system cannot run on a collection judged by doc
+// id, whose docs have no paths ("" when it can): it gets the corpus as
+// files (which such a collection cannot be written as) or maps no
+// result.doc_id. A system that reads no corpus (corpus.none: a hosted
+// service answering by text or blob) runs anywhere.
+func noDocIDs(cfg *Config) string {
+	switch {
+	case cfg.Corpus.None:
+		return ""
+	case cfg.Result.DocID == "":
+		return "external system " + cfg.Name() + " returns locations, not document ids (its config maps no result.doc_id and sets no corpus.jsonl; see docs/external-systems.md)"
+	case !cfg.Corpus.JSONL:
+		return "external system " + cfg.Name() + " gets the corpus as files, which a collection without paths cannot be (its config sets no corpus.jsonl)"
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package external
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,27 +193,90 @@ func (v vars) expand(s string) (string, error) {
 	}
 	var b strings.Builder
 	for _, sg := range segs {
-		switch {
-		case sg.ph != "":
-			x, ok := v.ph[sg.ph]
-			if !ok {
-				return "", fmt.Errorf("placeholder {%s} has no value here", sg.ph)
+		x, err := v.expandSegment(sg)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(x)
+	}
+	return b.String(), nil
+}
+
+// expandURL is expand for a URL template: the value of every query-phase
+// placeholder ({query} {k} {library} {repo} {captured.NAME}: data, not
+// configuration) is escaped for where it stands — path-escaped before the
+// template's first "?", query-escaped after it, path-escaped again after a
+// "#" — so a "%", "&", "#", "/" or space in a query reaches the service as
+// part of the one value it fills. {port}, {work}, {corpus}, {cache} and
+// ${ENV} are inserted as they are (a base URL from the environment stays
+// whole).
+func (v vars) expandURL(s string) (string, error) {
+	segs, err := parseTemplate(s)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	inQuery, inFragment := false, false
+	for _, sg := range segs {
+		if !isData(sg.ph) {
+			x, err := v.expandSegment(sg)
+			if err != nil {
+				return "", err
 			}
 			b.WriteString(x)
-		case sg.env != "":
-			x, ok := v.getenv(sg.env)
-			if !ok || x == "" {
-				if !sg.hasDef {
-					return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} for a default)", sg.env, sg.env)
+			if sg.ph == "" { // literal text or ${ENV} (a base URL may bring its "?")
+				if strings.Contains(x, "#") {
+					inFragment = true
 				}
-				x = sg.def
+				if strings.Contains(x, "?") && !inFragment {
+					inQuery = true
+				}
 			}
-			b.WriteString(x)
-		default:
-			b.WriteString(sg.lit)
+			continue
+		}
+		x, err := v.expandSegment(sg)
+		if err != nil {
+			return "", err
+		}
+		if inQuery && !inFragment {
+			b.WriteString(url.QueryEscape(x))
+		} else {
+			b.WriteString(url.PathEscape(x))
 		}
 	}
 	return b.String(), nil
+}
+
+// isData reports whether placeholder name stands for data a query brings
+// (rather than the configuration or the machine): the values escaped in URLs.
+func isData(name string) bool {
+	switch name {
+	case phQuery, phK, phLibrary, phRepo:
+		return true
+	}
+	return strings.HasPrefix(name, phCapture)
+}
+
+// expandSegment returns the value of one template segment.
+func (v vars) expandSegment(sg segment) (string, error) {
+	switch {
+	case sg.ph != "":
+		x, ok := v.ph[sg.ph]
+		if !ok {
+			return "", fmt.Errorf("placeholder {%s} has no value here", sg.ph)
+		}
+		return x, nil
+	case sg.env != "":
+		x, ok := v.getenv(sg.env)
+		if !ok || x == "" {
+			if !sg.hasDef {
+				return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} for a default)", sg.env, sg.env)
+			}
+			x = sg.def
+		}
+		return x, nil
+	}
+	return sg.lit, nil
 }
 
 // expandAll expands every string of argv.

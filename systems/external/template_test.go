@@ -77,3 +77,27 @@ func TestCheckTemplatePhases(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandURL: the data a query brings is escaped for where it stands in
+// a URL, so it fills exactly its one value; configuration is not.
+func TestExpandURL(t *testing.T) {
+	env := map[string]string{"BASE": "http://127.0.0.1:9/api?key=a b"}
+	v := vars{
+		ph:     map[string]string{phQuery: "100% a&b=c #d/e?", phK: "5", phLibrary: "scikit learn", phPort: "8080", phCapture + "id": "/org/lib"},
+		getenv: func(k string) (string, bool) { x, ok := env[k]; return x, ok },
+	}
+	for _, tc := range []struct{ in, want, reason string }{
+		{"http://127.0.0.1:{port}/search?q={query}&k={k}", "http://127.0.0.1:8080/search?q=100%25+a%26b%3Dc+%23d%2Fe%3F&k=5",
+			"query-escaped after '?': '%', '&', '=', '#' cannot end or add a parameter; {port} is configuration"},
+		{"http://h/libs/{library}/docs{captured.id}", "http://h/libs/scikit%20learn/docs%2Forg%2Flib",
+			"path-escaped before '?': one path segment each"},
+		{"${BASE}&q={query}", "http://127.0.0.1:9/api?key=a b&q=100%25+a%26b%3Dc+%23d%2Fe%3F",
+			"an environment value is inserted whole and its '?' starts the query"},
+		{"http://h/p#{query}", "http://h/p#100%25%20a&b=c%20%23d%2Fe%3F", "path-escaped in a fragment"},
+	} {
+		got, err := v.expandURL(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("%s:\nexpandURL(%q)\n = %q, %v\nwant %q", tc.reason, tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -2,8 +2,10 @@
 // package external: a word-count search over a directory, served as
 //
 //	fakepeer search [-k N] [-abs] DIR QUERY   print JSON results and exit
+//	fakepeer searchjsonl [-k N] FILE QUERY    the same over the docs of a docs.jsonl; results {"id", "score"}
 //	fakepeer index DIR OUT                    write an index file (a file list) to OUT
 //	fakepeer mcp DIR                          an MCP server over stdio (official Go SDK)
+//	fakepeer mcphttp [-sse] -addr HOST:PORT DIR  the same over Streamable HTTP (/mcp) or HTTP+SSE (/sse)
 //	fakepeer http -addr HOST:PORT DIR         an HTTP server: POST /search {"q": …, "k": …}
 //	fakepeer version [-echo VAR]              print a version line (ending VAR=$VAR)
 //	fakepeer sleep                            sleep for a long time (a grandchild)
@@ -67,8 +69,12 @@ func run(args []string) error {
 		return index(args[1:])
 	case "search":
 		return search(args[1:])
+	case "searchjsonl":
+		return searchJSONL(args[1:])
 	case "mcp":
 		return serveMCP(args[1:])
+	case "mcphttp":
+		return serveMCPHTTP(args[1:])
 	case "http":
 		return serveHTTP(args[1:])
 	}
@@ -325,8 +331,53 @@ func serveMCP(args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("usage: fakepeer mcp DIR")
 	}
-	dir := args[0]
 	writePid("server", os.Getpid())
+	return newMCPServer(args[0]).Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// serveMCPHTTP serves the MCP server of serveMCP over Streamable HTTP at
+// /mcp, or over HTTP+SSE at /sse with -sse. With $FAKEPEER_MCP_TOKEN set,
+// a request must carry "Authorization: Bearer $FAKEPEER_MCP_TOKEN"; any
+// other is refused with 401 and the header it had in the body.
+func serveMCPHTTP(args []string) error {
+	fl := flag.NewFlagSet("mcphttp", flag.ContinueOnError)
+	addr := fl.String("addr", "127.0.0.1:0", "listen address")
+	sse := fl.Bool("sse", false, "HTTP+SSE instead of Streamable HTTP")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 1 {
+		return fmt.Errorf("usage: fakepeer mcphttp [-sse] -addr HOST:PORT DIR")
+	}
+	writePid("server", os.Getpid())
+	s := newMCPServer(fl.Arg(0))
+	var h http.Handler
+	if *sse {
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	} else {
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
+	token := os.Getenv("FAKEPEER_MCP_TOKEN")
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	mux.Handle("/sse", h)
+	mux.HandleFunc("/ready", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	return http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); token != "" && r.URL.Path != "/ready" && got != "Bearer "+token {
+			http.Error(w, "unauthorized: got "+got, http.StatusUnauthorized)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+}
+
+// newMCPServer is the MCP server over dir: the tools search (structured),
+// search_text (JSON text), search_md (markdown), resolve and docs.
+func newMCPServer(dir string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "fakepeer", Version: "1.2.3"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "search the corpus; structured results"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, Results, error) {
@@ -385,7 +436,7 @@ func serveMCP(args []string) error {
 				&mcp.TextContent{Text: "About " + in.Topic + ": call frobnicate(x)."},
 			}}, nil, nil
 		})
-	return s.Run(context.Background(), &mcp.StdioTransport{})
+	return s
 }
 
 func serveHTTP(args []string) error {
@@ -454,4 +505,55 @@ func hasWord(query, word string) bool {
 		}
 	}
 	return false
+}
+
+// searchJSONL scores the docs of a docs.jsonl ({"_id", "title", "text"}
+// lines) by how often the query's words occur in title and text, best
+// first (ties by id), and prints {"results": [{"id", "score"}]}.
+func searchJSONL(args []string) error {
+	fl := flag.NewFlagSet("searchjsonl", flag.ContinueOnError)
+	k := fl.Int("k", 10, "results")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 2 {
+		return fmt.Errorf("usage: fakepeer searchjsonl [-k N] FILE QUERY")
+	}
+	b, err := os.ReadFile(fl.Arg(0))
+	if err != nil {
+		return err
+	}
+	type hit struct {
+		ID    string `json:"id"`
+		Score int    `json:"score"`
+	}
+	var out []hit
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var d struct {
+			ID    string `json:"_id"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			return err
+		}
+		text := strings.ToLower(d.Title + " " + d.Text)
+		n := 0
+		for _, w := range strings.Fields(strings.ToLower(fl.Arg(1))) {
+			n += strings.Count(text, w)
+		}
+		if n > 0 {
+			out = append(out, hit{d.ID, n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	if len(out) > *k {
+		out = out[:*k]
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"results": out})
 }
