@@ -344,6 +344,11 @@ func fingerprint(m models.Model, modelFile, tokFile string, verified bool) (stri
 		mf, _ := m.File(models.ModelFile)
 		tf, _ := m.File(models.TokenizerFile)
 		fmt.Fprintf(h, "sha256:%s\x00sha256:%s", mf.SHA256, tf.SHA256)
+		// A graph's external data (folder models only: the built-in ones
+		// have none, so their fingerprints are unchanged).
+		if df, ok := m.File(models.DataFile); ok {
+			fmt.Fprintf(h, "\x00%s:sha256:%s", models.DataFile, df.SHA256)
+		}
 	} else {
 		for _, p := range []string{modelFile, tokFile} {
 			if err := hashFile(h, p); err != nil {

@@ -28,7 +28,7 @@ var storeEvery = 256
 // if nothing. Files that are present but corrupt are not reported here: New
 // fails on them, so a broken cache is an error rather than a skip.
 func Requires(cfg Config, cacheDir string) *systems.Requirement {
-	m, err := models.Lookup(cfg.Model)
+	m, err := cfg.model()
 	if err != nil {
 		// An unknown model is a config error, which New reports.
 		return nil
@@ -91,7 +91,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if opt.CacheDir == "" {
 		return nil, fmt.Errorf("dense[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
 	}
-	m, err := models.Lookup(cfg.Model)
+	m, err := cfg.model()
 	if err != nil {
 		return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
 	}
