@@ -41,7 +41,14 @@ type Warnings []string
 //
 // The files' SHA-256 are computed here: goldens and vector stores key on them.
 func FromDir(dir string) (Model, []Derived, Warnings, error) {
-	m, d, err := readDir(dir, "")
+	return FromDirWith(dir, "")
+}
+
+// FromDirWith is FromDir with the graph's slash-separated path inside dir
+// given ("onnx/model_quantized.onnx"); "" looks for model.onnx, then
+// onnx/model.onnx.
+func FromDirWith(dir, onnxPath string) (Model, []Derived, Warnings, error) {
+	m, d, err := readDir(dir, onnxPath)
 	if err != nil {
 		return Model{}, nil, nil, err
 	}

@@ -82,3 +82,34 @@ func TestForModelFolder(t *testing.T) {
 	}
 	require.Equal(t, filepath.Join(root, "dense", m.ID, "vectors.db"), x.Stats().StorePath)
 }
+
+// TestConfigsUserManifest: a model of $RETRIEVALBENCH_MODEL_MANIFEST is a
+// dense config like the built-in ones, so `go test ./bench` cells, campaign
+// -models and promote find it by id; its hash covers its pins.
+func TestConfigsUserManifest(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"model.onnx": "graph", "tokenizer.json": "{}",
+		"1_Pooling/config.json": `{"word_embedding_dimension": 16, "pooling_mode_cls_token": true}`,
+	} {
+		p := filepath.Join(dir, "m", filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	manifest := filepath.Join(dir, "models.json")
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"models": [{"dir": "m", "id": "my-model"}]}`), 0o644))
+	t.Setenv(models.EnvManifest, manifest)
+
+	c, err := ConfigByName("my-model")
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	cs := Configs()
+	require.Equal(t, "my-model", cs[len(cs)-1].Name, "user models come after the built-in ones")
+	h := c.Hash()
+
+	// Another graph under the same id is another config.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "m", "model.onnx"), []byte("graph 2"), 0o644))
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"models": [{"dir": "m", "id": "my-model"}] }`), 0o644))
+	t.Setenv(models.EnvManifest, manifest+string(filepath.ListSeparator)) // a new value re-reads the manifest
+	require.NotEqual(t, h, c.Hash(), "the hash keys on the files' sha256")
+}
