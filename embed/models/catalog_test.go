@@ -89,6 +89,20 @@ func TestFromDir(t *testing.T) {
 	require.ErrorContains(t, err, "models add "+dir)
 }
 
+// TestFromDirDecoder: a decoder embedder's export (last-token pooling,
+// left padding in tokenizer_config.json) is derived as such.
+func TestFromDirDecoder(t *testing.T) {
+	dir := writeExport(t)
+	writeFile(t, dir, "1_Pooling/config.json", `{"word_embedding_dimension": 1024, "pooling_mode_lasttoken": true}`)
+	writeFile(t, dir, "tokenizer_config.json", `{"padding_side": "left", "model_max_length": 32768}`)
+	m, _, _, err := FromDir(dir)
+	require.NoError(t, err)
+	require.Equal(t, PoolLastToken, m.Pooling)
+	require.Equal(t, PadLeft, m.PaddingSide)
+	require.Equal(t, []string{"padding_side=left"}, m.Settings(), "settings beyond the common fields key hashes and stores")
+	require.True(t, m.Normalized())
+}
+
 func TestFromDirErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, reason, remove, write, body, want string
@@ -253,6 +267,10 @@ func TestLoadCatalogErrors(t *testing.T) {
 			body: "{\"models\": [\n\n" + strings.Replace(entry("x"), `"cls"`, `"max"`, 1) + "]}", want: "models.json:3: model 1 (\"x\"): pooling \"max\""},
 		{name: "runtime", reason: "the ONNX Runtime pin is the suite's",
 			body: "{\n\"onnxruntime\": {},\n\"models\": []}", want: "models.json:2: onnxruntime"},
+		{name: "hidden-size", reason: "Matryoshka truncation needs a wider graph output than the vector",
+			body: "{\"models\": [\n" + strings.Replace(entry("x"), `"dimension": 8`, `"dimension": 8, "hidden_size": 8`, 1) + "]}", want: "hidden_size 8 must be larger than dimension 8"},
+		{name: "padding-side", reason: "padding is left or right",
+			body: "{\"models\": [\n" + strings.Replace(entry("x"), `"dimension": 8`, `"dimension": 8, "padding_side": "middle"`, 1) + "]}", want: `padding_side "middle"`},
 		{name: "dir-missing", reason: "a dir that is not there says so",
 			body: "{\"models\": [{\"dir\": \"nowhere\"}]}", want: "nowhere: not a directory"},
 		{name: "static", reason: "user manifests hold ONNX models",

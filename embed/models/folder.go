@@ -187,8 +187,11 @@ func readDir(dir, onnxPath string) (Model, *derivation, error) {
 	case pcfg.Mean && !pcfg.CLS && !pcfg.Max && !pcfg.SqrtLen && !pcfg.Weighted && !pcfg.LastToken:
 		m.Pooling = PoolMean
 		d.set("pooling", m.Pooling, poolFile+": pooling_mode_mean_tokens")
+	case pcfg.LastToken && !pcfg.CLS && !pcfg.Mean && !pcfg.Max && !pcfg.SqrtLen && !pcfg.Weighted:
+		m.Pooling = PoolLastToken
+		d.set("pooling", m.Pooling, poolFile+": pooling_mode_lasttoken")
 	default:
-		return Model{}, nil, fmt.Errorf("model folder %s: %s asks for a pooling retrievalbench does not run (cls %v, mean %v, max %v, mean_sqrt_len %v, weightedmean %v, lasttoken %v); supported: cls, mean",
+		return Model{}, nil, fmt.Errorf("model folder %s: %s asks for a pooling retrievalbench does not run (cls %v, mean %v, max %v, mean_sqrt_len %v, weightedmean %v, lasttoken %v); supported: cls, mean, lasttoken",
 			dir, poolFile, pcfg.CLS, pcfg.Mean, pcfg.Max, pcfg.SqrtLen, pcfg.Weighted, pcfg.LastToken)
 	}
 	if pcfg.Include != nil && !*pcfg.Include {
@@ -242,6 +245,18 @@ func readDir(dir, onnxPath string) (Model, *derivation, error) {
 	}
 	if sb.LowerCase {
 		d.warn("sentence_bert_config.json: do_lower_case is not applied outside tokenizer.json's normalizer")
+	}
+
+	// Padding side: decoder exports often pad on the left.
+	var tc struct {
+		PaddingSide string `json:"padding_side"`
+	}
+	if _, err := readJSON(abs, "tokenizer_config.json", &tc); err != nil {
+		return Model{}, nil, err
+	}
+	if tc.PaddingSide == PadLeft {
+		m.PaddingSide = PadLeft
+		d.set("padding_side", PadLeft, "tokenizer_config.json: padding_side")
 	}
 
 	// Prompts.

@@ -74,6 +74,15 @@ const (
 const (
 	PoolCLS  = "cls"
 	PoolMean = "mean"
+	// PoolLastToken takes the last real token's state: decoder embedders
+	// (Qwen3-Embedding and the like), whose tokenizer appends an end token.
+	PoolLastToken = "lasttoken"
+)
+
+// Padding sides.
+const (
+	PadRight = "right"
+	PadLeft  = "left"
 )
 
 // Source kinds.
@@ -100,6 +109,25 @@ type Model struct {
 	PassagePrefix string   `json:"passage_prefix"`
 	Files         []File   `json:"files"`
 	Sources       []Source `json:"sources"`
+
+	// Normalize, when false, leaves vectors at the length the model gives
+	// them (ranking is then by dot product); absent or true scales every
+	// vector to unit length, so a dot product is the cosine similarity.
+	Normalize *bool `json:"normalize,omitempty"`
+	// HiddenSize is the width of the graph's output when it is larger
+	// than Dimension: a Matryoshka model's vector is truncated to its first
+	// Dimension components (after pooling, before normalising). 0: the
+	// output is Dimension wide.
+	HiddenSize int `json:"hidden_size,omitempty"`
+	// Output names the graph output to read: a token-level [batch, tokens,
+	// hidden] tensor (last_hidden_state, token_embeddings), pooled here, or
+	// a ready [batch, hidden] sentence_embedding, which is not pooled again.
+	// Empty: last_hidden_state, else token_embeddings, else
+	// sentence_embedding, else the first float output of either shape.
+	Output string `json:"output,omitempty"`
+	// PaddingSide is where a batch pads its shorter texts: PadRight (the
+	// default) or PadLeft (decoders exported for left padding).
+	PaddingSide string `json:"padding_side,omitempty"`
 
 	// Dir, only in a user manifest (or from FromDir), is a local folder the
 	// model's files are read from in place (File.Path inside it) instead of
@@ -249,6 +277,34 @@ func (m Model) Path(cacheDir, name string) string {
 	return filepath.Join(Dir(cacheDir, m), name)
 }
 
+// Normalized reports whether m's vectors are scaled to unit length (the
+// default).
+func (m Model) Normalized() bool { return m.Normalize == nil || *m.Normalize }
+
+// Width is the width of m's graph output: HiddenSize, else Dimension.
+func (m Model) Width() int { return max(m.HiddenSize, m.Dimension) }
+
+// Settings lists m's settings that decide a vector besides its files and
+// the fields every model has (dimension, pooling, max tokens, prefixes):
+// "key=value" for each one not at its default, so that built-in models,
+// which set none, hash as before.
+func (m Model) Settings() []string {
+	var s []string
+	if !m.Normalized() {
+		s = append(s, "normalize=false")
+	}
+	if m.HiddenSize != 0 {
+		s = append(s, fmt.Sprintf("hidden_size=%d", m.HiddenSize))
+	}
+	if m.Output != "" {
+		s = append(s, "output="+m.Output)
+	}
+	if m.PaddingSide != "" && m.PaddingSide != PadRight {
+		s = append(s, "padding_side="+m.PaddingSide)
+	}
+	return s
+}
+
 // InPlace reports whether m's files are read from its own folder (Dir)
 // rather than fetched into the cache.
 func (m Model) InPlace() bool { return m.Dir != "" }
@@ -360,8 +416,17 @@ func (m Model) check(user bool) error {
 	if m.Dimension <= 0 {
 		return fmt.Errorf("dimension %d must be positive", m.Dimension)
 	}
-	if m.Pooling != PoolCLS && m.Pooling != PoolMean {
-		return fmt.Errorf("pooling %q must be %q or %q", m.Pooling, PoolCLS, PoolMean)
+	if m.Pooling != PoolCLS && m.Pooling != PoolMean && m.Pooling != PoolLastToken {
+		return fmt.Errorf("pooling %q must be %q, %q or %q", m.Pooling, PoolCLS, PoolMean, PoolLastToken)
+	}
+	if m.HiddenSize != 0 && m.HiddenSize <= m.Dimension {
+		return fmt.Errorf("hidden_size %d must be larger than dimension %d (it is for Matryoshka truncation), or absent", m.HiddenSize, m.Dimension)
+	}
+	if m.PaddingSide != "" && m.PaddingSide != PadRight && m.PaddingSide != PadLeft {
+		return fmt.Errorf("padding_side %q must be %q or %q", m.PaddingSide, PadRight, PadLeft)
+	}
+	if m.Kind == KindStatic && (m.Normalize != nil || m.HiddenSize != 0 || m.Output != "" || m.PaddingSide != "") {
+		return fmt.Errorf("normalize, hidden_size, output and padding_side are for ONNX models")
 	}
 	if m.Kind == KindStatic && m.Pooling != PoolMean {
 		return fmt.Errorf("pooling %q: a static model averages its token vectors (%q)", m.Pooling, PoolMean)

@@ -111,6 +111,7 @@ func (c Config) Hash() string {
 		for _, f := range m.Files {
 			fields = append(fields, f.Name, f.SHA256)
 		}
+		fields = append(fields, m.Settings()...) // none for the built-in models
 	}
 	return sysconfig.Hash(fields...)
 }
