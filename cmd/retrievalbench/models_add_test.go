@@ -75,6 +75,15 @@ func TestModelsAdd(t *testing.T) {
 		t.Errorf("written entry %+v", e)
 	}
 
+	// A smaller dimension is a Matryoshka truncation of the graph's width.
+	out.Reset()
+	require.NoError(t, run([]string{"models", "add", "-json", "-id", "small", "-dimension", "8", "-padding-side", "left", dir}, &out, &errb), errb.String())
+	var small manifestEntry
+	require.NoError(t, json.Unmarshal(out.Bytes(), &small))
+	if small.Dimension != 8 || small.HiddenSize != 16 || small.PaddingSide != "left" {
+		t.Errorf("-dimension 8 -padding-side left: %+v", small)
+	}
+
 	// The same id twice is refused; the file is left as it was.
 	err = run([]string{"models", "add", "-model-manifest", manifest, "-id", "mine", dir}, &out, &errb)
 	require.ErrorContains(t, err, `id "mine" is already taken`)
