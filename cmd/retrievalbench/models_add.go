@@ -109,6 +109,9 @@ func runModelsAdd(args []string, stdout, stderr io.Writer) error {
 		}
 		derived = setDerived(derived, key, v, from)
 	})
+	if m.Dimension == 0 {
+		return usagef("models add: %s gives no dimension (no 1_Pooling/config.json or config.json hidden_size): give -dimension", dir)
+	}
 	probe, err := models.Builtin()
 	if err != nil {
 		return err

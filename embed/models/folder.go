@@ -35,11 +35,14 @@ type Warnings []string
 //   - config.json: hidden_size, max_position_embeddings, model_type;
 //   - modules.json: the Pooling module's folder, Normalize, Dense (warned);
 //   - 1_Pooling/config.json: word_embedding_dimension and the pooling mode;
+//   - tokenizer_config.json: padding_side;
 //   - sentence_bert_config.json: max_seq_length;
 //   - config_sentence_transformers.json: prompts (query, passage/document);
 //   - README.md: the licence of its front matter.
 //
 // The files' SHA-256 are computed here: goldens and vector stores key on them.
+// A field the folder does not say is left zero with a warning (a
+// dimension, say): set it before use.
 func FromDir(dir string) (Model, []Derived, Warnings, error) {
 	return FromDirWith(dir, "")
 }
@@ -207,7 +210,8 @@ func readDir(dir, onnxPath string) (Model, *derivation, error) {
 		m.Dimension = hidden
 		d.set("dimension", m.Dimension, "config.json: hidden_size")
 	default:
-		return Model{}, nil, fmt.Errorf("model folder %s: no dimension (neither %s nor config.json says it); set \"dimension\"", dir, poolFile)
+		// Left 0: a manifest entry may give it; FromDir asks for it.
+		d.warn("no dimension: neither %s nor config.json says it", poolFile)
 	}
 	if hidden > 0 && pcfg.Dim > 0 && hidden != pcfg.Dim {
 		d.warn("%s: word_embedding_dimension %d differs from config.json's hidden_size %d", poolFile, pcfg.Dim, hidden)
