@@ -137,6 +137,15 @@ func (c *Catalog) Add(m Model) error {
 	return nil
 }
 
+// CheckUser checks m as an entry of a user manifest would be
+// checked, without a catalog.
+func CheckUser(m Model) error {
+	if err := m.check(true); err != nil {
+		return fmt.Errorf("model %q: %w", m.ID, err)
+	}
+	return nil
+}
+
 // userManifest is the top level of a user manifest: the embedded schema,
 // whose onnxruntime entry is the suite's own and may not be overridden.
 type userManifest struct {

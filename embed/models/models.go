@@ -129,6 +129,10 @@ type Model struct {
 	// default) or PadLeft (decoders exported for left padding).
 	PaddingSide string `json:"padding_side,omitempty"`
 
+	// Endpoint, for kind endpoint (user manifests only), is the server
+	// that embeds for the model.
+	Endpoint *Endpoint `json:"endpoint,omitempty"`
+
 	// Dir, only in a user manifest (or from FromDir), is a local folder the
 	// model's files are read from in place (File.Path inside it) instead of
 	// the cache; such a model has no sources. A relative Dir in a user
@@ -322,6 +326,9 @@ func (m Model) File(name string) (File, bool) {
 // Fingerprint identifies m's weights and tokenizer: the SHA-256 of its model
 // file and tokenizer file joined, short enough for cache keys.
 func (m Model) Fingerprint() string {
+	if m.IsEndpoint() {
+		return "endpoint-" + m.Endpoint.Model + "@" + m.Endpoint.Revision
+	}
 	mf, _ := m.File(m.WeightsFile())
 	tf, _ := m.File(TokenizerFile)
 	return mf.SHA256[:16] + "-" + tf.SHA256[:16]
@@ -404,8 +411,14 @@ func (m Model) check(user bool) error {
 	if m.ID == "" || strings.ContainsAny(m.ID, `/\ .`) {
 		return fmt.Errorf("id must be non-empty without '/', '\\', '.' or spaces")
 	}
-	if m.Kind != "" && m.Kind != KindONNX && m.Kind != KindStatic {
-		return fmt.Errorf("kind %q must be %q or %q", m.Kind, KindONNX, KindStatic)
+	if m.Kind != "" && m.Kind != KindONNX && m.Kind != KindStatic && m.Kind != KindEndpoint {
+		return fmt.Errorf("kind %q must be %q, %q or %q", m.Kind, KindONNX, KindStatic, KindEndpoint)
+	}
+	if m.Kind == KindEndpoint {
+		return m.checkEndpoint(user)
+	}
+	if m.Endpoint != nil {
+		return fmt.Errorf("endpoint: only a model of kind %q has one", KindEndpoint)
 	}
 	if user && m.Kind == KindStatic {
 		return fmt.Errorf("kind %q: a user manifest holds ONNX models (static tables are built in only)", m.Kind)
@@ -527,6 +540,29 @@ func (m Model) check(user bool) error {
 	}
 	return nil
 }
+
+// checkEndpoint validates a model of kind endpoint: no files, sources or
+// folder, an Endpoint, a dimension and a licence.
+func (m Model) checkEndpoint(user bool) error {
+	switch {
+	case !user:
+		return fmt.Errorf("kind %q: endpoint models are described in user manifests", KindEndpoint)
+	case len(m.Files) > 0 || len(m.Sources) > 0 || m.Dir != "":
+		return fmt.Errorf("kind %q: a served model has no files, sources or dir", KindEndpoint)
+	case m.Dimension <= 0:
+		return fmt.Errorf("dimension %d must be positive (the server's vectors are checked against it)", m.Dimension)
+	case m.HiddenSize != 0 && m.HiddenSize <= m.Dimension:
+		return fmt.Errorf("hidden_size %d must be larger than dimension %d, or absent", m.HiddenSize, m.Dimension)
+	case m.Licence == "":
+		return fmt.Errorf("licence missing")
+	case m.Pooling != "" || m.Output != "" || m.PaddingSide != "":
+		return fmt.Errorf("pooling, output and padding_side are the server's business for kind %q", KindEndpoint)
+	}
+	return m.Endpoint.check()
+}
+
+// IsEndpoint reports whether m is served by an embeddings server.
+func (m Model) IsEndpoint() bool { return m.Kind == KindEndpoint }
 
 func (m Model) kind() string {
 	if m.Kind == "" {

@@ -66,7 +66,7 @@ func Configs() []Config {
 	ms := c.Models()
 	var cs []Config
 	for _, m := range ms {
-		if m.IsONNX() {
+		if m.IsONNX() || m.IsEndpoint() {
 			cs = append(cs, Config{Name: m.ID, Model: m.ID})
 		}
 	}
@@ -90,7 +90,7 @@ func (c Config) Validate() error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrInvalidConfig, c.Name, err)
 	}
-	if !m.IsONNX() {
+	if !m.IsONNX() && !m.IsEndpoint() {
 		return fmt.Errorf("%w: %s: model %s is a %s model, not an ONNX one (systems/static runs it)", ErrInvalidConfig, c.Name, m.ID, m.Kind)
 	}
 	if c.BatchSize < 0 {
@@ -112,6 +112,9 @@ func (c Config) Hash() string {
 			fields = append(fields, f.Name, f.SHA256)
 		}
 		fields = append(fields, m.Settings()...) // none for the built-in models
+		if ep := m.Endpoint; ep != nil {         // the served model, not where it is served
+			fields = append(fields, "endpoint", ep.Model, ep.Revision, strconv.Itoa(ep.RequestDimensions))
+		}
 	}
 	return sysconfig.Hash(fields...)
 }
