@@ -39,7 +39,8 @@ implementations that take the text as it is.
 -model takes a model id of the built-in manifest or of the user model
 manifests (-model-manifest, else $RETRIEVALBENCH_MODEL_MANIFEST), or a
 folder holding a sentence-transformers / Optimum export, read in place with
-the fields "retrievalbench models add DIR" shows.`
+the fields "retrievalbench models add DIR" shows. A user model of kind
+endpoint is embedded by its OpenAI-compatible server (docs/models.md).`
 
 // embedChunk is how many texts are embedded and written at a time, so
 // output starts early and memory stays bounded on large inputs.
@@ -101,11 +102,24 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 		texts = append(texts, ts...)
 	}
 
-	cfg := embed.DefaultConfig(m, *cache)
-	cfg.BatchSize = *batch
-	e, err := embed.New(cfg)
-	if err != nil {
-		return err
+	var e interface {
+		Embed(ctx context.Context, texts []string, prefix string) ([][]float32, error)
+		Close() error
+	}
+	var onnx *embed.Embedder
+	if m.IsEndpoint() {
+		ep, err := embed.NewEndpoint(m, nil)
+		if err != nil {
+			return err
+		}
+		e = ep
+	} else {
+		cfg := embed.DefaultConfig(m, *cache)
+		cfg.BatchSize = *batch
+		if onnx, err = embed.New(cfg); err != nil {
+			return err
+		}
+		e = onnx
 	}
 	defer e.Close()
 	prefix := ""
@@ -139,7 +153,10 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if s := e.Stats(); s.Truncated > 0 {
+	if onnx == nil {
+		return nil
+	}
+	if s := onnx.Stats(); s.Truncated > 0 {
 		fmt.Fprintf(stderr, "embed: %d of %d texts truncated at %d tokens\n", s.Truncated, s.Texts, m.MaxTokens)
 	}
 	return nil

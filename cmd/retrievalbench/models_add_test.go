@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,4 +133,40 @@ func TestModelManifestErrors(t *testing.T) {
 			require.Equal(t, 1, exitCode(err), "a broken input file is an error, not bad usage")
 		})
 	}
+}
+
+// TestEmbedEndpoint: embed runs a served model of a user manifest, the key
+// from the variable the manifest names.
+func TestEmbedEndpoint(t *testing.T) {
+	t.Setenv(models.EnvManifest, "")
+	t.Setenv("RB_CMD_KEY", "sk-cmd-secret")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-cmd-secret" {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		var req struct{ Input []string }
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		for i, s := range req.Input {
+			out.Data = append(out.Data, item{i, []float32{float32(len(s)), 0}})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "m.json")
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"models": [{"id": "served", "kind": "endpoint", "licence": "x", "dimension": 2,
+  "query_prefix": "q: ", "endpoint": {"base_url": "`+srv.URL+`/v1", "model": "m", "revision": "1", "key_env": "RB_CMD_KEY"}}]}`), 0o644))
+	in := filepath.Join(dir, "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte("ab\n"), 0o644))
+	var out, errb bytes.Buffer
+	require.NoError(t, run([]string{"embed", "-model-manifest", manifest, "-model", "served", "-as", "query", in}, &out, &errb), errb.String())
+	require.Equal(t, `{"text_index":0,"vector":[1,0]}`+"\n", out.String(), "\"q: ab\" is 5 long: [5, 0] normalised")
 }
