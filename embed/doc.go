@@ -12,12 +12,24 @@
 //     Config.BatchSize; each batch is padded only to its own longest text
 //     (dynamic padding), so short texts do not pay for long ones.
 //  4. Run: one ONNX Runtime session per Embedder (intra-op threads = cores)
-//     takes input_ids and attention_mask, and token_type_ids only when the
-//     model declares that input, and returns last_hidden_state.
-//  5. Pool: the manifest's pooling — the [CLS] position, or the mean over the
-//     positions the attention mask keeps.
-//  6. Normalise: every vector is scaled to unit L2 length, so a dot product
-//     is the cosine similarity.
+//     takes input_ids and attention_mask, and token_type_ids and
+//     position_ids (the real tokens counted from 0) only when the graph
+//     declares them. Texts are padded on the model's padding side (right by
+//     default; left for decoders exported that way). The output read is the
+//     model's Output, else last_hidden_state, token_embeddings or
+//     sentence_embedding, in float32 or float16.
+//  5. Pool: the model's pooling over the positions the attention mask keeps
+//     — the first ([CLS]), the mean, or the last (decoder embedders) — unless
+//     the graph gives a ready sentence embedding.
+//  6. Truncate: a Matryoshka model (HiddenSize above Dimension) keeps the
+//     first Dimension components.
+//  7. Normalise: every vector is scaled to unit L2 length, so a dot product
+//     is the cosine similarity, unless the model says "normalize": false.
+//
+// testdata/graphs holds small randomly initialised graphs, built by a
+// committed script with the onnx package, covering each of these options,
+// and Python ONNX Runtime's vectors for them; they check the plumbing and
+// say nothing about any model's quality.
 //
 // The ONNX Runtime shared library is loaded once per process from
 // $RETRIEVALBENCH_ORT_LIB, else from the cache (see LibraryPath); `make setup`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -88,8 +89,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("embed: model %s is a %s model, not an ONNX encoder", m.ID, m.Kind)
 	case m.Dimension <= 0:
 		return fmt.Errorf("embed: model %s: dimension %d", m.ID, m.Dimension)
-	case m.Pooling != PoolCLS && m.Pooling != PoolMean:
-		return fmt.Errorf("embed: model %s: pooling %q (want %q or %q)", m.ID, m.Pooling, PoolCLS, PoolMean)
+	case m.Pooling != PoolCLS && m.Pooling != PoolMean && m.Pooling != PoolLastToken:
+		return fmt.Errorf("embed: model %s: pooling %q (want %q, %q or %q)", m.ID, m.Pooling, PoolCLS, PoolMean, PoolLastToken)
+	case m.HiddenSize != 0 && m.HiddenSize <= m.Dimension:
+		return fmt.Errorf("embed: model %s: hidden size %d not above dimension %d", m.ID, m.HiddenSize, m.Dimension)
 	case m.MaxTokens < 3:
 		return fmt.Errorf("embed: model %s: max tokens %d", m.ID, m.MaxTokens)
 	case c.BatchSize < 0 || c.Threads < 0 || c.Sessions < 0:
@@ -124,8 +127,8 @@ type Embedder struct {
 	fingerprint string
 	tok         *tokenizer.Tokenizer
 	sessions    []*session
-	typeIDs     bool // the model takes token_type_ids
-	quantized   bool // the graph quantizes activations per batch
+	io          graphIO // what the graph takes and gives
+	quantized   bool    // the graph quantizes activations per batch
 	batchSize   int
 	padID       int64
 
@@ -138,9 +141,11 @@ type Embedder struct {
 // session is one ONNX Runtime session with its reused buffers: the inputs
 // and the output of one batch. One goroutine uses it at a time.
 type session struct {
-	sess             *ort.DynamicAdvancedSession
-	ids, mask, types []int64
-	hidden           []float32
+	sess                  *ort.DynamicAdvancedSession
+	ids, mask, types, pos []int64
+	hidden                []float32
+	half                  []byte // the output of a float16 graph
+	vec                   []float32
 }
 
 // ortClock measures the wall time during which at least one session is
@@ -203,7 +208,7 @@ func New(cfg Config) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed: model %s: loading tokenizer %s: %w", m.ID, tokFile, err)
 	}
-	inputs, output, typeIDs, err := inspect(modelFile, m.Dimension)
+	gio, err := inspect(modelFile, m)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +232,7 @@ func New(cfg Config) (*Embedder, error) {
 	}
 	e := &Embedder{
 		cfg: cfg, modelFile: modelFile, fingerprint: fp, tok: tok,
-		typeIDs: typeIDs, quantized: quantized, batchSize: batchSize, padID: tok.PadID(),
+		io: gio, quantized: quantized, batchSize: batchSize, padID: tok.PadID(),
 	}
 	// Opening a session loads and optimises the model (a few hundred ms
 	// of CPU for a small encoder): the sessions open in parallel, one per
@@ -239,7 +244,7 @@ func New(cfg Config) (*Embedder, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sessions[i], errs[i] = openSession(modelFile, inputs, output, max(1, cfg.Threads/nsess), cfg.Spin)
+			sessions[i], errs[i] = openSession(modelFile, gio.inputs, gio.output, max(1, cfg.Threads/nsess), cfg.Spin)
 		}()
 	}
 	wg.Wait()
@@ -284,57 +289,6 @@ func openSession(modelFile string, inputs []string, output string, threads int, 
 	return sess, nil
 }
 
-// inspect checks that the model at path looks like a BERT-style encoder and
-// returns the input names to feed, the output to read and whether
-// token_type_ids is among the inputs.
-func inspect(path string, dim int) (inputs []string, output string, typeIDs bool, err error) {
-	ins, outs, err := ort.GetInputOutputInfo(path)
-	if err != nil {
-		return nil, "", false, fmt.Errorf("embed: %s: not a loadable ONNX model: %w", path, err)
-	}
-	have := map[string]bool{}
-	for _, in := range ins {
-		switch in.Name {
-		case "input_ids", "attention_mask", "token_type_ids":
-			if in.DataType != ort.TensorElementDataTypeInt64 {
-				return nil, "", false, fmt.Errorf("embed: %s: input %s is %s, want int64", path, in.Name, in.DataType)
-			}
-			have[in.Name] = true
-		default:
-			return nil, "", false, fmt.Errorf("embed: %s: unexpected input %q (want input_ids, attention_mask, token_type_ids)", path, in.Name)
-		}
-	}
-	if !have["input_ids"] || !have["attention_mask"] {
-		return nil, "", false, fmt.Errorf("embed: %s: model lacks input_ids or attention_mask", path)
-	}
-	inputs = []string{"input_ids", "attention_mask"}
-	if have["token_type_ids"] {
-		inputs = append(inputs, "token_type_ids")
-	}
-	// Prefer last_hidden_state; else the first float output of rank 3.
-	var out *ort.InputOutputInfo
-	for i := range outs {
-		o := &outs[i]
-		if o.OrtValueType != ort.ONNXTypeTensor || o.DataType != ort.TensorElementDataTypeFloat || len(o.Dimensions) != 3 {
-			continue
-		}
-		if o.Name == "last_hidden_state" {
-			out = o
-			break
-		}
-		if out == nil {
-			out = o
-		}
-	}
-	if out == nil {
-		return nil, "", false, fmt.Errorf("embed: %s: no float output of shape [batch, tokens, hidden]", path)
-	}
-	if d := out.Dimensions[2]; d > 0 && int(d) != dim {
-		return nil, "", false, fmt.Errorf("embed: %s: output %s has hidden size %d, manifest says %d", path, out.Name, d, dim)
-	}
-	return inputs, out.Name, have["token_type_ids"], nil
-}
-
 // fingerprint identifies everything that decides a vector besides the text:
 // the model and tokenizer bytes, pooling, max tokens, dimension and the CPU
 // class. It keys
@@ -346,6 +300,11 @@ func fingerprint(m models.Model, modelFile, tokFile string, verified bool) (stri
 		mf, _ := m.File(models.ModelFile)
 		tf, _ := m.File(models.TokenizerFile)
 		fmt.Fprintf(h, "sha256:%s\x00sha256:%s", mf.SHA256, tf.SHA256)
+		// A graph's external data (folder models only: the built-in ones
+		// have none, so their fingerprints are unchanged).
+		if df, ok := m.File(models.DataFile); ok {
+			fmt.Fprintf(h, "\x00%s:sha256:%s", models.DataFile, df.SHA256)
+		}
 	} else {
 		for _, p := range []string{modelFile, tokFile} {
 			if err := hashFile(h, p); err != nil {
@@ -358,6 +317,9 @@ func fingerprint(m models.Model, modelFile, tokFile string, verified bool) (stri
 	// cache dir shared with such a machine (a CI cache, qemu) must not
 	// answer with its vectors (docs/portability.md).
 	fmt.Fprintf(h, "\x00cpu=%s", cpuclass.Current())
+	for _, kv := range m.Settings() { // none for the built-in models
+		fmt.Fprintf(h, "\x00%s", kv)
+	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
@@ -543,32 +505,44 @@ func (e *Embedder) tokenize(texts []string, prefix string) []tokenizer.Encoding 
 }
 
 // runBatch runs the texts idx of encs through session s, padded to the
-// longest of them, and writes their pooled, normalised vectors into out. It
-// returns the number of tokens fed, padding included.
+// longest of them on the model's padding side, and writes their pooled,
+// truncated and (unless the model says not to) normalised vectors into out.
+// It returns the number of tokens fed, padding included.
 func (e *Embedder) runBatch(s *session, encs []tokenizer.Encoding, idx []int, out [][]float32) (int, error) {
+	m := e.cfg.Model
 	n, seq := len(idx), 0
 	for _, i := range idx {
 		seq = max(seq, len(encs[i].IDs))
 	}
 	if seq == 0 {
-		return 0, fmt.Errorf("embed: model %s: tokenizer returned no tokens", e.cfg.Model.ID)
+		return 0, fmt.Errorf("embed: model %s: tokenizer returned no tokens", m.ID)
 	}
-	dim := e.cfg.Model.Dimension
+	width := e.io.width
 	size := n * seq
 	s.ids = grow(s.ids, size)
 	s.mask = grow(s.mask, size)
 	s.types = grow(s.types, size)
-	s.hidden = grow(s.hidden, size*dim)
+	s.pos = grow(s.pos, size)
 	for i := range s.ids[:size] {
 		s.ids[i] = e.padID
 	}
 	clear(s.mask[:size])
 	clear(s.types[:size])
+	clear(s.pos[:size])
 	for r, i := range idx {
 		enc := encs[i]
-		copy(s.ids[r*seq:], enc.IDs)
-		copy(s.mask[r*seq:], enc.Mask)
-		copy(s.types[r*seq:], enc.TypeIDs)
+		at := r * seq // right padding: the text first
+		if m.PaddingSide == models.PadLeft {
+			at += seq - len(enc.IDs)
+		}
+		copy(s.ids[at:], enc.IDs)
+		copy(s.mask[at:], enc.Mask)
+		copy(s.types[at:], enc.TypeIDs)
+		// Positions count the real tokens from 0 wherever they sit; padding
+		// gets 0 (masked out, it never reaches a vector).
+		for t := range enc.IDs {
+			s.pos[at+t] = int64(t)
+		}
 	}
 	shape := ort.NewShape(int64(n), int64(seq))
 	var vals []ort.Value
@@ -578,8 +552,11 @@ func (e *Embedder) runBatch(s *session, encs []tokenizer.Encoding, idx []int, ou
 		}
 	}()
 	bufs := [][]int64{s.ids, s.mask}
-	if e.typeIDs {
+	if e.io.types {
 		bufs = append(bufs, s.types)
+	}
+	if e.io.positions {
+		bufs = append(bufs, s.pos)
 	}
 	for _, buf := range bufs {
 		t, err := ort.NewTensor(shape, buf[:size])
@@ -588,24 +565,53 @@ func (e *Embedder) runBatch(s *session, encs []tokenizer.Encoding, idx []int, ou
 		}
 		vals = append(vals, t)
 	}
-	outT, err := ort.NewTensor(ort.NewShape(int64(n), int64(seq), int64(dim)), s.hidden[:size*dim])
-	if err != nil {
-		return 0, fmt.Errorf("embed: output tensor: %w", err)
+	rows := seq // output rows per text
+	if e.io.pooled {
+		rows = 1
 	}
-	vals = append(vals, outT)
+	outShape := ort.NewShape(int64(n), int64(seq), int64(width))
+	if e.io.pooled {
+		outShape = ort.NewShape(int64(n), int64(width))
+	}
+	s.hidden = grow(s.hidden, n*rows*width)
+	if e.io.half {
+		s.half = grow(s.half, 2*n*rows*width)
+		t, err := ort.NewCustomDataTensor(outShape, s.half[:2*n*rows*width], ort.TensorElementDataTypeFloat16)
+		if err != nil {
+			return 0, fmt.Errorf("embed: output tensor: %w", err)
+		}
+		vals = append(vals, t)
+	} else {
+		t, err := ort.NewTensor(outShape, s.hidden[:n*rows*width])
+		if err != nil {
+			return 0, fmt.Errorf("embed: output tensor: %w", err)
+		}
+		vals = append(vals, t)
+	}
 
 	e.clock.enter()
-	err = s.sess.Run(vals[:len(vals)-1], vals[len(vals)-1:])
+	err := s.sess.Run(vals[:len(vals)-1], vals[len(vals)-1:])
 	e.clock.leave()
 	if err != nil {
 		return 0, fmt.Errorf("embed: %s: running batch of %d×%d: %w", e.modelFile, n, seq, err)
 	}
-	for r, i := range idx {
-		h := s.hidden[r*seq*dim : (r+1)*seq*dim]
-		if err := pool(e.cfg.Model.Pooling, h, s.mask[r*seq:(r+1)*seq], seq, dim, out[i]); err != nil {
-			return 0, fmt.Errorf("embed: model %s: %w", e.cfg.Model.ID, err)
+	if e.io.half {
+		for j := range s.hidden[:n*rows*width] {
+			s.hidden[j] = halfToFloat(binary.LittleEndian.Uint16(s.half[2*j:]))
 		}
-		normalize(out[i])
+	}
+	s.vec = grow(s.vec, width)
+	for r, i := range idx {
+		h := s.hidden[r*rows*width : (r+1)*rows*width]
+		if e.io.pooled {
+			copy(s.vec, h)
+		} else if err := pool(m.Pooling, h, s.mask[r*seq:(r+1)*seq], seq, width, s.vec); err != nil {
+			return 0, fmt.Errorf("embed: model %s: %w", m.ID, err)
+		}
+		copy(out[i], s.vec[:m.Dimension]) // a Matryoshka model keeps its first components
+		if m.Normalized() {
+			normalize(out[i])
+		}
 	}
 	return size, nil
 }

@@ -223,7 +223,7 @@ func TestCorruptModel(t *testing.T) {
 	truncated := filepath.Join(dir, "model.onnx")
 	require.NoError(t, os.WriteFile(truncated, data[:len(data)/3], 0o644))
 	bpe := filepath.Join(dir, "bpe-tokenizer.json")
-	require.NoError(t, os.WriteFile(bpe, []byte(`{"version":"1.0","model":{"type":"BPE","vocab":{"a":0},"merges":[]}}`), 0o644))
+	require.NoError(t, os.WriteFile(bpe, []byte(`{"version":"1.0","model":{"type":"BPE","dropout":0.1,"vocab":{"a":0},"merges":[]}}`), 0o644))
 
 	tests := []struct {
 		name        string
@@ -234,7 +234,7 @@ func TestCorruptModel(t *testing.T) {
 		{"truncated-onnx", truncated, tokFile, []string{truncated}, "a cut-off download must not load"},
 		{"tokenizer-as-model", tokFile, tokFile, []string{tokFile}, "a JSON file is not a model"},
 		{"missing-model", filepath.Join(dir, "nope.onnx"), tokFile, []string{"nope.onnx"}, "a missing file is named"},
-		{"bpe-tokenizer", modelFile, bpe, []string{bpe, "BPE"}, "only WordPiece tokenizers are read"},
+		{"bpe-tokenizer", modelFile, bpe, []string{bpe, "BPE dropout"}, "a tokenizer the package cannot run is named, with the part it cannot run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,21 +7,37 @@ import (
 
 // Pooling names, as the model manifest spells them.
 const (
-	PoolCLS  = "cls"
-	PoolMean = "mean"
+	PoolCLS       = "cls"
+	PoolMean      = "mean"
+	PoolLastToken = "lasttoken"
 )
 
 // pool reduces one text's hidden states to a vector. hidden holds seqLen×dim
 // floats of one batch row; mask holds its seqLen attention mask values. out
 // receives dim floats. Mean pooling averages the positions whose mask is 1
-// (padding never counts); CLS pooling takes position 0.
+// (padding never counts); CLS pooling takes the first such position (0 with
+// right padding) and last-token pooling the last (the end token a decoder's
+// tokenizer appends, with right or left padding alike).
 func pool(pooling string, hidden []float32, mask []int64, seqLen, dim int, out []float32) error {
 	if len(hidden) < seqLen*dim || len(mask) < seqLen || len(out) < dim {
 		return fmt.Errorf("pool: short buffers (hidden %d, mask %d, out %d for %d×%d)", len(hidden), len(mask), len(out), seqLen, dim)
 	}
 	switch pooling {
-	case PoolCLS:
-		copy(out[:dim], hidden[:dim])
+	case PoolCLS, PoolLastToken:
+		t := -1
+		for i := range seqLen {
+			if mask[i] != 0 {
+				t = i
+				if pooling == PoolCLS {
+					break
+				}
+			}
+		}
+		if t < 0 {
+			clear(out[:dim])
+			return nil
+		}
+		copy(out[:dim], hidden[t*dim:(t+1)*dim])
 	case PoolMean:
 		clear(out[:dim])
 		n := 0
@@ -42,7 +58,7 @@ func pool(pooling string, hidden []float32, mask []int64, seqLen, dim int, out [
 			}
 		}
 	default:
-		return fmt.Errorf("unknown pooling %q (want %q or %q)", pooling, PoolCLS, PoolMean)
+		return fmt.Errorf("unknown pooling %q (want %q, %q or %q)", pooling, PoolCLS, PoolMean, PoolLastToken)
 	}
 	return nil
 }

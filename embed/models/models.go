@@ -58,6 +58,10 @@ const (
 	ModelFile     = "model.onnx"
 	StaticFile    = "model.safetensors"
 	TokenizerFile = "tokenizer.json"
+	// DataFile is the external data of an ONNX graph over 2 GB (or of one
+	// exported with external data), next to ModelFile: ONNX Runtime reads it
+	// from the model file's folder by the name the graph records.
+	DataFile = "model.onnx_data"
 )
 
 // Model kinds.
@@ -70,6 +74,15 @@ const (
 const (
 	PoolCLS  = "cls"
 	PoolMean = "mean"
+	// PoolLastToken takes the last real token's state: decoder embedders
+	// (Qwen3-Embedding and the like), whose tokenizer appends an end token.
+	PoolLastToken = "lasttoken"
+)
+
+// Padding sides.
+const (
+	PadRight = "right"
+	PadLeft  = "left"
 )
 
 // Source kinds.
@@ -96,13 +109,52 @@ type Model struct {
 	PassagePrefix string   `json:"passage_prefix"`
 	Files         []File   `json:"files"`
 	Sources       []Source `json:"sources"`
+
+	// Normalize, when false, leaves vectors at the length the model gives
+	// them (ranking is then by dot product); absent or true scales every
+	// vector to unit length, so a dot product is the cosine similarity.
+	Normalize *bool `json:"normalize,omitempty"`
+	// HiddenSize is the width of the graph's output when it is larger
+	// than Dimension: a Matryoshka model's vector is truncated to its first
+	// Dimension components (after pooling, before normalising). 0: the
+	// output is Dimension wide.
+	HiddenSize int `json:"hidden_size,omitempty"`
+	// Output names the graph output to read: a token-level [batch, tokens,
+	// hidden] tensor (last_hidden_state, token_embeddings), pooled here, or
+	// a ready [batch, hidden] sentence_embedding, which is not pooled again.
+	// Empty: last_hidden_state, else token_embeddings, else
+	// sentence_embedding, else the first float output of either shape.
+	Output string `json:"output,omitempty"`
+	// PaddingSide is where a batch pads its shorter texts: PadRight (the
+	// default) or PadLeft (decoders exported for left padding).
+	PaddingSide string `json:"padding_side,omitempty"`
+
+	// Endpoint, for kind endpoint (user manifests only), is the server
+	// that embeds for the model.
+	Endpoint *Endpoint `json:"endpoint,omitempty"`
+
+	// Dir, only in a user manifest (or from FromDir), is a local folder the
+	// model's files are read from in place (File.Path inside it) instead of
+	// the cache; such a model has no sources. A relative Dir in a user
+	// manifest is relative to the manifest's folder.
+	Dir string `json:"dir,omitempty"`
+
+	// Origin says where the model was described: OriginBuiltin, a user
+	// manifest's path, or the folder FromDir read. Not part of the schema.
+	Origin string `json:"-"`
 }
+
+// OriginBuiltin is the Origin of the models of the embedded manifest.
+const OriginBuiltin = "built-in"
 
 // File is one file of a model, pinned by content.
 type File struct {
-	Name   string `json:"name"` // ModelFile or StaticFile, and TokenizerFile
+	Name   string `json:"name"` // ModelFile or StaticFile, TokenizerFile, and DataFile if any
 	SHA256 string `json:"sha256"`
 	Size   int64  `json:"size"`
+	// Path is the file's slash-separated path inside the model's Dir
+	// ("onnx/model.onnx"); empty means Name. Only for models with a Dir.
+	Path string `json:"path,omitempty"`
 }
 
 // Source is one place a model's files can be fetched from.
@@ -173,35 +225,36 @@ func ORT() (Runtime, error) {
 	return m.ONNXRuntime, nil
 }
 
-// IDs returns the model ids of the embedded manifest, in manifest order.
+// IDs returns the model ids of Default(): the embedded manifest's, in
+// manifest order, then the user manifests' ($RETRIEVALBENCH_MODEL_MANIFEST).
+// When a user manifest is broken it returns the embedded ids (Lookup says
+// what is wrong).
 func IDs() []string {
-	ms, err := Manifest()
+	c, err := Default()
 	if err != nil {
-		return nil
+		if c, err = Builtin(); err != nil {
+			return nil
+		}
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	return ids
+	return c.IDs()
 }
 
-// Lookup returns the model with the given id.
+// Lookup returns the model with the given id from Default(): the embedded
+// manifest merged with the user manifests of $RETRIEVALBENCH_MODEL_MANIFEST.
 func Lookup(id string) (Model, error) {
-	ms, err := Manifest()
+	c, err := Default()
 	if err != nil {
 		return Model{}, err
 	}
-	for _, m := range ms {
-		if m.ID == id {
-			return m, nil
-		}
-	}
-	return Model{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownModel, id, strings.Join(IDs(), ", "))
+	return c.Lookup(id)
 }
 
-// Dir returns the directory that holds m's files under cacheDir.
+// Dir returns the directory that holds m's files: its own Dir for a model
+// read in place from a folder, else its folder under cacheDir.
 func Dir(cacheDir string, m Model) string {
+	if m.Dir != "" {
+		return m.Dir
+	}
 	return filepath.Join(cacheDir, "models", m.ID)
 }
 
@@ -216,10 +269,49 @@ func (m Model) WeightsFile() string {
 // IsONNX reports whether m is run by ONNX Runtime (kind onnx).
 func (m Model) IsONNX() bool { return m.Kind == "" || m.Kind == KindONNX }
 
-// Path returns the local path of m's file name (a weights file or TokenizerFile).
+// Path returns the local path of m's file name (a weights file,
+// TokenizerFile or DataFile): inside m.Dir at the file's Path for a model
+// read in place, else in the cache.
 func (m Model) Path(cacheDir, name string) string {
+	if m.Dir != "" {
+		if f, ok := m.File(name); ok && f.Path != "" {
+			return filepath.Join(m.Dir, filepath.FromSlash(f.Path))
+		}
+	}
 	return filepath.Join(Dir(cacheDir, m), name)
 }
+
+// Normalized reports whether m's vectors are scaled to unit length (the
+// default).
+func (m Model) Normalized() bool { return m.Normalize == nil || *m.Normalize }
+
+// Width is the width of m's graph output: HiddenSize, else Dimension.
+func (m Model) Width() int { return max(m.HiddenSize, m.Dimension) }
+
+// Settings lists m's settings that decide a vector besides its files and
+// the fields every model has (dimension, pooling, max tokens, prefixes):
+// "key=value" for each one not at its default, so that built-in models,
+// which set none, hash as before.
+func (m Model) Settings() []string {
+	var s []string
+	if !m.Normalized() {
+		s = append(s, "normalize=false")
+	}
+	if m.HiddenSize != 0 {
+		s = append(s, fmt.Sprintf("hidden_size=%d", m.HiddenSize))
+	}
+	if m.Output != "" {
+		s = append(s, "output="+m.Output)
+	}
+	if m.PaddingSide != "" && m.PaddingSide != PadRight {
+		s = append(s, "padding_side="+m.PaddingSide)
+	}
+	return s
+}
+
+// InPlace reports whether m's files are read from its own folder (Dir)
+// rather than fetched into the cache.
+func (m Model) InPlace() bool { return m.Dir != "" }
 
 // File returns m's file entry of the given name.
 func (m Model) File(name string) (File, bool) {
@@ -234,6 +326,9 @@ func (m Model) File(name string) (File, bool) {
 // Fingerprint identifies m's weights and tokenizer: the SHA-256 of its model
 // file and tokenizer file joined, short enough for cache keys.
 func (m Model) Fingerprint() string {
+	if m.IsEndpoint() {
+		return "endpoint-" + m.Endpoint.Model + "@" + m.Endpoint.Revision
+	}
 	mf, _ := m.File(m.WeightsFile())
 	tf, _ := m.File(TokenizerFile)
 	return mf.SHA256[:16] + "-" + tf.SHA256[:16]
@@ -272,6 +367,9 @@ func parse(name string, data []byte) (*manifest, error) {
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	for i := range m.Models {
+		m.Models[i].Origin = OriginBuiltin
+	}
 	return &m, nil
 }
 
@@ -305,18 +403,43 @@ func (m *manifest) validate() error {
 	return nil
 }
 
-func (m Model) validate() error {
+func (m Model) validate() error { return m.check(false) }
+
+// check validates m; user allows what only a user manifest may say: a
+// folder read in place (Dir, File.Path, DataFile).
+func (m Model) check(user bool) error {
 	if m.ID == "" || strings.ContainsAny(m.ID, `/\ .`) {
 		return fmt.Errorf("id must be non-empty without '/', '\\', '.' or spaces")
 	}
-	if m.Kind != "" && m.Kind != KindONNX && m.Kind != KindStatic {
-		return fmt.Errorf("kind %q must be %q or %q", m.Kind, KindONNX, KindStatic)
+	if m.Kind != "" && m.Kind != KindONNX && m.Kind != KindStatic && m.Kind != KindEndpoint {
+		return fmt.Errorf("kind %q must be %q, %q or %q", m.Kind, KindONNX, KindStatic, KindEndpoint)
+	}
+	if m.Kind == KindEndpoint {
+		return m.checkEndpoint(user)
+	}
+	if m.Endpoint != nil {
+		return fmt.Errorf("endpoint: only a model of kind %q has one", KindEndpoint)
+	}
+	if user && m.Kind == KindStatic {
+		return fmt.Errorf("kind %q: a user manifest holds ONNX models (static tables are built in only)", m.Kind)
+	}
+	if !user && m.Dir != "" {
+		return fmt.Errorf("dir %q: only a user manifest may read a model from a folder", m.Dir)
 	}
 	if m.Dimension <= 0 {
 		return fmt.Errorf("dimension %d must be positive", m.Dimension)
 	}
-	if m.Pooling != PoolCLS && m.Pooling != PoolMean {
-		return fmt.Errorf("pooling %q must be %q or %q", m.Pooling, PoolCLS, PoolMean)
+	if m.Pooling != PoolCLS && m.Pooling != PoolMean && m.Pooling != PoolLastToken {
+		return fmt.Errorf("pooling %q must be %q, %q or %q", m.Pooling, PoolCLS, PoolMean, PoolLastToken)
+	}
+	if m.HiddenSize != 0 && m.HiddenSize <= m.Dimension {
+		return fmt.Errorf("hidden_size %d must be larger than dimension %d (it is for Matryoshka truncation), or absent", m.HiddenSize, m.Dimension)
+	}
+	if m.PaddingSide != "" && m.PaddingSide != PadRight && m.PaddingSide != PadLeft {
+		return fmt.Errorf("padding_side %q must be %q or %q", m.PaddingSide, PadRight, PadLeft)
+	}
+	if m.Kind == KindStatic && (m.Normalize != nil || m.HiddenSize != 0 || m.Output != "" || m.PaddingSide != "") {
+		return fmt.Errorf("normalize, hidden_size, output and padding_side are for ONNX models")
 	}
 	if m.Kind == KindStatic && m.Pooling != PoolMean {
 		return fmt.Errorf("pooling %q: a static model averages its token vectors (%q)", m.Pooling, PoolMean)
@@ -328,9 +451,16 @@ func (m Model) validate() error {
 		return fmt.Errorf("licence missing")
 	}
 	want := []string{m.WeightsFile(), TokenizerFile}
+	allowed := map[string]bool{want[0]: true, want[1]: true}
+	if user && m.IsONNX() {
+		allowed[DataFile] = true
+	}
 	names := map[string]bool{}
 	for _, f := range m.Files {
-		if f.Name != want[0] && f.Name != want[1] {
+		if !allowed[f.Name] {
+			if user && m.IsONNX() {
+				return fmt.Errorf("file %q: name must be %q, %q or %q", f.Name, want[0], want[1], DataFile)
+			}
 			return fmt.Errorf("file %q: name must be %q or %q for kind %q", f.Name, want[0], want[1], m.kind())
 		}
 		if names[f.Name] {
@@ -343,11 +473,25 @@ func (m Model) validate() error {
 		if f.Size <= 0 {
 			return fmt.Errorf("file %q: size must be positive", f.Name)
 		}
+		if f.Path != "" {
+			if m.Dir == "" {
+				return fmt.Errorf("file %q: path %q is only for a model with a dir", f.Name, f.Path)
+			}
+			if !filepath.IsLocal(filepath.FromSlash(f.Path)) || strings.Contains(f.Path, `\`) {
+				return fmt.Errorf("file %q: path %q must be a relative path inside the dir", f.Name, f.Path)
+			}
+		}
 	}
 	for _, n := range want {
 		if !names[n] {
 			return fmt.Errorf("file %q missing", n)
 		}
+	}
+	if m.Dir != "" {
+		if len(m.Sources) > 0 {
+			return fmt.Errorf("dir %q and sources: a model read in place from a folder is not fetched", m.Dir)
+		}
+		return nil
 	}
 	if len(m.Sources) == 0 {
 		return fmt.Errorf("no sources")
@@ -396,6 +540,29 @@ func (m Model) validate() error {
 	}
 	return nil
 }
+
+// checkEndpoint validates a model of kind endpoint: no files, sources or
+// folder, an Endpoint, a dimension and a licence.
+func (m Model) checkEndpoint(user bool) error {
+	switch {
+	case !user:
+		return fmt.Errorf("kind %q: endpoint models are described in user manifests", KindEndpoint)
+	case len(m.Files) > 0 || len(m.Sources) > 0 || m.Dir != "":
+		return fmt.Errorf("kind %q: a served model has no files, sources or dir", KindEndpoint)
+	case m.Dimension <= 0:
+		return fmt.Errorf("dimension %d must be positive (the server's vectors are checked against it)", m.Dimension)
+	case m.HiddenSize != 0 && m.HiddenSize <= m.Dimension:
+		return fmt.Errorf("hidden_size %d must be larger than dimension %d, or absent", m.HiddenSize, m.Dimension)
+	case m.Licence == "":
+		return fmt.Errorf("licence missing")
+	case m.Pooling != "" || m.Output != "" || m.PaddingSide != "":
+		return fmt.Errorf("pooling, output and padding_side are the server's business for kind %q", KindEndpoint)
+	}
+	return m.Endpoint.check()
+}
+
+// IsEndpoint reports whether m is served by an embeddings server.
+func (m Model) IsEndpoint() bool { return m.Kind == KindEndpoint }
 
 func (m Model) kind() string {
 	if m.Kind == "" {

@@ -26,6 +26,10 @@ func Verify(cacheDir string, m Model) error {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) > 0 && m.InPlace() {
+		return fmt.Errorf("model %s (read in place from %s): %w (the folder changed since its files were pinned: check it, then pin it again with `retrievalbench models add %s`)",
+			m.ID, m.Dir, errors.Join(errs...), m.Dir)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("model %s: %w (run `make setup` or `retrievalbench models fetch %s`)", m.ID, errors.Join(errs...), m.ID)
 	}

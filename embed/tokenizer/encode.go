@@ -84,9 +84,20 @@ func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 				ids = append(ids, int64(id))
 				return !full()
 			}
+			if t.bytePre != nil {
+				t.bytePre.each(seg, func(w string) bool {
+					ids = t.bpe.encode(ids, w)
+					return !full()
+				})
+				return !full()
+			}
 			if t.pre == preMetaspace {
 				forEachMetaspaceWord(seg, func(w string) bool {
-					ids = t.uni.encode(ids, w)
+					if t.bpe != nil {
+						ids = t.bpe.encode(ids, w)
+					} else {
+						ids = t.uni.encode(ids, w)
+					}
 					return !full()
 				})
 				return !full()
@@ -105,7 +116,10 @@ func (t *Tokenizer) appendPieces(ids []int64, text string, limit int) []int64 {
 		}
 		for len(seg) > 0 {
 			chunk := seg
-			if !t.normalizedAdded && len(seg) > chunkBytes {
+			// Byte-level pre-tokenizers see whitespace runs and line breaks
+			// as tokens (and may add a space in front): a BPE text is
+			// normalized whole.
+			if !t.normalizedAdded && t.bpe == nil && len(seg) > chunkBytes {
 				// Cut after an ASCII whitespace byte: a word boundary and a
 				// normalization boundary (every normalizer here is local to a
 				// character or a combining sequence, and a space starts one).

@@ -1,8 +1,10 @@
 package tokenizer
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The seed corpora live in testdata/fuzz/<FuzzName>.
@@ -38,5 +40,68 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		tok.Tokens(text)
+	})
+}
+
+// FuzzBPE checks the byte-level BPE tokenizers of testdata/bpe on any text:
+// no panic, ids of the vocabulary, the token limit kept, and — byte-level
+// BPE being lossless — the pieces decode to the text itself (after the
+// space GPT-2's add_prefix_space puts in front). Texts with '<' are not
+// decoded: they may hold the added tokens, matched whole.
+func FuzzBPE(f *testing.F) {
+	for _, s := range []string{"def f(x):\n\treturn x  # ok", "12345 I'M   ", "日本語 🚀\r\n", "\xff\xfe bad utf-8", ""} {
+		f.Add(s)
+	}
+	type loaded struct {
+		tok    *Tokenizer
+		inv    map[int64]string
+		prefix bool
+	}
+	var toks []loaded
+	for _, name := range []string{"gpt2", "llama3", "qwen", "bytefallback"} {
+		tok, err := Load(filepath.Join(bpeDir, name+".json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		inv := map[int64]string{}
+		for s, id := range tok.vocab {
+			inv[int64(id)] = s
+		}
+		toks = append(toks, loaded{tok, inv, name == "gpt2"})
+	}
+	unByte := map[rune]byte{}
+	for b, r := range byteLevelRunes {
+		unByte[r] = byte(b)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for i, l := range toks {
+			for _, limit := range []int{0, 5} {
+				e := l.tok.Encode(text, limit)
+				if limit > 0 && len(e.IDs) > limit {
+					t.Fatalf("tokenizer %d: limit %d, %d ids", i, limit, len(e.IDs))
+				}
+				for _, id := range e.IDs {
+					if id < 0 || int(id) >= l.tok.VocabSize() {
+						t.Fatalf("tokenizer %d: id %d outside the vocabulary", i, id)
+					}
+				}
+			}
+			if i > 1 || strings.Contains(text, "<") || !utf8.ValidString(text) {
+				continue // qwen normalizes (NFC); bytefallback drops whitespace
+			}
+			var got []byte
+			for _, piece := range l.tok.Tokens(text) {
+				for _, r := range piece {
+					got = append(got, unByte[r])
+				}
+			}
+			want := text
+			if l.prefix && text != "" && !strings.HasPrefix(text, " ") {
+				want = " " + text
+			}
+			if string(got) != want {
+				t.Fatalf("tokenizer %d: pieces decode to %q, want %q", i, got, want)
+			}
+		}
 	})
 }

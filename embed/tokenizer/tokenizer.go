@@ -25,8 +25,17 @@
 // and Metaspace pre-tokenizers and the Unigram model (Viterbi over the
 // pieces' scores); see unigram.go.
 //
-// Files of another kind (a BPE model, a ByteLevel pre-tokenizer, …) are
-// refused with an error naming the file and the part it cannot run.
+// Byte-level BPE files (GPT-2, RoBERTa, Qwen, Llama 3, ModernBERT) run it
+// with a NFC or no normalizer; the ByteLevel pre-tokenizer (GPT-2's regex
+// split, add_prefix_space, then each byte as one of 256 printable
+// characters) or Split with the Qwen2 or Llama 3 regex before it, matched by
+// hand since Go's regexp has no look-ahead; the BPE model (merges lowest
+// rank first, byte_fallback to <0xXX> tokens, unk and fuse_unk,
+// ignore_merges); and the ByteLevel post-processor or a Sequence of it and a
+// template. See bpe.go.
+//
+// Files of another kind (BPE dropout, another split regex, …) are refused
+// with an error naming the file and the part it cannot run.
 package tokenizer
 
 import (
@@ -55,7 +64,11 @@ type Tokenizer struct {
 	padID           int64
 
 	uni *unigram // the Unigram model, when the file has one instead of WordPiece
-	pre int      // pre-tokenizer kind: preBert or preMetaspace
+	bpe *bpe     // the BPE model, when the file has one
+	// bytePre is a byte-level BPE's pre-tokenizer (ByteLevel, or Split then
+	// ByteLevel); nil for the other pre-tokenizers.
+	bytePre *bytePre
+	pre     int // pre-tokenizer kind: preBert or preMetaspace
 }
 
 type special struct {
@@ -140,8 +153,15 @@ func parse(data []byte) (*Tokenizer, error) {
 	if t.norm, err = parseNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if t.pre, err = parsePreTokenizer(f.PreTokenizer); err != nil {
-		return nil, err
+	if t.bpe != nil {
+		if t.bytePre, _, err = parseBytePre(f.PreTokenizer); err != nil {
+			return nil, err
+		}
+	}
+	if t.bytePre == nil {
+		if t.pre, err = parsePreTokenizer(f.PreTokenizer); err != nil {
+			return nil, err
+		}
 	}
 	if err := t.parseAdded(f.AddedTokens); err != nil {
 		return nil, err
@@ -183,8 +203,16 @@ func (t *Tokenizer) parseModel(raw json.RawMessage) error {
 		t.uni, t.vocab, t.unkID = u, u.ids, u.unkID
 		return nil
 	}
+	if typ == "BPE" {
+		b, err := parseBPE(raw)
+		if err != nil {
+			return err
+		}
+		t.bpe, t.vocab, t.unkID = b, b.vocab, b.unk
+		return nil
+	}
 	if typ != "WordPiece" {
-		return fmt.Errorf("model type %q is not supported (only WordPiece and Unigram)", typ)
+		return fmt.Errorf("model type %q is not supported (only WordPiece, Unigram and BPE)", typ)
 	}
 	var vocab map[string]int32
 	if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
@@ -244,6 +272,8 @@ type templateJSON struct {
 	SpecialTokens map[string]struct {
 		IDs []int64 `json:"ids"`
 	} `json:"special_tokens"`
+	// Sequence
+	Processors []json.RawMessage `json:"processors"`
 	// BertProcessing
 	Sep []json.RawMessage `json:"sep"`
 	Cls []json.RawMessage `json:"cls"`
@@ -269,6 +299,14 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		return fmt.Errorf("post_processor: %w", err)
 	}
 	switch p.Type {
+	case "ByteLevel":
+		// Byte-level offsets only: no ids added.
+	case "Sequence":
+		for i, sub := range p.Processors {
+			if err := t.parsePostProcessor(sub); err != nil {
+				return fmt.Errorf("post_processor %d of the sequence: %w", i+1, err)
+			}
+		}
 	case "TemplateProcessing":
 		seen := false
 		for _, piece := range p.Single {
@@ -312,7 +350,7 @@ func (t *Tokenizer) parsePostProcessor(raw json.RawMessage) error {
 		t.prefix = []special{{id: cls}}
 		t.suffx = []special{{id: sep}}
 	default:
-		return fmt.Errorf("post_processor type %q is not supported (only TemplateProcessing, BertProcessing and RobertaProcessing)", p.Type)
+		return fmt.Errorf("post_processor type %q is not supported (only TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel and a Sequence of them)", p.Type)
 	}
 	return nil
 }

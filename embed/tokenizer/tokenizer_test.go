@@ -183,11 +183,11 @@ func TestLoadErrors(t *testing.T) {
 		reason string
 	}{
 		{
-			name: "BPE",
+			name: "BPE dropout",
 			edit: func(f map[string]any) {
-				f["model"] = map[string]any{"type": "BPE", "vocab": map[string]int{"a": 0}, "merges": []string{}}
+				f["model"] = map[string]any{"type": "BPE", "dropout": 0.1, "vocab": map[string]int{"a": 0}, "merges": []string{}}
 			},
-			want: []string{`model type "BPE"`, "WordPiece"}, reason: "byte-pair models are another algorithm",
+			want: []string{`BPE dropout 0.1`}, reason: "dropout makes ids random",
 		},
 		{
 			name: "Unigram without unk",
@@ -204,9 +204,9 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "BPE without type",
 			edit: func(f map[string]any) {
-				f["model"] = map[string]any{"vocab": map[string]int{"a": 0}, "merges": []string{}}
+				f["model"] = map[string]any{"vocab": map[string]int{"a": 0}, "merges": []string{"a b"}}
 			},
-			want: []string{`model type "BPE"`}, reason: "old files name no type; merges mean BPE",
+			want: []string{`merge 1 ("a", "b")`}, reason: "old files name no type; merges mean BPE, whose merges must name vocabulary tokens",
 		},
 		{
 			name: "ByteLevel pre-tokenizer",
@@ -220,8 +220,10 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "unknown post-processor",
-			edit: func(f map[string]any) { f["post_processor"] = map[string]any{"type": "ByteLevel"} },
-			want: []string{`post_processor type "ByteLevel"`}, reason: "only BERT and RoBERTa templates",
+			edit: func(f map[string]any) {
+				f["post_processor"] = map[string]any{"type": "Sequence", "processors": []any{map[string]any{"type": "Prepend"}}}
+			},
+			want: []string{`post_processor 1 of the sequence`, `type "Prepend"`}, reason: "only templates, BERT, RoBERTa and ByteLevel",
 		},
 		{
 			name: "unk not in vocab",

@@ -28,10 +28,13 @@ var storeEvery = 256
 // if nothing. Files that are present but corrupt are not reported here: New
 // fails on them, so a broken cache is an error rather than a skip.
 func Requires(cfg Config, cacheDir string) *systems.Requirement {
-	m, err := models.Lookup(cfg.Model)
+	m, err := cfg.model()
 	if err != nil {
 		// An unknown model is a config error, which New reports.
 		return nil
+	}
+	if m.IsEndpoint() {
+		return nil // a server: nothing local (an unreachable one fails the cell)
 	}
 	if _, err := embed.LibraryPath(cacheDir); err != nil {
 		return &systems.Requirement{Kind: systems.NeedsONNX, Reason: err.Error()}
@@ -68,7 +71,8 @@ type Index struct {
 	cfg   Config
 	opt   systems.Options
 	model models.Model
-	emb   *embed.Embedder
+	emb   Vectorizer
+	onnx  *embed.Embedder // emb when the model runs in-process; nil for an endpoint
 	mat   *embed.Matrix
 	stats Stats
 
@@ -91,20 +95,44 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if opt.CacheDir == "" {
 		return nil, fmt.Errorf("dense[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
 	}
-	m, err := models.Lookup(cfg.Model)
+	m, err := cfg.model()
 	if err != nil {
 		return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
 	}
 	x := &Index{cfg: cfg, opt: opt, model: m}
+	if m.IsEndpoint() {
+		ep, err := embed.NewEndpoint(m, nil)
+		if err != nil {
+			return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
+		}
+		x.emb = ep
+		return x, nil
+	}
 	ecfg := embed.DefaultConfig(m, opt.CacheDir)
 	ecfg.BatchSize = cfg.BatchSize
 	ecfg.Progress = x.progress
-	x.emb, err = embed.New(ecfg)
+	x.onnx, err = embed.New(ecfg)
 	if err != nil {
 		return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
 	}
+	x.emb = x.onnx
 	return x, nil
 }
+
+// Vectorizer is what Index needs of an embedder: *embed.Embedder (ONNX
+// Runtime in-process) and *embed.Endpoint (an OpenAI-compatible server).
+type Vectorizer interface {
+	Embed(ctx context.Context, texts []string, prefix string) ([][]float32, error)
+	EmbedQueries(ctx context.Context, texts []string) ([][]float32, error)
+	Fingerprint() string
+	Dim() int
+	Close() error
+}
+
+var (
+	_ Vectorizer = (*embed.Embedder)(nil)
+	_ Vectorizer = (*embed.Endpoint)(nil)
+)
 
 // Config returns the configuration of x.
 func (x *Index) Config() Config { return x.cfg }
@@ -112,8 +140,9 @@ func (x *Index) Config() Config { return x.cfg }
 // Stats returns what the last successful Index call did.
 func (x *Index) Stats() Stats { return x.stats }
 
-// Embedder returns the embedder, for its counters (time inside ONNX Runtime).
-func (x *Index) Embedder() *embed.Embedder { return x.emb }
+// Embedder returns the embedder: an *embed.Embedder, whose counters say
+// the time inside ONNX Runtime, or an *embed.Endpoint.
+func (x *Index) Embedder() Vectorizer { return x.emb }
 
 // DocText is the text embedded for d, without the model's passage prefix:
 // Symbol, Path and Title on their own lines when set, then Text.
@@ -171,7 +200,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	st.Reused = len(c.Docs) - len(todo)
 
 	if len(todo) > 0 {
-		before := x.emb.Stats()
+		before, began := x.onnxStats(), time.Now()
 		x.corpusID, x.lastLog = c.ID, time.Now()
 		x.totalDocs, x.stats0 = len(c.Docs), st.Reused
 		x.rate.Start(x.lastLog, 0)
@@ -200,11 +229,14 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 				vecs[i] = got[j]
 			}
 		}
-		after := x.emb.Stats()
+		after := x.onnxStats()
 		st.Embedded = len(todo)
 		st.Truncated = after.Truncated - before.Truncated
 		st.Embed = after.Total - before.Total
 		st.ORT = after.ORT - before.ORT
+		if x.onnx == nil { // a server: the wall time of the requests
+			st.Embed = time.Since(began)
+		}
 	}
 
 	mat := embed.NewMatrix(x.emb.Dim())
@@ -260,6 +292,14 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 	return hits, nil
 }
 
+// onnxStats is the in-process embedder's counters (zero for an endpoint).
+func (x *Index) onnxStats() embed.Stats {
+	if x.onnx == nil {
+		return embed.Stats{}
+	}
+	return x.onnx.Stats()
+}
+
 // Close releases the model session.
 func (x *Index) Close() error {
 	x.mat = nil
@@ -272,6 +312,10 @@ func (x *Index) Close() error {
 // Versions names what the index runs on, for golden files: the ONNX Runtime
 // version and the SHA-256 of the model and tokenizer files.
 func (x *Index) Versions() map[string]string {
+	if x.model.IsEndpoint() {
+		ep := x.model.Endpoint
+		return map[string]string{"endpoint " + x.model.ID: ep.Model + "@" + ep.Revision}
+	}
 	v := map[string]string{"onnxruntime": embed.RuntimeVersion()}
 	for _, f := range x.model.Files {
 		v["model "+x.model.ID+" "+f.Name] = f.SHA256

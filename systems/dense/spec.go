@@ -48,5 +48,8 @@ func Spec(c Config) systems.Spec {
 	return s
 }
 
+// Spec is the benchmark value of c: Spec(c).
+func (c Config) Spec() systems.Spec { return Spec(c) }
+
 // Specs returns the Spec of every named config, in Configs order.
 func Specs() []systems.Spec { return systems.SpecsOf(Configs(), Spec) }
