@@ -29,6 +29,11 @@ type Flags struct {
 	// (Spec.FixturesOnly) at the size and lifts every corpus budget
 	// (Spec.MaxDocs): every cell skipped for its cost runs.
 	Heavy bool
+	// Create writes the golden file of every cell that has none, from this
+	// run, and checks the cells that have one as usual: the one command a
+	// first run (or a new system or dataset) prints for all its missing
+	// baselines. Unlike Update it never rewrites a baseline.
+	Create bool
 }
 
 // EnvResults is the default of -results, so that a run of several packages
@@ -38,7 +43,7 @@ const EnvResults = "RETRIEVALBENCH_RESULTS"
 // DefaultFlags is what a Suite without Flags runs with.
 func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
 
-// NewFlags defines -update, -size, -split, -data, -results and -heavy on fs and
+// NewFlags defines -update, -create, -size, -split, -data, -results and -heavy on fs and
 // returns the Flags they fill when the test binary parses its flags. Call it
 // once per test binary, from a package-level var.
 func NewFlags(fs *flag.FlagSet) *Flags {
@@ -49,6 +54,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
 	fs.StringVar(&f.Results, "results", os.Getenv(EnvResults), "if set, write per-task JSONL results of every cell into this directory (default $"+EnvResults+")")
 	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
+	fs.BoolVar(&f.Create, "create", false, "write the golden file of every cell that has none (cells that have one are checked as usual; unlike -update, no baseline is rewritten)")
 	return f
 }
 

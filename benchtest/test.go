@@ -1,6 +1,7 @@
 package benchtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +79,11 @@ func Test(t *testing.T, s Suite, f Family) {
 			}
 		}
 	}
+	t.Cleanup(func() {
+		if line := s.missingLine(t.Name(), s.flags()); line != "" {
+			t.Log(line)
+		}
+	})
 	n := 0
 	for _, sys := range order {
 		t.Run(sys, func(t *testing.T) {
@@ -182,17 +188,18 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	path := harness.GoldenPath(s.Golden, res.Dataset, res.Split, spec.System, spec.Config)
 	markRead(path)
 	if fl.Update {
-		if failed := res.Failed(); len(failed) > 0 {
-			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
-		}
-		if err := harness.WriteGolden(path, harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("updated %s", path)
+		writeBaseline(t, path, res, spec, "updated")
 		return
 	}
 	g, err := harness.ReadGolden(path)
+	if errors.Is(err, harness.ErrNoGolden) && fl.Create {
+		writeBaseline(t, path, res, spec, "created")
+		return
+	}
 	if err != nil {
+		if errors.Is(err, harness.ErrNoGolden) {
+			noteMissing(t.Name())
+		}
 		t.Fatalf("%v\ncreate it with: %s -update", err, again)
 	}
 	v := harness.CheckGolden(g, res, spec.Tolerance)
@@ -208,6 +215,19 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	for _, imp := range v.Improvements {
 		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
 	}
+}
+
+// writeBaseline writes the golden file of a cell from its run (-update,
+// -create), unless a task failed.
+func writeBaseline(t *testing.T, path string, res *harness.Result, spec systems.Spec, verb string) {
+	t.Helper()
+	if failed := res.Failed(); len(failed) > 0 {
+		t.Fatalf("not writing %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
+	}
+	if err := harness.WriteGolden(path, harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s %s", verb, path)
 }
 
 // maxFailedLogged is how many failed tasks of a cell have their whole
