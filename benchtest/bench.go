@@ -102,6 +102,23 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 	})
 	fl := s.flags()
 	order, by := bySystem(onFamily(s.Systems, f))
+	// -shard deals whole cells (op=index and op=search together) among
+	// the cells -bench and -skip select.
+	sel := benchSelection()
+	var selected []string
+	for _, sys := range order {
+		for _, spec := range by[sys] {
+			for _, d := range sets {
+				if spec.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
+					selected = append(selected, cellKey(family, sys, spec.Config, d.Name))
+				}
+			}
+		}
+	}
+	shardOf, shard, err := fl.shardOf(&benchPlanner, selected)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, sys := range order {
 		b.Run("system="+sys, func(b *testing.B) {
 			for _, spec := range by[sys] {
@@ -114,6 +131,9 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 							continue
 						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {
+							if at := shardOf.of(cellKey(family, sys, spec.Config, d.Name)); shardOf != nil && at != shard.I {
+								b.Skipf("shard %s: this cell runs in shard %d/%d", shard, at, shard.N)
+							}
 							// The cells' rules: a heavy or fixtures-only config
 							// and a corpus over its budget skip by design.
 							again := s.benchCommand(b.Name(), fl)

@@ -34,6 +34,11 @@ type Flags struct {
 	// first run (or a new system or dataset) prints for all its missing
 	// baselines. Unlike Update it never rewrites a baseline.
 	Create bool
+	// Shard is "I/N": run only this run's I-th of N parts of the cells
+	// (see Shard); "" runs them all. ShardCosts is a previous run's results
+	// directory whose cell files' wall times balance the parts.
+	Shard      string
+	ShardCosts string
 }
 
 // EnvResults is the default of -results, so that a run of several packages
@@ -55,6 +60,8 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Results, "results", os.Getenv(EnvResults), "if set, write per-task JSONL results of every cell into this directory (default $"+EnvResults+")")
 	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
 	fs.BoolVar(&f.Create, "create", false, "write the golden file of every cell that has none (cells that have one are checked as usual; unlike -update, no baseline is rewritten)")
+	fs.StringVar(&f.Shard, "shard", "", "run only part `I/N` of the cells (1 ≤ I ≤ N; every part with the same other flags), for a CI matrix; merge the parts' -results with retrievalbench leaderboard -results A,B,…")
+	fs.StringVar(&f.ShardCosts, "shard-costs", "", "a previous run's results `dir`: balance -shard by its cells' recorded wall times (default: round-robin)")
 	return f
 }
 

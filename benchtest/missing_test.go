@@ -22,7 +22,8 @@ import (
 var testFlags = NewFlags(flag.CommandLine)
 
 // envFirstRunGolden names the golden directory of the child tests; unset,
-// they skip (they are run by TestFirstRunPrintsOneCommand).
+// they skip (they are run by TestFirstRunPrintsOneCommand, and as the
+// shards of cmd/retrievalbench's TestShardedLeaderboard).
 const envFirstRunGolden = "BENCHTEST_FIRST_RUN_GOLDEN"
 
 func firstRunSuite(t *testing.T) Suite {
@@ -41,8 +42,9 @@ func firstRunSuite(t *testing.T) Suite {
 
 func TestFirstRunChildRepoQA(t *testing.T) { Test(t, firstRunSuite(t), RepoQA()) }
 func TestFirstRunChildTREC(t *testing.T)   { Test(t, firstRunSuite(t), TREC()) }
+func TestFirstRunChildCases(t *testing.T)  { Test(t, firstRunSuite(t), Cases()) }
 
-// TestFirstRunPrintsOneCommand runs two families of a new module (no golden
+// TestFirstRunPrintsOneCommand runs three families of a new module (no golden
 // files) in a child binary: it fails, and its last summary line is one
 // command that creates every missing golden file; that command, run, writes
 // them all and the next plain run passes; run again after one file is lost,
@@ -61,16 +63,16 @@ func TestFirstRunPrintsOneCommand(t *testing.T) {
 	out, err := child("-test.run=^TestFirstRunChild", "-size=fixture")
 	require.Error(t, err, "a run without golden files passed:\n%s", out)
 	lines := regexp.MustCompile(`(\d+) cells of this test binary have no golden file \((\d+) in (\w+)\); create every missing one with: (.*)`).FindAllStringSubmatch(out, -1)
-	require.Len(t, lines, 2, "one summary line per top-level test with missing cells:\n%s", out)
+	require.Len(t, lines, 3, "one summary line per top-level test with missing cells:\n%s", out)
 	last := lines[len(lines)-1]
-	require.Equal(t, "TestFirstRunChildTREC", last[3])
+	require.Equal(t, "TestFirstRunChildCases", last[3])
 	cells := strings.Count(out, "create it with:")
 	require.Equal(t, last[1], strconv.Itoa(cells), "the last line counts every cell that had no golden file")
-	const want = `go test -run '^(TestFirstRunChildRepoQA|TestFirstRunChildTREC)$' -create -size=fixture`
+	const want = `go test -run '^(TestFirstRunChildRepoQA|TestFirstRunChildTREC|TestFirstRunChildCases)$' -create -size=fixture`
 	require.Equal(t, want, strings.TrimSpace(last[4]))
 
 	// The command, as the test binary takes it.
-	out, err = child("-test.run=^(TestFirstRunChildRepoQA|TestFirstRunChildTREC)$", "-create", "-size=fixture", "-test.v")
+	out, err = child("-test.run=^(TestFirstRunChildRepoQA|TestFirstRunChildTREC|TestFirstRunChildCases)$", "-create", "-size=fixture", "-test.v")
 	require.NoError(t, err, "the printed command failed:\n%s", out)
 	require.Equal(t, cells, strings.Count(out, "created "+golden), "every missing file created:\n%s", out)
 	files := goldenFiles(t, golden)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
@@ -71,10 +72,25 @@ func Test(t *testing.T, s Suite, f Family) {
 	cellName := func(spec systems.Spec, d Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
 	}
+	var selected []string
+	for _, sp := range specs {
+		for _, d := range f.Datasets {
+			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
+				selected = append(selected, cellKey(f.Name, sp.System, sp.Config, d.Name))
+			}
+		}
+	}
+	shardOf, shard, err := s.flags().shardOf(&testPlanner, selected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inShard := func(spec systems.Spec, d Dataset) bool {
+		return shardOf == nil || shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)) == shard.I
+	}
 	total := 0
 	for _, sp := range specs {
 		for _, d := range f.Datasets {
-			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) {
+			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && inShard(sp, d) {
 				total++
 			}
 		}
@@ -93,11 +109,15 @@ func Test(t *testing.T, s Suite, f Family) {
 						if !spec.RunsOn(f.Name, d.Name) {
 							continue // not a cell of this system (Spec.Only)
 						}
-						if sel.runs(cellName(spec, d)) {
+						mine := inShard(spec, d)
+						if sel.runs(cellName(spec, d)) && mine {
 							n++
 						}
 						i := n
 						t.Run(d.Name, func(t *testing.T) {
+							if !mine {
+								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)), shard.N)
+							}
 							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
 							runCell(t, &s, f, d, spec)
 						})
@@ -156,7 +176,9 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	// for a system that runs its own processes (an external peer), theirs.
 	peakOK := rss.ResetPeak() == nil
 	made := &madeSystems{}
+	start := time.Now()
 	res, err := harness.Run(t.Context(), p, made.wrap(spec), cfg)
+	seconds := time.Since(start).Seconds()
 	if err != nil {
 		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, err)
 	}
@@ -181,7 +203,8 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		t.Log(line)
 	}
 	if fl.Results != "" {
-		if err := writeResults(fl.Results, p, res, peakMB); err != nil {
+		cell := cellKey(f.Name, spec.System, spec.Config, d.Name)
+		if err := writeResults(fl.Results, p, res, peakMB, cell, seconds); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
@@ -401,8 +424,10 @@ func mean(xs []float64) float64 {
 //
 // Next to them goes the cell's cost file (index time, docs, peak RSS in MiB,
 // 0 when unknown; hashes and versions) that the leaderboard reads; its
-// commit is $RETRIEVALBENCH_COMMIT (make results sets it).
-func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64) error {
+// commit is $RETRIEVALBENCH_COMMIT (make results sets it); name
+// (family/system/config/dataset) and seconds (the cell's wall time) are
+// what -shard-costs balances a sharded run by.
+func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64, name string, seconds float64) error {
 	kinds := map[string]string{}
 	for _, c := range p.Corpora {
 		for _, d := range c.Docs {
@@ -414,7 +439,9 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 		return err
 	}
 	cell := filepath.Join(dir, resultfmt.CellFileName(res.Dataset, res.Split, res.System, res.Config))
-	return resultfmt.WriteCell(cell, res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT")))
+	c := res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT"))
+	c.Cell, c.Seconds = name, seconds
+	return resultfmt.WriteCell(cell, c)
 }
 
 // ChildPeaker is implemented by systems that run their own processes

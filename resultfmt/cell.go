@@ -29,6 +29,12 @@ type Cell struct {
 	PeakRSSMB float64           `json:"peak_rss_mb"`
 	Versions  map[string]string `json:"versions,omitempty"`
 	Commit    string            `json:"commit,omitempty"`
+	// Cell is the runner's name of the cell, family/system/config/dataset
+	// (benchtest), and Seconds its wall time: what a sharded run balances
+	// its next assignment by (benchtest -shard-costs). Empty and 0 in cell
+	// files written before they were recorded.
+	Cell    string  `json:"cell,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Model names the cell's system configuration: "system/config".
