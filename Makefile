@@ -163,7 +163,7 @@ mlflow:
 
 compare:
 	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make compare OLD=old.txt NEW=new.txt"; exit 2)
-	$(GO) tool benchstat -ignore commit $(OLD) $(NEW)
+	$(RB) compare -ignore commit $(OLD) $(NEW)
 
 gate:
 	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make gate OLD=old.txt NEW=new.txt"; exit 2)

@@ -61,7 +61,7 @@ func BenchmarkTREC(b *testing.B)    { benchtest.Benchmark(b, suite(), benchtest.
 func BenchmarkBEIR(b *testing.B)    { benchtest.Benchmark(b, suite(), benchtest.BEIR()) }
 func BenchmarkCases(b *testing.B)   { benchtest.Benchmark(b, suite(), benchtest.Cases()) }
 
-// TestMain fails a whole-suite run (no -run, no -bench, no -update) that
+// TestMain fails a whole-suite run (no -run, no -bench, no -update, no -shard) that
 // leaves golden files no cell read: a renamed or removed config, or a
 // dataset cell that no longer exists, must take its baseline with it.
 func TestMain(m *testing.M) {
@@ -69,7 +69,7 @@ func TestMain(m *testing.M) {
 	stop := startContext7API()
 	code := m.Run()
 	stop()
-	if code != 0 || flags.Update || flag.Lookup("test.run").Value.String() != "" || flag.Lookup("test.bench").Value.String() != "" || testing.Short() {
+	if code != 0 || flags.Update || flags.Shard != "" || flag.Lookup("test.run").Value.String() != "" || flag.Lookup("test.bench").Value.String() != "" || testing.Short() {
 		os.Exit(code)
 	}
 	orphans, err := benchtest.Orphans(goldenDir, specs())

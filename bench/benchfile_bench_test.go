@@ -2,9 +2,11 @@ package bench
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,10 +32,10 @@ func runOwnBenchmarks(t *testing.T, env ...string) []byte {
 		"-test.run=^$", "-test.bench=^BenchmarkRepoQA$/^system=bm25$/^config=porter$/^dataset=fixture$/",
 		"-test.benchtime=2x", "-test.count=2", "-size=fixture")
 	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "benchmark run failed:\nstdout:\n%s\nstderr:\n%s", out, stderr.String())
+	// go test writes the binary's stdout and stderr to one stream, the
+	// benchmark file: so does this.
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "benchmark run failed:\n%s", out)
 	return out
 }
 
@@ -198,9 +200,32 @@ func TestPlantedDelay(t *testing.T) {
 	}
 	require.NoError(t, rd.Err())
 	require.Equal(t, 2, searched, "op=search result lines")
+	require.Contains(t, string(out), "a planted slowdown", "the run says the delay is planted")
+	require.Equal(t, []string{"cpu", "goarch", "goos", "pkg"}, configKeys(t, out),
+		"the planted delay's file has configuration keys the testing package did not print (benchstat would put it in a table of its own)")
 
 	bad := runOwnBenchmarksErr(t, benchtest.EnvBenchDelay+"=soon")
 	require.Contains(t, bad, benchtest.EnvBenchDelay+`="soon"`, "a bad delay is an error naming the variable")
+}
+
+// configKeys returns the file-level configuration keys benchfmt reads from
+// a benchmark file: the testing package's (goos, goarch, pkg, cpu) unless
+// something else printed a "key: value" line into it.
+func configKeys(t *testing.T, file []byte) []string {
+	t.Helper()
+	keys := map[string]bool{}
+	rd := benchfmt.NewReader(bytes.NewReader(file), "bench.txt")
+	for rd.Scan() {
+		if res, ok := rd.Result().(*benchfmt.Result); ok {
+			for _, c := range res.Config {
+				if c.File {
+					keys[c.Key] = true
+				}
+			}
+		}
+	}
+	require.NoError(t, rd.Err())
+	return slices.Sorted(maps.Keys(keys))
 }
 
 // runOwnBenchmarksErr runs the benchmarks expecting them to fail and

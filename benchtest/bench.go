@@ -39,7 +39,10 @@ import (
 // EnvBenchDelay plants a slowdown for checking the regression gate by hand:
 // a Go duration ("1ms") slept after every query of every op=search
 // benchmark, inside the timed loop. Never set it for a real measurement;
-// the benchmark binary warns on stderr when it is set.
+// each op=search benchmark says so in its log (b.Logf: go test merges the
+// binary's stderr into the benchmark file, and a line such as "bench: …"
+// there reads as a configuration key to benchfmt, splitting benchstat's
+// tables).
 const EnvBenchDelay = "RETRIEVALBENCH_BENCH_DELAY"
 
 // QualityUnit is a harness measure and the benchmark unit reported for it.
@@ -85,7 +88,6 @@ var benchDelay = sync.OnceValues(func() (time.Duration, error) {
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%s=%q: want a non-negative Go duration such as 1ms", EnvBenchDelay, s)
 	}
-	fmt.Fprintf(os.Stderr, "bench: %s=%v: every op=search query sleeps %v (planted slowdown; not a real measurement)\n", EnvBenchDelay, d, d)
 	return d, nil
 })
 
@@ -100,6 +102,23 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 	})
 	fl := s.flags()
 	order, by := bySystem(onFamily(s.Systems, f))
+	// -shard deals whole cells (op=index and op=search together) among
+	// the cells -bench and -skip select.
+	sel := benchSelection()
+	var selected []string
+	for _, sys := range order {
+		for _, spec := range by[sys] {
+			for _, d := range sets {
+				if spec.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
+					selected = append(selected, cellKey(family, sys, spec.Config, d.Name))
+				}
+			}
+		}
+	}
+	shardOf, shard, err := fl.shardOf(&benchPlanner, selected)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, sys := range order {
 		b.Run("system="+sys, func(b *testing.B) {
 			for _, spec := range by[sys] {
@@ -112,6 +131,9 @@ func Benchmark(b *testing.B, s Suite, f Family) {
 							continue
 						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {
+							if at := shardOf.of(cellKey(family, sys, spec.Config, d.Name)); shardOf != nil && at != shard.I {
+								b.Skipf("shard %s: this cell runs in shard %d/%d", shard, at, shard.N)
+							}
 							// The cells' rules: a heavy or fixtures-only config
 							// and a corpus over its budget skip by design.
 							again := s.benchCommand(b.Name(), fl)
@@ -205,6 +227,9 @@ func benchSearch(b *testing.B, family, dataset string, p *harness.Prepared, spec
 	delay, err := benchDelay()
 	if err != nil {
 		b.Fatal(err)
+	}
+	if delay > 0 {
+		b.Logf("%s=%v: every query sleeps %v (a planted slowdown; not a real measurement)", EnvBenchDelay, delay, delay)
 	}
 	// Quality first, outside the peak-RSS window and the timed loop.
 	quality := qualityOf(b, family, dataset, p, spec)

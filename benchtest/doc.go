@@ -12,16 +12,20 @@
 //
 // In a _test.go file of your module:
 //
-//	var flags = benchtest.NewFlags(flag.CommandLine) // -update, -size, -split, -data, -results
+//	var flags = benchtest.NewFlags(flag.CommandLine) // -update, -create, -size, -split, -data, -results, -shard
 //
 //	func TestRepoQA(t *testing.T) {
 //		suite := benchtest.Suite{Systems: []systems.Spec{mySpec}, Golden: "testdata/golden", Flags: flags}
 //		benchtest.Test(t, suite, benchtest.RepoQA())
 //	}
 //
-// The first run fails with the command that creates the missing baselines
-// (`go test -run … -update`); commit the golden files it writes. The
-// repository's own bench package is written the same way.
+// The first run fails, each cell with the command that creates its
+// baseline (`go test -run … -update`), and ends with one command that
+// creates every missing one (`go test -run '^(TestA|TestB)$' -create`);
+// commit the golden files it writes. The repository's own bench package is
+// written the same way; docs/your-module.md walks through a module of your
+// own. -shard I/N runs one of N parts of the cells, for a CI matrix
+// (docs/sharding.md).
 //
 // Sizes (-size): fixture runs only the hermetic fixtures shipped with
 // retrievalbench; small (the default, what CI runs) adds small splits of the

@@ -33,6 +33,16 @@ type Flags struct {
 	// emulated by qemu-user (make test-avx2: 10-50× slower; 0 or 1: as
 	// configured).
 	Slow int
+	// Create writes the golden file of every cell that has none, from this
+	// run, and checks the cells that have one as usual: the one command a
+	// first run (or a new system or dataset) prints for all its missing
+	// baselines. Unlike Update it never rewrites a baseline.
+	Create bool
+	// Shard is "I/N": run only this run's I-th of N parts of the cells
+	// (see Shard); "" runs them all. ShardCosts is a previous run's results
+	// directory whose cell files' wall times balance the parts.
+	Shard      string
+	ShardCosts string
 }
 
 // EnvResults is the default of -results, so that a run of several packages
@@ -42,7 +52,7 @@ const EnvResults = "RETRIEVALBENCH_RESULTS"
 // DefaultFlags is what a Suite without Flags runs with.
 func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
 
-// NewFlags defines -update, -size, -split, -data, -results, -heavy and -slow on fs and
+// NewFlags defines -update, -create, -size, -split, -data, -results, -heavy and -slow on fs and
 // returns the Flags they fill when the test binary parses its flags. Call it
 // once per test binary, from a package-level var.
 func NewFlags(fs *flag.FlagSet) *Flags {
@@ -54,6 +64,9 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Results, "results", os.Getenv(EnvResults), "if set, write per-task JSONL results of every cell into this directory (default $"+EnvResults+")")
 	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
 	fs.IntVar(&f.Slow, "slow", 1, "multiply the per-task search timeout by this, for an emulated CPU (qemu-x86_64 -cpu Haswell: make test-avx2 passes 20)")
+	fs.BoolVar(&f.Create, "create", false, "write the golden file of every cell that has none (cells that have one are checked as usual; unlike -update, no baseline is rewritten)")
+	fs.StringVar(&f.Shard, "shard", "", "run only part `I/N` of the cells (1 ≤ I ≤ N; every part with the same other flags), for a CI matrix; merge the parts' -results with retrievalbench leaderboard -results A,B,…")
+	fs.StringVar(&f.ShardCosts, "shard-costs", "", "a previous run's results `dir`: balance -shard by its cells' recorded wall times (default: round-robin)")
 	return f
 }
 

@@ -35,6 +35,23 @@ func testSelection() selection {
 	return selection{run: run, skip: skip}
 }
 
+// benchSelection reads -test.bench and -test.skip, as testSelection does
+// -test.run: which benchmarks a run selects.
+func benchSelection() selection {
+	get := func(name string) string {
+		if f := flag.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	run, err1 := compilePattern(get("test.bench"))
+	skip, err2 := compilePattern(get("test.skip"))
+	if err1 != nil || err2 != nil {
+		return selection{}
+	}
+	return selection{run: run, skip: skip}
+}
+
 func compilePattern(p string) ([][]*regexp.Regexp, error) {
 	if p == "" {
 		return nil, nil

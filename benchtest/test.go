@@ -76,14 +76,34 @@ func Test(t *testing.T, s Suite, f Family) {
 	cellName := func(spec systems.Spec, d Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
 	}
+	var selected []string
+	for _, sp := range specs {
+		for _, d := range f.Datasets {
+			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
+				selected = append(selected, cellKey(f.Name, sp.System, sp.Config, d.Name))
+			}
+		}
+	}
+	shardOf, shard, err := s.flags().shardOf(&testPlanner, selected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inShard := func(spec systems.Spec, d Dataset) bool {
+		return shardOf == nil || shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)) == shard.I
+	}
 	total := 0
 	for _, sp := range specs {
 		for _, d := range f.Datasets {
-			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) {
+			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && inShard(sp, d) {
 				total++
 			}
 		}
 	}
+	t.Cleanup(func() {
+		if line := s.missingLine(t.Name(), s.flags()); line != "" {
+			t.Log(line)
+		}
+	})
 	n := 0
 	for _, sys := range order {
 		t.Run(sys, func(t *testing.T) {
@@ -93,11 +113,15 @@ func Test(t *testing.T, s Suite, f Family) {
 						if !spec.RunsOn(f.Name, d.Name) {
 							continue // not a cell of this system (Spec.Only)
 						}
-						if sel.runs(cellName(spec, d)) {
+						mine := inShard(spec, d)
+						if sel.runs(cellName(spec, d)) && mine {
 							n++
 						}
 						i := n
 						t.Run(d.Name, func(t *testing.T) {
+							if !mine {
+								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)), shard.N)
+							}
 							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
 							runCell(t, &s, f, d, spec)
 						})
@@ -159,7 +183,9 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	// for a system that runs its own processes (an external peer), theirs.
 	peakOK := rss.ResetPeak() == nil
 	made := &madeSystems{}
+	start := time.Now()
 	res, err := harness.Run(t.Context(), p, made.wrap(spec), cfg)
+	seconds := time.Since(start).Seconds()
 	if err != nil {
 		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, err)
 	}
@@ -184,35 +210,26 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 		t.Log(line)
 	}
 	if fl.Results != "" {
-		if err := writeResults(fl.Results, p, res, peakMB); err != nil {
+		cell := cellKey(f.Name, spec.System, spec.Config, d.Name)
+		if err := writeResults(fl.Results, p, res, peakMB, cell, seconds); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
 	path := harness.GoldenPath(s.Golden, res.Dataset, res.Split, spec.System, spec.Config)
 	markRead(path)
 	if fl.Update {
-		if failed := res.Failed(); len(failed) > 0 {
-			t.Fatalf("not updating %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
-		}
-		now := harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)
-		old, err := harness.ReadGolden(path)
-		if err != nil && !errors.Is(err, harness.ErrNoGolden) {
-			t.Logf("replacing %s: %v", path, err)
-		}
-		g := harness.Merge(old, now)
-		if err := harness.WriteGolden(path, g); err != nil {
-			t.Fatal(err)
-		}
-		if g != now {
-			t.Logf("updated %s for CPU class %s (the main baseline is %s's; classes with a baseline of their own: %s)",
-				path, now.CPUClass, g.CPUClass, strings.Join(sortedClasses(g), ", "))
-		} else {
-			t.Logf("updated %s", path)
-		}
+		writeBaseline(t, path, res, spec, "updated")
 		return
 	}
 	g, err := harness.ReadGolden(path)
+	if errors.Is(err, harness.ErrNoGolden) && fl.Create {
+		writeBaseline(t, path, res, spec, "created")
+		return
+	}
 	if err != nil {
+		if errors.Is(err, harness.ErrNoGolden) {
+			noteMissing(t.Name())
+		}
 		t.Fatalf("%v\ncreate it with: %s -update", err, again)
 	}
 	v := harness.CheckGolden(g, res, spec.Tolerance)
@@ -233,6 +250,30 @@ func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
 	}
 	for _, imp := range v.Improvements {
 		t.Logf("improved %s — to raise the baseline run: %s -update", imp, again)
+	}
+}
+
+// writeBaseline writes the golden file of a cell from its run (-update,
+// -create), unless a task failed.
+func writeBaseline(t *testing.T, path string, res *harness.Result, spec systems.Spec, verb string) {
+	t.Helper()
+	if failed := res.Failed(); len(failed) > 0 {
+		t.Fatalf("not writing %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
+	}
+	now := harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)
+	old, err := harness.ReadGolden(path)
+	if err != nil && !errors.Is(err, harness.ErrNoGolden) {
+		t.Logf("replacing %s: %v", path, err)
+	}
+	g := harness.Merge(old, now)
+	if err := harness.WriteGolden(path, g); err != nil {
+		t.Fatal(err)
+	}
+	if g != now {
+		t.Logf("%s %s for CPU class %s (the main baseline is %s's; classes with a baseline of their own: %s)",
+			verb, path, now.CPUClass, g.CPUClass, strings.Join(sortedClasses(g), ", "))
+	} else {
+		t.Logf("%s %s", verb, path)
 	}
 }
 
@@ -420,8 +461,10 @@ func mean(xs []float64) float64 {
 //
 // Next to them goes the cell's cost file (index time, docs, peak RSS in MiB,
 // 0 when unknown; hashes and versions) that the leaderboard reads; its
-// commit is $RETRIEVALBENCH_COMMIT (make results sets it).
-func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64) error {
+// commit is $RETRIEVALBENCH_COMMIT (make results sets it); name
+// (family/system/config/dataset) and seconds (the cell's wall time) are
+// what -shard-costs balances a sharded run by.
+func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64, name string, seconds float64) error {
 	kinds := map[string]string{}
 	for _, c := range p.Corpora {
 		for _, d := range c.Docs {
@@ -433,7 +476,9 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 		return err
 	}
 	cell := filepath.Join(dir, resultfmt.CellFileName(res.Dataset, res.Split, res.System, res.Config))
-	return resultfmt.WriteCell(cell, res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT")))
+	c := res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT"))
+	c.Cell, c.Seconds = name, seconds
+	return resultfmt.WriteCell(cell, c)
 }
 
 // ChildPeaker is implemented by systems that run their own processes

@@ -295,10 +295,12 @@ func CheckGolden(g *Golden, r *Result, tolerance float64) *Check {
 		note = fmt.Sprintf("; against the golden's %s baseline", base.CPUClass)
 	}
 	if g.DataHash != r.DataHash {
-		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: data hash %s ≠ golden %s (corpus, chunking or tasks changed)", short(r.DataHash), short(g.DataHash)))
+		now, was := hashPair(r.DataHash, g.DataHash)
+		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: data hash %s ≠ golden %s (corpus, chunking or tasks changed)", now, was))
 	}
 	if g.ConfigHash != r.ConfigHash {
-		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: config hash %s ≠ golden %s (system config changed)", short(r.ConfigHash), short(g.ConfigHash)))
+		now, was := hashPair(r.ConfigHash, g.ConfigHash)
+		v.Failures = append(v.Failures, fmt.Sprintf("stale baseline: config hash %s ≠ golden %s: %s", now, was, configHashHelp))
 	}
 	tol := resultfmt.Round4(tolerance)
 	if resultfmt.Round4(float64(g.Tolerance)) != tol {
@@ -457,13 +459,6 @@ func plural(n int, s string) string {
 		return s
 	}
 	return s + "s"
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 func firstLine(s string) string {

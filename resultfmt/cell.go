@@ -45,6 +45,14 @@ type Cell struct {
 	// differently across classes (docs/portability.md).
 	CPUClass string `json:"cpu_class,omitempty"`
 	Commit   string `json:"commit,omitempty"`
+	// Cell is the runner's name of the cell, family/system/config/dataset
+	// (benchtest), and Seconds the wall time of its index and searches
+	// (harness.Run; loading the dataset, shared by its cells, is not
+	// counted): what a sharded run balances its next assignment by
+	// (benchtest -shard-costs). Empty and 0 in cell files written before
+	// they were recorded.
+	Cell    string  `json:"cell,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Model names the cell's system configuration: "system/config".

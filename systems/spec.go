@@ -14,7 +14,10 @@ type Spec struct {
 	System string // "bm25", "dense", "pydocs-mcp", … (a subtest name)
 	Config string // config name within the system (a subtest name)
 	// Hash covers every field of the config that can change a result;
-	// golden files record it, so a changed config is a stale baseline.
+	// golden files record it, so a changed config is a stale baseline. Any
+	// non-empty string that changes exactly when results may change: a
+	// version you bump by hand ("trigram-tfidf-v2") or a hash of the
+	// config's fields (sysconfig's, for the built-in systems).
 	Hash string
 	// Tolerance is how far below golden a measure may fall before the gate
 	// fails; 0 for deterministic systems. ToleranceReason says why. The gate

@@ -21,7 +21,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("leaderboard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := leaderboard.DefaultConfig()
-	results := fs.String("results", "", "`dir` of per-task JSONL results (and .cell.json files)")
+	results := fs.String("results", "", "`dir` of per-task JSONL results (and .cell.json files); A,B,… merges the parts of a sharded run (-shard)")
 	out := fs.String("out", "", "output `dir` (default: RESULTS/leaderboard)")
 	primary := fs.String("primary", def.Primary, "`measure` that ranks the systems and is paired-tested against the best")
 	commit := fs.String("commit", "", "commit the results are of, shown on the pages and tagged in MLflow (default: the cells', else this checkout's HEAD)")
@@ -43,6 +43,13 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return usagef("leaderboard: need -results and no arguments")
 	}
+	dirs := strings.Split(*results, ",")
+	if *out == "" && len(dirs) > 1 {
+		return usagef("leaderboard: -out is needed with several -results directories")
+	}
+	if *tracking != "" && len(dirs) > 1 {
+		return usagef("leaderboard: -mlflow logs one results directory; copy the parts into one first")
+	}
 	if *out == "" {
 		*out = filepath.Join(*results, "leaderboard")
 	}
@@ -56,11 +63,11 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Generated = gen
 	}
-	recs, err := resultfmt.ReadScores(*results)
+	recs, err := resultfmt.ReadScoresOf(dirs)
 	if err != nil {
 		return err
 	}
-	cells, err := resultfmt.ReadCells(*results)
+	cells, err := resultfmt.ReadCellsOf(dirs)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ func commands() map[string]command {
 		// "eval": {"evaluate a TREC run against qrels (trec_eval output)", runEval},
 		"cache":       {"list what the cache holds (sizes, last use) or evict entries by kind, age or all", runCache},
 		"campaign":    {"run embedding models and BM25 over a case file's repositories; pool results for grading", runCampaign},
+		"compare":     {"benchstat's tables for benchmark files (same flags and output as golang.org/x/perf/cmd/benchstat)", runCompare},
 		"data":        {"fetch datasets into the cache (pinned sha256) or list what is there", runData},
 		"embed":       {"embed texts with a manifest model; write their vectors as JSONL", runEmbed},
 		"eval":        {"evaluate a TREC run against qrels (trec_eval output)", runEval},

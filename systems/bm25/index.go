@@ -87,10 +87,17 @@ var fts5Available = sync.OnceValue(func() error {
 	}
 	defer db.Close()
 	if _, err := db.Exec(`CREATE VIRTUAL TABLE probe USING fts5(x)`); err != nil {
-		return fmt.Errorf("bm25: SQLite has no FTS5 (%w): build and test with -tags sqlite_fts5 (the Makefile sets GOFLAGS=-tags=sqlite_fts5)", err)
+		return fmt.Errorf("bm25: SQLite has no FTS5 (%w): %s", err, noFTS5)
 	}
 	return nil
 })
+
+// noFTS5 says how to get FTS5, to a user of any module: the tag is a build
+// tag of mattn/go-sqlite3, so it must reach every go command that builds
+// this package (a test, a benchmark, go run of the CLI).
+const noFTS5 = "this binary was built without the sqlite_fts5 build tag, which mattn/go-sqlite3 needs to compile FTS5 in. " +
+	"Add -tags=sqlite_fts5 to the go command (go test -tags=sqlite_fts5 ./...), or set it for every go command of your shell: " +
+	"export GOFLAGS=-tags=sqlite_fts5 (go env -w GOFLAGS=-tags=sqlite_fts5 keeps it for your user)"
 
 // Config returns the configuration of x.
 func (x *Index) Config() Config { return x.cfg }

@@ -459,3 +459,17 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 		t.Errorf("fresh temp file, maybe a concurrent build, was removed: %v", err)
 	}
 }
+
+// TestNoFTS5SpeaksToAnyModule checks the missing-tag hint names the flag and
+// the variable a user's module sets, not this repository's Makefile (a
+// build without the tag is checked by nofts5_test.go's TestMain).
+func TestNoFTS5SpeaksToAnyModule(t *testing.T) {
+	for _, want := range []string{"-tags=sqlite_fts5", "GOFLAGS=-tags=sqlite_fts5", "mattn/go-sqlite3"} {
+		if !strings.Contains(noFTS5, want) {
+			t.Errorf("hint %q lacks %q", noFTS5, want)
+		}
+	}
+	if strings.Contains(noFTS5, "Makefile") {
+		t.Errorf("hint %q names a Makefile a user's module does not have", noFTS5)
+	}
+}

@@ -1,4 +1,4 @@
-package benchtest
+package bench
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/benchtest"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -34,11 +35,6 @@ import (
 // baselines.
 
 const envPeerFaultsChild = "RETRIEVALBENCH_PEER_FAULTS_CHILD"
-
-const (
-	repoGolden = "../golden"
-	repoPeers  = "../peers"
-)
 
 // faultCells are the cells of the child run: what each does to the real
 // peer, the verdict and the text its output must hold.
@@ -73,7 +69,7 @@ func TestRealPeerFaults(t *testing.T) {
 		t.Skip("SKIP (by design): under -race; the same cells run in the plain test run (a minute or two of real peers)")
 	}
 	for _, f := range []string{"codira-lexical.json", "pydocs-mcp.json"} {
-		cfg, err := external.Load(filepath.Join(repoPeers, f))
+		cfg, err := external.Load(filepath.Join(peersDir, f))
 		require.NoError(t, err)
 		if u := cfg.Unmet(); len(u) > 0 {
 			testenv.Missing(t, u[0].Kind, u[0].Reason)
@@ -141,7 +137,7 @@ func TestRealPeerFaultsChild(t *testing.T) {
 		t.Skip("run by TestRealPeerFaults in a child process")
 	}
 	load := func(file string) *external.Config {
-		cfg, err := external.Load(filepath.Join(repoPeers, file))
+		cfg, err := external.Load(filepath.Join(peersDir, file))
 		require.NoError(t, err)
 		return cfg
 	}
@@ -171,20 +167,20 @@ func TestRealPeerFaultsChild(t *testing.T) {
 	// Every cell is gated by the real baseline of its peer's config (the
 	// broken ones under their own names), so a broken cell fails because
 	// of what was done to it, not for want of a baseline.
-	fixture := Cases().Datasets[0]
+	fixture := benchtest.Cases().Datasets[0]
 	require.True(t, fixture.Hermetic)
 	for _, s := range specs {
 		real := "lexical"
 		if s.System == "pydocs-mcp" {
 			real = "bge-small-q"
 		}
-		g, err := harness.ReadGolden(harness.GoldenPath(repoGolden, "cases-cases", "all", s.System, real))
+		g, err := harness.ReadGolden(harness.GoldenPath(goldenDir, "cases-cases", "all", s.System, real))
 		require.NoError(t, err)
 		g.Config = s.Config
 		require.NoError(t, harness.WriteGolden(harness.GoldenPath(golden, "cases-cases", "all", s.System, s.Config), g))
 	}
-	suite := Suite{Systems: specs, Golden: golden, Flags: &Flags{Size: SizeFixture}}
-	Test(t, suite, Family{Name: "cases", Datasets: []Dataset{fixture}})
+	suite := benchtest.Suite{Systems: specs, Golden: golden, Flags: &benchtest.Flags{Size: benchtest.SizeFixture}}
+	benchtest.Test(t, suite, benchtest.Family{Name: "cases", Datasets: []benchtest.Dataset{fixture}})
 }
 
 // killSearches wraps spec so that during its first search (every search,

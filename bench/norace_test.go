@@ -1,5 +1,5 @@
 //go:build !race
 
-package benchtest
+package bench
 
 const raceEnabled = false
