@@ -3,6 +3,7 @@ package benchtest
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -27,6 +28,10 @@ type Dataset struct {
 	// runs: the dataset's test split restricted to them, labelled "small".
 	// Without it (and without Pool), -size=small runs the small_test split.
 	Small []string
+	// LoadSmall, when set, loads the test split of the Small corpora alone
+	// (a generator that costs time per repository skips the others); it
+	// must give the tasks Load(dataDir, "test") restricted to Small gives.
+	LoadSmall func(dataDir string) (*datasets.Dataset, error)
 	// Pool makes -size=small search the small_test tasks among the docs
 	// judged in the whole dataset (datasets.JudgedPool): for document
 	// collections too large to embed in CI.
@@ -42,6 +47,25 @@ type Family struct {
 	// data-pack datasets at -size=small; elsewhere they run on the fixtures
 	// only, and everywhere at -size=full.
 	HeavyAtSmall bool
+	// SmallSystems, when set, are the only configs (path.Match patterns on
+	// "system/config": "bm25/*") that run on this family's data-pack
+	// datasets at -size=small; the others skip by design there (CI budget)
+	// and run at -size=full.
+	SmallSystems []string
+}
+
+// smallRuns reports whether spec runs on f's data-pack datasets at
+// -size=small (see SmallSystems).
+func (f Family) smallRuns(name string) bool {
+	if len(f.SmallSystems) == 0 {
+		return true
+	}
+	for _, p := range f.SmallSystems {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // load loads d as the size and split flags ask.
@@ -66,7 +90,11 @@ func (d Dataset) load(f *Flags, dir string) (*datasets.Dataset, error) {
 	case d.Small == nil:
 		return d.Load(dir, "small_test")
 	}
-	ds, err := d.Load(dir, "test")
+	load := func() (*datasets.Dataset, error) { return d.Load(dir, "test") }
+	if d.LoadSmall != nil {
+		load = func() (*datasets.Dataset, error) { return d.LoadSmall(dir) }
+	}
+	ds, err := load()
 	if err != nil {
 		return nil, err
 	}

@@ -11,12 +11,13 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/datasets/sweqa"
 	"github.com/retrievalbench/retrievalbench/datasets/trec"
+	"github.com/retrievalbench/retrievalbench/systems/dense"
 )
 
 // Families returns every benchmark family, in the order the repository's
 // bench package runs them.
 func Families() []Family {
-	return []Family{RepoQA(), SWEQA(), CodeRAG(), CoSQA(), TREC(), BEIR(), Cases()}
+	return []Family{RepoQA(), RepoQALangs(), SWEQA(), CodeRAG(), CoSQA(), TREC(), BEIR(), Cases()}
 }
 
 // RepoQA is the "search needle function" family: the hermetic fixture,
@@ -46,6 +47,38 @@ func RepoQA() Family {
 			return repoqa.Structural(dir, "all", cfg)
 		}, Small: small[1:]},
 	}}
+}
+
+// RepoQALangs is documentation → definition retrieval in RepoQA's five
+// other languages (datasets/repoqa.DocComment: a doc comment's summary →
+// its function, the comment removed from the index; NOT the official
+// RepoQA descriptions), one dataset per language ("go-doc", …).
+//
+// -size=small runs each language's test tasks in its smallest repository
+// with tasks (a few hundred KB of source each), and only bm25 and the
+// default dense model (dense.DefaultModel): the other systems and models
+// run at -size=full. The peers (pydocs-mcp, Codira's lean set) index
+// Python only and have no cells here (their "only" lists).
+func RepoQALangs() Family {
+	cfg := repoqa.DefaultConfig()
+	small := map[string][]string{
+		"cpp":        {"skypjack/uvw"},
+		"go":         {"nsqio/nsq", "schollz/croc"},
+		"java":       {"square/retrofit"},
+		"rust":       {"tokio-rs/tracing"},
+		"typescript": {"axios/axios"},
+	}
+	f := Family{Name: "repoqa-langs", SmallSystems: []string{"bm25/*", "dense/" + dense.DefaultModel}}
+	for _, lang := range repoqa.DocLanguages() {
+		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-doc", Load: func(dir, split string) (*datasets.Dataset, error) {
+			return repoqa.DocComment(dir, lang, split, cfg)
+		}, Small: small[lang], LoadSmall: func(dir string) (*datasets.Dataset, error) {
+			c := cfg
+			c.Repos = small[lang]
+			return repoqa.DocComment(dir, lang, datasets.SplitTest, c)
+		}})
+	}
+	return f
 }
 
 // SWEQA is SWE-QA (file-level pseudo-qrels extracted from the answers'

@@ -14,7 +14,7 @@ import (
 // definition is one function, method or class found by tree-sitter.
 type definition struct {
 	Name      string // simple name
-	Qualified string // enclosing definitions joined by "." ("Class.method")
+	Qualified string // enclosing definitions joined by "." ("Class.method", Go "Recv.Method", C++ "ns.Class.method" from "ns::Class::method")
 	Kind      string // "function", "method" or "class"
 	StartByte int    // of the definition node (decorators excluded, as in RepoQA)
 	EndByte   int
@@ -81,6 +81,7 @@ func parseDefinitions(lang, p string, src []byte) ([]definition, error) {
 				}
 			}
 			slices.Reverse(scope)
+			scope = append(scope, ownerOf(lang, &n, src)...)
 			if kind == "function" && len(scope) > 0 && !inFunc && lang == "python" {
 				kind = "method"
 			}
@@ -89,6 +90,10 @@ func parseDefinitions(lang, p string, src []byte) ([]definition, error) {
 				StartByte: int(n.StartByte()), EndByte: int(n.EndByte()),
 				StartLine: int(n.StartPosition().Row) + 1, EndLine: int(n.EndPosition().Row) + 1,
 				DocStart: -1, DocEnd: -1, InFunction: inFunc,
+			}
+			if lang == "cpp" {
+				// Nested namespaces ("namespace mlx::core") join like the rest.
+				d.Qualified = strings.ReplaceAll(d.Qualified, "::", ".")
 			}
 			if lang == "python" {
 				docstring(&n, src, &d)
@@ -152,7 +157,8 @@ func defName(lang string, n *sitter.Node, src []byte) string {
 		return name
 	case lang == "rust" && n.Kind() == "impl_item":
 		if t := n.ChildByFieldName("type"); t != nil {
-			return t.Utf8Text(src)
+			// "impl<T> Foo<T>" is Foo's, as Rust users write Foo::method.
+			return strings.TrimSpace(stripAngles(t.Utf8Text(src)))
 		}
 		return ""
 	}
@@ -178,4 +184,73 @@ func docstring(n *sitter.Node, src []byte, d *definition) {
 	}
 	d.DocStart, d.DocEnd = int(first.StartByte()), int(first.EndByte())
 	d.DocText = s.Utf8Text(src)
+}
+
+// ownerOf returns the scope a definition names itself, outside its parent
+// chain: a Go method's receiver type ("(*Server[T]) Serve" → Server) and
+// the qualifiers of a C++ definition outside its class ("Foo::bar" → Foo).
+func ownerOf(lang string, n *sitter.Node, src []byte) []string {
+	switch {
+	case lang == "go" && n.Kind() == "method_declaration":
+		r := n.ChildByFieldName("receiver")
+		if r == nil || r.NamedChildCount() == 0 {
+			return nil
+		}
+		p := r.NamedChild(0)
+		t := p.ChildByFieldName("type")
+		if t == nil {
+			return nil
+		}
+		name := strings.TrimLeft(t.Utf8Text(src), "*( ")
+		if i := strings.IndexAny(name, "[) "); i >= 0 {
+			name = name[:i]
+		}
+		if name == "" {
+			return nil
+		}
+		return []string{name}
+	case lang == "cpp" && n.Kind() == "function_definition":
+		d := n.ChildByFieldName("declarator")
+		for d != nil && d.Kind() != "qualified_identifier" {
+			next := d.ChildByFieldName("declarator")
+			if next == nil {
+				return nil
+			}
+			d = next
+		}
+		if d == nil {
+			return nil
+		}
+		name := d.Utf8Text(src)
+		if strings.ContainsAny(name, "<(\n") {
+			// Template arguments: keep the names, drop the arguments.
+			name = stripAngles(name)
+		}
+		parts := strings.Split(name, "::")
+		var out []string
+		for _, p := range parts[:len(parts)-1] {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// stripAngles removes <…> groups (template arguments) from a C++ name.
+func stripAngles(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '<':
+			depth++
+		case r == '>' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

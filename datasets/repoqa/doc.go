@@ -16,6 +16,10 @@
 //	repoqa-python-docstring      data pack Python corpora, no needles → a docstring
 //	                             summary chosen by Generate (NOT an official
 //	                             description), that docstring removed from the corpus
+//	repoqa-LANG-doc              data pack corpora of cpp, go, java, rust,
+//	                             typescript → a doc-comment summary chosen by
+//	                             GenerateDoc (NOT an official description),
+//	                             that comment removed (docs/repoqa-languages.md)
 //	repoqa-python-official-desc  pydocs-eval/structural_recall.json → official
 //	                             description, the described function
 //	repoqa-structural            same rows → same description, its 1-hop

@@ -33,6 +33,11 @@ const (
 type Config struct {
 	Split     datasets.SplitConfig // Salt is set to the dataset name when empty
 	Generator GeneratorConfig      // repoqa-python-docstring only
+	// Repos, when set, limits the doc-comment generator (DocComment) to
+	// these repositories. Each repository's tasks and split are made
+	// independently, so this equals restricting the whole dataset, at a
+	// fraction of the cost.
+	Repos []string
 }
 
 // DefaultConfig returns the default split and generator settings.

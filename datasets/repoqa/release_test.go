@@ -188,15 +188,19 @@ func TestDefinitionsAllLanguages(t *testing.T) {
 		reason          string
 	}{
 		{"python", "a.py", "class A:\n    @property\n    def f(self):\n        def g(): pass\n        return 1\n", []string{"A", "A.f", "A.f.g"}, "methods and nested functions are qualified"},
-		{"go", "a.go", "package a\ntype T struct{}\nfunc (t T) M() {}\nfunc F[X any](x X) {}\n", []string{"T", "M", "F"}, "methods, generics"},
+		{"go", "a.go", "package a\ntype T struct{}\nfunc (t T) M() {}\nfunc F[X any](x X) {}\n", []string{"T", "T.M", "F"}, "methods are Recv.Method, as Go users write them; generics"},
+		{"go/pointer-generic", "a.go", "package a\ntype L[E any] struct{}\nfunc (l *L[E]) Push(e E) {}\n", []string{"L", "L.Push"}, "a pointer receiver of a generic type is named by its type"},
 		{"java", "A.java", "class A { A() {} <T> void m(T t) {} class B { int n() { return 1; } } }", []string{"A", "A.A", "A.m", "A.B", "A.B.n"}, "constructors, generics, nested classes"},
 		{"typescript", "a.ts", "export class C { m(): void {} }\nfunction f<T>(x: T): T { return x }\n", []string{"C", "C.m", "f"}, "class methods and generic functions"},
 		{"rust", "a.rs", "struct S;\nimpl S { fn new() -> S { S } }\nfn free<T>(t: T) {}\n", []string{"S", "S", "S.new", "free"}, "impl blocks scope their functions"},
-		{"cpp", "a.cpp", "namespace n { int f(int x) { return x; } }\nint C::g() { return 0; }\n", []string{"n", "n.f", "g"}, "namespaces and out-of-class definitions"},
+		{"cpp", "a.cpp", "namespace n { int f(int x) { return x; } }\nint C::g() { return 0; }\n", []string{"n", "n.f", "C.g"}, "namespaces and out-of-class definitions (C::g is C.g)"},
+		{"cpp/template", "a.cpp", "namespace a::b {\ntemplate <typename T>\nT V<T>::get() const { return T(); }\n}\n", []string{"a.b", "a.b.V.get"}, "nested namespaces and a template class's member defined outside it"},
+		{"rust/generic-impl", "a.rs", "struct W<'a, T>(&'a T);\nimpl<'a, T> W<'a, T> { fn get(&self) -> &T { self.0 } }\n", []string{"W", "W", "W.get"}, "impl<T> W<T> scopes its functions as W (W::get)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.lang, func(t *testing.T) {
-			defs, err := parseDefinitions(tc.lang, tc.path, []byte(tc.src))
+			lang, _, _ := strings.Cut(tc.lang, "/")
+			defs, err := parseDefinitions(lang, tc.path, []byte(tc.src))
 			require.NoError(t, err)
 			var got []string
 			for _, d := range defs {
