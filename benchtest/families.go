@@ -11,7 +11,6 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/datasets/sweqa"
 	"github.com/retrievalbench/retrievalbench/datasets/trec"
-	"github.com/retrievalbench/retrievalbench/systems/dense"
 )
 
 // Families returns every benchmark family, in the order the repository's
@@ -49,6 +48,11 @@ func RepoQA() Family {
 	}}
 }
 
+// smallDenseModel is dense.DefaultModel, named here so that a user's module
+// that imports benchtest does not link ONNX Runtime for it (bench's
+// TestSmallDenseModel keeps the two equal).
+const smallDenseModel = "minilm-l6-q"
+
 // RepoQALangs is documentation → definition retrieval in RepoQA's five
 // other languages (datasets/repoqa.DocComment: a doc comment's summary →
 // its function, the comment removed from the index; NOT the official
@@ -56,7 +60,7 @@ func RepoQA() Family {
 //
 // -size=small runs each language's test tasks in its smallest repository
 // with tasks (a few hundred KB of source each), and only bm25 and the
-// default dense model (dense.DefaultModel): the other systems and models
+// default dense model (smallDenseModel): the other systems and models
 // run at -size=full. The peers (pydocs-mcp, Codira's lean set) index
 // Python only and have no cells here (their "only" lists).
 func RepoQALangs() Family {
@@ -68,7 +72,7 @@ func RepoQALangs() Family {
 		"rust":       {"tokio-rs/tracing"},
 		"typescript": {"axios/axios"},
 	}
-	f := Family{Name: "repoqa-langs", SmallSystems: []string{"bm25/*", "dense/" + dense.DefaultModel}}
+	f := Family{Name: "repoqa-langs", SmallSystems: []string{"bm25/*", "dense/" + smallDenseModel}}
 	for _, lang := range repoqa.DocLanguages() {
 		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-doc", Load: func(dir, split string) (*datasets.Dataset, error) {
 			return repoqa.DocComment(dir, lang, split, cfg)

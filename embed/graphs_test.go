@@ -2,7 +2,6 @@ package embed
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -155,5 +154,5 @@ func TestHalfToFloat(t *testing.T) {
 			t.Errorf("halfToFloat(%#04x) = %v, want %v", tc.bits, got, tc.want)
 		}
 	}
-	require.True(t, math.IsNaN(float64(halfToFloat(0x7e00))), fmt.Sprint("NaN stays NaN"))
+	require.True(t, math.IsNaN(float64(halfToFloat(0x7e00))), "NaN stays NaN")
 }
