@@ -1,4 +1,4 @@
-package benchtest
+package bench
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/benchtest"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
@@ -21,10 +22,10 @@ func TestNoDocIDsSkips(t *testing.T) {
 	if spec.NoDocIDs == "" {
 		t.Fatal("the fakepeer command config reports no missing doc-id capability")
 	}
-	fl := DefaultFlags()
-	fl.Size = SizeFixture
-	s := Suite{Systems: []systems.Spec{spec}, Golden: t.TempDir(), Flags: fl}
-	if !t.Run("trec", func(t *testing.T) { Test(t, s, TREC()) }) {
+	fl := benchtest.DefaultFlags()
+	fl.Size = benchtest.SizeFixture
+	s := benchtest.Suite{Systems: []systems.Spec{spec}, Golden: t.TempDir(), Flags: fl}
+	if !t.Run("trec", func(t *testing.T) { benchtest.Test(t, s, benchtest.TREC()) }) {
 		t.Errorf("the cell of a locations-only system on a doc-id collection failed; want a skip by design: %s", spec.NoDocIDs)
 	}
 }
@@ -46,10 +47,10 @@ func TestDocIDsCell(t *testing.T) {
 	spec := external.Spec(cfg)
 	golden := t.TempDir()
 	for _, update := range []bool{true, false} {
-		fl := DefaultFlags()
-		fl.Size, fl.Update = SizeFixture, update
-		s := Suite{Systems: []systems.Spec{spec}, Golden: golden, Flags: fl}
-		if !t.Run(fmt.Sprintf("update=%v", update), func(t *testing.T) { Test(t, s, TREC()) }) {
+		fl := benchtest.DefaultFlags()
+		fl.Size, fl.Update = benchtest.SizeFixture, update
+		s := benchtest.Suite{Systems: []systems.Spec{spec}, Golden: golden, Flags: fl}
+		if !t.Run(fmt.Sprintf("update=%v", update), func(t *testing.T) { benchtest.Test(t, s, benchtest.TREC()) }) {
 			t.Fatalf("the doc-id cell failed (update=%v)", update)
 		}
 	}
