@@ -127,8 +127,8 @@ func TestSecretNeverWritten(t *testing.T) {
 		if verdicts[leaks] != "PASS" || !strings.Contains(logs[leaks], "updated ") {
 			t.Errorf("%s: %s, want PASS and its golden file updated:\n%s", leaks, verdicts[leaks], logs[leaks])
 		}
-		if verdicts[fails] != "FAIL" || !strings.Contains(logs[fails], "not updating") || !strings.Contains(logs[fails], "bad key ***") {
-			t.Errorf("%s: %s, want FAIL, not updating, with the redacted error:\n%s", fails, verdicts[fails], logs[fails])
+		if verdicts[fails] != "FAIL" || !strings.Contains(logs[fails], "not writing") || !strings.Contains(logs[fails], "bad key ***") {
+			t.Errorf("%s: %s, want FAIL, not writing its golden file, with the redacted error:\n%s", fails, verdicts[fails], logs[fails])
 		}
 	}
 	// A command's stderr is read to its end before its error is made.
