@@ -10,7 +10,7 @@ import (
 )
 
 // RSSMethod says how SystemCost.PeakRSSMB is measured; reports quote it.
-const RSSMethod = "VmHWM of the campaign process (/proc/self/status), reset before each system by writing 5 to /proc/self/clear_refs after a GC that returns freed memory to the OS; it includes the process baseline (Go runtime, loaded corpora) and ONNX Runtime's native allocations; for a system that runs its own processes (an external peer), the largest peak RSS of those processes (ru_maxrss) instead"
+const RSSMethod = "VmHWM of the campaign process (/proc/self/status), reset before each system by writing 5 to /proc/self/clear_refs after a GC that returns freed memory to the OS; it includes the process baseline (Go runtime, loaded corpora) and ONNX Runtime's native allocations; for a system that runs its own processes (an external peer), the largest peak RSS of those processes instead (ru_maxrss where it exceeds the campaign process's own mark, else their VmHWM read from /proc every 20 ms)"
 
 // resetPeak lowers the process's RSS high-water mark to its current RSS.
 // It reports whether the reset took effect; where it cannot, peaks only

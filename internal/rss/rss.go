@@ -54,6 +54,41 @@ func Read() (Usage, error) {
 	return parseStatus(f, statusPath)
 }
 
+// ReadPID returns another process's current and peak resident set size
+// (/proc/<pid>/status); a process that has exited has neither.
+func ReadPID(pid int) (Usage, error) {
+	name := "/proc/" + strconv.Itoa(pid) + "/status"
+	f, err := os.Open(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && runtime.GOOS != "linux" {
+			return Usage{}, ErrUnsupported
+		}
+		return Usage{}, err
+	}
+	defer f.Close()
+	return parseStatus(f, name)
+}
+
+// Children returns the pids of pid's child processes, from
+// /proc/<pid>/task/*/children (every thread's; empty when the kernel does
+// not provide the file or the process is gone).
+func Children(pid int) []int {
+	tasks, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	var kids []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, n)
+			}
+		}
+	}
+	return kids
+}
+
 // Peak returns the process's peak resident set size in bytes (VmHWM).
 func Peak() (uint64, error) {
 	u, err := Read()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,23 @@ func TestPeakRSS(t *testing.T) {
 	if got := s.PeakRSS(); got < 96<<20 {
 		t.Errorf("PeakRSS after a query that made 96 MiB resident = %.1f MiB, want ≥ 96", float64(got)/(1<<20))
 	}
+}
+
+// TestPeakRSSNotTheRunners: the test process itself holds 160 MiB while a
+// small peer runs; Linux's exec hands that high-water mark to every child
+// Go starts (ru_maxrss), and PeakRSS must not report it as the peer's.
+func TestPeakRSSNotTheRunners(t *testing.T) {
+	held := make([]byte, 160<<20)
+	for i := range held {
+		held[i] = byte(i) | 1
+	}
+	s, _ := setup(t, commandConfig(""))
+	_, err := s.Search(t.Context(), "widget", 10)
+	require.NoError(t, err)
+	if got := s.PeakRSS(); got == 0 || got >= 64<<20 {
+		t.Errorf("PeakRSS of a small peer started by a 160 MiB process = %.1f MiB, want > 0 and < 64 (its own, not the runner's)", float64(got)/(1<<20))
+	}
+	goruntime.KeepAlive(held)
 }
 
 // TestPeakRSSServer: an MCP server's peak counts once Close has reaped it.

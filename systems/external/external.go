@@ -113,8 +113,10 @@ func New(cfg *Config, opt systems.Options) (*System, error) {
 // PeakRSS returns the largest peak resident set size, in bytes, of the
 // processes the system ran and saw exit — the index command, the server,
 // one process per query — as the kernel reports it when each is reaped
-// (ru_maxrss, Linux). A server counts once Close has stopped it; 0 before
-// any process exited. This is the peer's memory, not the caller's.
+// (ru_maxrss, Linux) where that figure is the child's own, and as sampled
+// from /proc while it ran where it is not (peakRSS says when). A server
+// counts once Close has stopped it; 0 before any process exited. This is
+// the peer's memory, not the caller's.
 func (s *System) PeakRSS() uint64 { return s.peak.bytes() }
 
 // WholeFiles reports true: an external system indexes the corpus's files

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/retrievalbench/retrievalbench/internal/rss"
 )
 
 // Bounds of what is kept from a child process.
@@ -162,20 +164,26 @@ func withTailSince(err error, t *tail, mark int64) error {
 }
 
 // peakRSS keeps the largest peak resident set size, in bytes, of the child
-// processes a System ran, as the kernel reports it when each is reaped
-// (ru_maxrss of wait4: the process and the descendants it reaped). A nil
-// *peakRSS records nothing.
+// processes a System ran. A nil *peakRSS records nothing.
+//
+// The kernel's figure for a reaped child (ru_maxrss of wait4: the process
+// and the descendants it reaped) is not the child's alone: Go starts a
+// child with vfork semantics (CLONE_VM), and Linux's exec keeps the
+// starting process's high-water mark as the child's ru_maxrss, so every
+// child of a benchmark process that holds 300 MiB of models would report at
+// least 300 MiB. The child's own peak is therefore taken where it can be
+// told apart (watch): ru_maxrss when it exceeds this process's VmHWM read
+// after the child started (then it can only be the child's own); otherwise
+// the largest VmHWM read from /proc/<pid>/status of the child and its
+// descendants while they ran, every sampleEvery and once more before a
+// server is stopped. A child that lives shorter than sampleEvery and stays
+// below this process's mark is then not seen at all (0).
 type peakRSS struct{ max atomic.Uint64 }
 
-func (p *peakRSS) note(ps *os.ProcessState) {
-	if p == nil || ps == nil {
-		return
-	}
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok || ru.Maxrss <= 0 {
-		return
-	}
-	b := uint64(ru.Maxrss) * 1024 // KiB on Linux
+// sampleEvery is how often a running child's VmHWM is read.
+const sampleEvery = 20 * time.Millisecond
+
+func (p *peakRSS) record(b uint64) {
 	for {
 		old := p.max.Load()
 		if b <= old || p.max.CompareAndSwap(old, b) {
@@ -189,6 +197,92 @@ func (p *peakRSS) bytes() uint64 {
 		return 0
 	}
 	return p.max.Load()
+}
+
+// rssWatch follows one child process for peakRSS.
+type rssWatch struct {
+	pk      *peakRSS
+	pid     int
+	floor   uint64 // this process's VmHWM once the child had started
+	sampled atomic.Uint64
+	stop    chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+// watch starts following the child pid, which has just started; nil when
+// p is nil.
+func (p *peakRSS) watch(pid int) *rssWatch {
+	if p == nil {
+		return nil
+	}
+	w := &rssWatch{pk: p, pid: pid, stop: make(chan struct{}), stopped: make(chan struct{})}
+	w.floor, _ = rss.Peak()
+	w.sample()
+	go func() {
+		defer close(w.stopped)
+		t := time.NewTicker(sampleEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+				w.sample()
+			}
+		}
+	}()
+	return w
+}
+
+// sample reads the VmHWM of the child and its descendants.
+func (w *rssWatch) sample() {
+	if w == nil {
+		return
+	}
+	seen := map[int]bool{}
+	var visit func(pid, depth int)
+	visit = func(pid, depth int) {
+		if seen[pid] || depth > 16 {
+			return
+		}
+		seen[pid] = true
+		u, err := rss.ReadPID(pid)
+		if err != nil {
+			return
+		}
+		for {
+			old := w.sampled.Load()
+			if u.Peak <= old || w.sampled.CompareAndSwap(old, u.Peak) {
+				break
+			}
+		}
+		for _, c := range rss.Children(pid) {
+			visit(c, depth+1)
+		}
+	}
+	visit(w.pid, 0)
+}
+
+// done stops the sampling once the child has been reaped and records its
+// peak (see peakRSS).
+func (w *rssWatch) done(ps *os.ProcessState) {
+	if w == nil {
+		return
+	}
+	w.once.Do(func() { close(w.stop) })
+	<-w.stopped
+	peak := w.sampled.Load()
+	if ps != nil {
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 0 {
+			if own := uint64(ru.Maxrss) * 1024; own > w.floor { // KiB on Linux
+				peak = max(peak, own)
+			}
+		}
+	}
+	if peak > 0 {
+		w.pk.record(peak)
+	}
 }
 
 // command returns a Cmd that runs in its own process group, which is killed
@@ -254,9 +348,10 @@ func run(ctx context.Context, argv, env []string, dir string, limit int, red *re
 	}
 	err = startCmd(cmd)
 	if err == nil {
+		w := pk.watch(cmd.Process.Pid)
 		err = cmd.Wait()
+		w.done(cmd.ProcessState)
 		release(cmd)
-		pk.note(cmd.ProcessState)
 	}
 	switch {
 	case out.over:
@@ -280,6 +375,7 @@ type server struct {
 	out   io.ReadCloser
 	done  chan struct{} // closed when the process has exited
 	err   error         // Wait's result, set before done is closed
+	watch *rssWatch     // its peak RSS
 }
 
 // startServer starts argv with its stdin and stdout as pipes (when pipes
@@ -303,9 +399,10 @@ func startServer(ctx context.Context, argv, env []string, dir string, pipes bool
 	if err := startCmd(s.cmd); err != nil {
 		return nil, red.Error(fmt.Errorf("starting %s: %w", argv[0], err))
 	}
+	s.watch = pk.watch(s.cmd.Process.Pid)
 	go func() {
 		s.err = s.cmd.Wait()
-		pk.note(s.cmd.ProcessState)
+		s.watch.done(s.cmd.ProcessState)
 		close(s.done)
 	}()
 	return s, nil
@@ -357,6 +454,7 @@ func (s *server) status(killing bool) string {
 // stop closes stdin, gives the server closeGrace to exit, then kills its
 // process group, and waits for it. It is safe to call twice.
 func (s *server) stop() {
+	s.watch.sample() // the last look before it is asked to exit
 	if s.stdin != nil {
 		s.stdin.Close()
 	}
