@@ -2,11 +2,10 @@ package benchtest
 
 import (
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -26,35 +25,10 @@ import (
 // known, else 1 (so without costs, cells are dealt round-robin in name
 // order). The assignment depends only on the selected cells, their order
 // and the costs: every shard must run the same selection and costs.
-type Shard struct {
-	I, N int
-}
+type Shard = shard.Shard
 
-// ParseShard reads "I/N". The empty string is the whole run: Shard{1, 1}.
-func ParseShard(s string) (Shard, error) {
-	if s == "" {
-		return Shard{1, 1}, nil
-	}
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, fmt.Errorf("-shard %q: want I/N with 1 ≤ I ≤ N, e.g. 2/3", s)
-	}
-	return Shard{i, n}, nil
-}
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
-
-// whole reports whether s is the whole run.
-func (s Shard) whole() bool { return s.N <= 1 }
-
-// shardCell is one cell to assign: its name (family/system/config/dataset)
-// and the system and config that key its cost.
-type shardCell struct {
-	name string
-	cost float64
-}
+// ParseShard reads "I/N". The empty string is the whole run: Shard{I: 1, N: 1}.
+func ParseShard(s string) (Shard, error) { return shard.Parse(s) }
 
 // planner deals cells to shards, carrying each shard's load from one Test
 // (or Benchmark) call of the binary to the next.
@@ -84,7 +58,7 @@ func (a assignment) of(name string) int {
 }
 
 // assign returns the shard (1-based) of each cell, by name.
-func (p *planner) assign(n int, cells []shardCell) assignment {
+func (p *planner) assign(n int, cells []shard.Cell) assignment {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.loads) != n {
@@ -93,29 +67,12 @@ func (p *planner) assign(n int, cells []shardCell) assignment {
 	}
 	var key strings.Builder
 	for _, c := range cells {
-		key.WriteString(c.name + "\n")
+		key.WriteString(c.Name + "\n")
 	}
 	if out, ok := p.done[key.String()]; ok {
 		return out
 	}
-	order := append([]shardCell(nil), cells...)
-	sort.SliceStable(order, func(a, b int) bool {
-		if order[a].cost != order[b].cost {
-			return order[a].cost > order[b].cost
-		}
-		return order[a].name < order[b].name
-	})
-	out := make(assignment, len(cells))
-	for _, c := range order {
-		best := 0
-		for i := 1; i < n; i++ {
-			if p.loads[i] < p.loads[best] {
-				best = i
-			}
-		}
-		p.loads[best] += c.cost
-		out[c.name] = best + 1
-	}
+	out := assignment(shard.Deal(p.loads, cells))
 	p.done[key.String()] = out
 	return out
 }
@@ -146,28 +103,7 @@ func ReadCosts(dir string) (Costs, error) {
 
 // of fills in each cell's cost: recorded, else the mean of those recorded,
 // else 1.
-func (c Costs) of(names []string) []shardCell {
-	known, sum := 0, 0.0
-	for _, n := range names {
-		if v, ok := c[n]; ok {
-			known++
-			sum += v
-		}
-	}
-	def := 1.0
-	if known > 0 {
-		def = sum / float64(known)
-	}
-	out := make([]shardCell, len(names))
-	for i, n := range names {
-		v, ok := c[n]
-		if !ok {
-			v = def
-		}
-		out[i] = shardCell{name: n, cost: v}
-	}
-	return out
-}
+func (c Costs) of(names []string) []shard.Cell { return shard.Costs(names, c) }
 
 // costsOnce reads -shard-costs once per binary.
 var costsOnce struct {
@@ -180,7 +116,7 @@ var costsOnce struct {
 // run's -shard; nil for a whole run.
 func (f *Flags) shardOf(p *planner, names []string) (assignment, Shard, error) {
 	sh, err := ParseShard(f.Shard)
-	if err != nil || sh.whole() {
+	if err != nil || sh.IsWhole() {
 		return nil, sh, err
 	}
 	costsOnce.Do(func() { costsOnce.costs, costsOnce.err = ReadCosts(f.ShardCosts) })

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/internal/shard"
 )
 
 func TestParseShard(t *testing.T) {
@@ -15,9 +17,9 @@ func TestParseShard(t *testing.T) {
 		wantErr bool
 		reason  string
 	}{
-		{"", Shard{1, 1}, false, "no flag: the whole run"},
-		{"2/3", Shard{2, 3}, false, "the second of three"},
-		{"1/1", Shard{1, 1}, false, "one part is the whole run"},
+		{"", Shard{I: 1, N: 1}, false, "no flag: the whole run"},
+		{"2/3", Shard{I: 2, N: 3}, false, "the second of three"},
+		{"1/1", Shard{I: 1, N: 1}, false, "one part is the whole run"},
 		{"0/3", Shard{}, true, "parts count from 1, as a CI matrix's index + 1"},
 		{"4/3", Shard{}, true, "past the last part"},
 		{"2", Shard{}, true, "no count"},
@@ -67,7 +69,7 @@ func TestShardAssignment(t *testing.T) {
 	})
 	t.Run("unknown cells cost the mean", func(t *testing.T) {
 		c := Costs{"a": 2, "b": 4}.of([]string{"a", "b", "new"})
-		require.Equal(t, []shardCell{{"a", 2}, {"b", 4}, {"new", 3}}, c)
+		require.Equal(t, []shard.Cell{{Name: "a", Cost: 2}, {Name: "b", Cost: 4}, {Name: "new", Cost: 3}}, c)
 	})
 	t.Run("deterministic and repeatable", func(t *testing.T) {
 		var p1, p2 planner

@@ -13,11 +13,17 @@
 // Output directory layout:
 //
 //	run.json                 metadata, tasks with gold, system costs, failures
+//	part.json                the plan and each cell's costs (Merge, -shard-costs)
 //	results/*.jsonl          one resultfmt.Record per (system, case), gold-judged
 //	pooled-results.jsonl     the pool of every system's top PoolDepth hits
 //	grading-sheet.csv        the same pool for a person to grade
 //	quality-summary.md …     reports on the gold alone (score regrades them)
 //	plots/                   SVG and PNG figures
+//
+// A campaign can run on several machines: RunPart runs one part of its
+// cells (a cell is one system on one repository; package shard deals
+// them), writing part.json and results/ only, and Merge writes from every
+// part what one whole run writes.
 package campaign
 
 import (
@@ -32,7 +38,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -43,6 +48,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
@@ -110,30 +116,18 @@ func (c Config) logf(format string, args ...any) {
 // Run runs the campaign and writes its output directory. The error is for
 // problems that leave nothing to report (bad config, unreadable case file,
 // no repository at all); everything else becomes a report.Failure. The
-// stages: load the cases, describe the campaign (metadata), prepare each
-// repository, run each system, write the outputs.
+// stages: load the cases, describe the campaign (metadata), chunk each
+// repository, run each system on each repository, write the outputs.
+//
+// A whole run is the one part of a campaign sharded in one: it runs every
+// cell and assembles its report from them as Merge assembles the parts of
+// a sharded one (RunPart), so that the two write the same files.
 func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	run := &report.Campaign{Meta: cfg.Meta}
-	ds, repoInfo, err := loadCases(cfg, run)
+	p, recs, err := runPart(ctx, cfg, shard.Whole, nil)
 	if err != nil {
 		return nil, err
 	}
-	copt := chunk.DefaultOptions()
-	if err := describe(&run.Meta, cfg, ds, copt); err != nil {
-		return nil, err
-	}
-	repos, err := prepare(ds, copt, run, repoInfo)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := runSystems(ctx, cfg, repos, run)
-	if err != nil {
-		return nil, err
-	}
-	return write(cfg, outDir, ds, run, recs)
+	return writeWhole(outDir, p, recs, cfg.Logf)
 }
 
 // describe fills in m what the campaign rests on: dataset, cutoffs, pool
@@ -165,37 +159,44 @@ func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Optio
 	return nil
 }
 
-// repos are the prepared repositories of a campaign: names in order, each
-// one's chunked dataset and the kind of each of its docs.
-type repos struct {
-	names    []string
-	prepared map[string]*harness.Prepared
-	kinds    map[string]map[string]string
-}
-
-// prepare records the tasks in run, chunks each repository once (a
-// failure is an index_failed failure of the repository), records the
-// repositories in run.Meta and where each symbol and section gold lies,
-// so that score can judge the location hits of external systems without
-// the repositories.
-func prepare(ds *datasets.Dataset, copt chunk.Options, run *report.Campaign, repoInfo map[string]report.RepoInfo) (*repos, error) {
+// reportTasks are the dataset's tasks as the reports need them, without
+// the spans of their gold (chunkRepos finds those).
+func reportTasks(ds *datasets.Dataset) []report.Task {
+	var out []report.Task
 	for _, t := range ds.Tasks {
 		rt := report.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
 		for _, g := range t.Gold {
 			rt.Gold = append(rt.Gold, report.Gold{Kind: g.Kind, ID: g.ID, Grade: g.Grade})
 		}
-		run.Tasks = append(run.Tasks, rt)
+		out = append(out, rt)
 	}
-	rs := &repos{names: slices.Sorted(maps.Keys(ds.Corpora)), prepared: map[string]*harness.Prepared{}, kinds: map[string]map[string]string{}}
-	for _, r := range rs.names {
+	return out
+}
+
+// repos are the chunked repositories of a part: each one's chunked
+// dataset and the kind of each of its docs.
+type repos struct {
+	prepared map[string]*harness.Prepared
+	kinds    map[string]map[string]string
+}
+
+// chunkRepos chunks each named repository once (a failure is recorded in its
+// RepoChunks, to become an index_failed failure of the repository) and
+// records where each symbol and section gold of its tasks lies, so that
+// score can judge the location hits of external systems without the
+// repositories.
+func chunkRepos(ds *datasets.Dataset, copt chunk.Options, names []string) (*repos, []RepoChunks, []GoldSpans, error) {
+	rs := &repos{prepared: map[string]*harness.Prepared{}, kinds: map[string]map[string]string{}}
+	var done []RepoChunks
+	for _, r := range names {
 		sub, err := datasets.Restrict(ds, []string{r}, ds.Split)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		sub.Notes = nil
 		p, err := harness.Prepare(sub, copt)
 		if err != nil {
-			run.Failures = append(run.Failures, report.Failure{Kind: report.FailIndex, Repo: r, Message: "chunking: " + err.Error()})
+			done = append(done, RepoChunks{Name: r, Failure: "chunking: " + err.Error()})
 			continue
 		}
 		rs.prepared[r] = p
@@ -203,66 +204,64 @@ func prepare(ds *datasets.Dataset, copt chunk.Options, run *report.Campaign, rep
 		for _, d := range p.Corpora[r].Docs {
 			rs.kinds[r][d.ID] = d.Kind
 		}
-		info := repoInfo[r]
-		info.Chunks = len(p.Corpora[r].Docs)
-		repoInfo[r] = info
+		done = append(done, RepoChunks{Name: r, Chunks: len(p.Corpora[r].Docs)})
 	}
-	for _, r := range slices.Sorted(maps.Keys(repoInfo)) {
-		run.Meta.Repos = append(run.Meta.Repos, repoInfo[r])
-	}
-	for i, t := range ds.Tasks {
+	var spans []GoldSpans
+	for _, t := range ds.Tasks {
 		p := rs.prepared[t.CorpusID]
 		if p == nil {
 			continue
 		}
 		for gi, g := range t.Gold {
 			if g.Kind == "symbol" || g.Kind == "doc_section" {
-				run.Tasks[i].Gold[gi].Spans = judge.Spans(g, p.JudgeCorpus(t.CorpusID))
+				if sp := judge.Spans(g, p.JudgeCorpus(t.CorpusID)); len(sp) > 0 {
+					spans = append(spans, GoldSpans{Task: t.ID, Gold: gi, Spans: sp})
+				}
 			}
 		}
 	}
-	return rs, nil
+	return rs, done, spans, nil
 }
 
-// runSystems runs every system of cfg over the repositories, records each
-// one's costs in run.Systems and returns the records by system in run
-// order, then in case order, so that files diff well.
-func runSystems(ctx context.Context, cfg Config, rs *repos, run *report.Campaign) ([]resultfmt.Record, error) {
-	var recs []resultfmt.Record
-	for _, spec := range cfg.Specs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sc, sr := runSystem(ctx, cfg, spec, rs.names, rs.prepared, rs.kinds, run)
-		run.Systems = append(run.Systems, sc)
-		recs = append(recs, sr...)
-	}
-	order := map[string]int{}
-	for i, t := range run.Tasks {
-		order[t.ID] = i
-	}
-	sysOrder := map[string]int{}
-	for i, sc := range run.Systems {
-		sysOrder[sc.Name] = i
-	}
-	sort.SliceStable(recs, func(i, j int) bool {
-		a, b := recs[i], recs[j]
-		if sa, sb := sysOrder[a.Model()], sysOrder[b.Model()]; sa != sb {
-			return sa < sb
-		}
-		return order[a.Task] < order[b.Task]
-	})
-	return recs, nil
-}
-
-// write writes the output directory (see the package doc): each system's
-// records, run.json, the pool and grading sheet, the reports on the gold
-// alone and the plots (a plotting error is only logged).
-func write(cfg Config, outDir string, ds *datasets.Dataset, run *report.Campaign, recs []resultfmt.Record) (*Result, error) {
-	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
+// write writes the output directory of a whole (or merged) run (see the
+// package doc): each system's records, run.json, the pool and grading
+// sheet, the reports on the gold alone and the plots (a plotting error is
+// only logged).
+func write(p *Part, outDir string, run *report.Campaign, recs []resultfmt.Record, logf func(string, ...any)) (*Result, error) {
+	if err := writeRecords(outDir, run.Meta.Dataset, run.Meta.Split, run.Systems, recs); err != nil {
 		return nil, err
 	}
-	for _, sc := range run.Systems {
+	if err := writePartFile(outDir, p); err != nil {
+		return nil, err
+	}
+	if err := report.WriteCampaign(filepath.Join(outDir, "run.json"), run); err != nil {
+		return nil, err
+	}
+	cfg := p.Campaign.Report
+	s, err := report.ScoreCampaign(run, recs, nil, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pool := report.Pool(run, recs, p.Campaign.PoolDepth)
+	if err := report.WritePool(outDir, pool); err != nil {
+		return nil, err
+	}
+	if err := report.Write(outDir, s); err != nil {
+		return nil, err
+	}
+	if err := plots.Write(filepath.Join(outDir, "plots"), s); err != nil && logf != nil {
+		logf("plots: %v", err)
+	}
+	return &Result{Campaign: run, Records: recs, Summary: s, Pool: pool}, nil
+}
+
+// writeRecords writes results/ under outDir: the records of each system
+// (of those named) in a file of its own.
+func writeRecords(outDir, dataset, split string, syss []report.SystemCost, recs []resultfmt.Record) error {
+	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
+		return err
+	}
+	for _, sc := range syss {
 		var mine []resultfmt.Record
 		for _, r := range recs {
 			if r.Model() == sc.Name {
@@ -270,28 +269,11 @@ func write(cfg Config, outDir string, ds *datasets.Dataset, run *report.Campaign
 			}
 		}
 		sys, conf, _ := strings.Cut(sc.Name, "/")
-		if err := resultfmt.WriteRecords(filepath.Join(outDir, "results", resultfmt.RecordsFileName(ds.Name, ds.Split, sys, conf)), mine); err != nil {
-			return nil, err
+		if err := resultfmt.WriteRecords(filepath.Join(outDir, "results", resultfmt.RecordsFileName(dataset, split, sys, conf)), mine); err != nil {
+			return err
 		}
 	}
-	if err := report.WriteCampaign(filepath.Join(outDir, "run.json"), run); err != nil {
-		return nil, err
-	}
-	s, err := report.ScoreCampaign(run, recs, nil, cfg.Report)
-	if err != nil {
-		return nil, err
-	}
-	pool := report.Pool(run, recs, cfg.PoolDepth)
-	if err := report.WritePool(outDir, pool); err != nil {
-		return nil, err
-	}
-	if err := report.Write(outDir, s); err != nil {
-		return nil, err
-	}
-	if err := plots.Write(filepath.Join(outDir, "plots"), s); err != nil {
-		cfg.logf("plots: %v", err)
-	}
-	return &Result{Campaign: run, Records: recs, Summary: s, Pool: pool}, nil
+	return nil
 }
 
 // loadCases loads the case file over the repositories that load; a
@@ -399,33 +381,46 @@ func source(s cases.RepoSpec) string {
 	return "path " + s.Path
 }
 
-// runSystem runs one spec over every prepared repository.
-func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []string, prepared map[string]*harness.Prepared,
-	kinds map[string]map[string]string, run *report.Campaign) (report.SystemCost, []resultfmt.Record) {
-	name := spec.Name()
-	sr := report.SystemCost{Name: name, Status: report.StatusOK}
-	fail := func(kind, repo, task, msg string) {
-		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
-	}
-	if r := spec.Missing(cfg.CacheDir); r != nil {
-		fail(report.FailModel, "", "", fmt.Sprintf("needs %s: %v", r.Kind, r.Reason))
-		sr.Status = report.StatusFailed
-		return sr, nil
-	}
-	var wantDim int
+// wantDimension is the vector dimension the model manifest gives spec's
+// model (0 for a system without one).
+func wantDimension(spec systems.Spec) int {
 	switch spec.System {
 	case "dense":
 		if dc, err := dense.ConfigByName(spec.Config); err == nil {
 			if mm, err := models.Lookup(dc.Model); err == nil {
-				wantDim = mm.Dimension
+				return mm.Dimension
 			}
 		}
 	case "static":
 		if sc, err := static.ConfigByName(spec.Config); err == nil {
 			if mm, err := models.Lookup(sc.Model); err == nil {
-				wantDim = mm.Dimension
+				return mm.Dimension
 			}
 		}
+	}
+	return 0
+}
+
+// runConfig is the harness's run config of a campaign.
+func runConfig(cfg Config) harness.RunConfig {
+	rc := harness.DefaultRunConfig()
+	rc.Depth = max(cfg.PoolDepth, slices.Max(cfg.Report.Ks))
+	rc.TaskTimeout, rc.CacheDir, rc.NoCache, rc.Logf = cfg.TaskTimeout, cfg.CacheDir, cfg.NoCache, cfg.Logf
+	rc.Measures = nil
+	for _, m := range cfg.Report.Measures() {
+		rc.Measures = append(rc.Measures, m.String())
+	}
+	return rc
+}
+
+// runCell runs spec on one chunked repository: its records and what the
+// cell cost and noticed, failures included, in the order they happened.
+func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems.Spec, repo string, p *harness.Prepared,
+	kinds map[string]string) (CellResult, []resultfmt.Record) {
+	name := spec.Name()
+	c := CellResult{System: name, Repo: repo}
+	fail := func(kind, task, msg string) {
+		c.Failures = append(c.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
 	}
 	probe := &dimProbe{}
 	var made []*probed // every system built, for the peak RSS of their processes
@@ -439,87 +434,125 @@ func runSystem(ctx context.Context, cfg Config, spec systems.Spec, repos []strin
 		made = append(made, ps)
 		return ps, nil
 	}
-	rc := harness.DefaultRunConfig()
-	rc.Depth = max(cfg.PoolDepth, slices.Max(cfg.Report.Ks))
-	rc.TaskTimeout, rc.CacheDir, rc.NoCache, rc.Logf = cfg.TaskTimeout, cfg.CacheDir, cfg.NoCache, cfg.Logf
-	rc.Measures = nil
-	for _, m := range cfg.Report.Measures() {
-		rc.Measures = append(rc.Measures, m.String())
+	cfg.logf("%s on %s: %d cases", name, repo, len(p.Dataset.Tasks))
+	start := time.Now()
+	res, err := harness.Run(ctx, p, wrapped, rc)
+	c.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		kind := report.FailIndex
+		if strings.Contains(err.Error(), "creating system") {
+			kind = report.FailModel
+		}
+		fail(kind, "", err.Error())
+		return c, nil
 	}
-	resetOK := resetPeak()
+	c.Ran = true
+	c.IndexSeconds = res.IndexTime.Seconds()
+	c.IndexBuildSeconds = res.IndexBuildTime.Seconds()
+	c.IndexReused = len(res.IndexReused)
+	c.Warnings = res.Warnings
+	c.IndexedDocs = res.IndexedDocs
 	var recs []resultfmt.Record
+	for _, r := range res.Records(kinds, false) {
+		switch {
+		case r.Error != "":
+			fail(report.FailQuery, r.Task, r.Error)
+		case len(r.Hits) == 0:
+			fail(report.FailEmptyResults, r.Task, "no hits")
+		}
+		if r.Error == "" {
+			c.Answered++
+		}
+		recs = append(recs, r)
+	}
+	for _, ps := range made {
+		c.ChildPeakRSS = max(c.ChildPeakRSS, ps.PeakRSS())
+	}
+	c.Dimension = probe.dim
+	if probe.err != nil {
+		c.DimensionError = probe.err.Error()
+	}
+	return c, recs
+}
+
+// foldSystem is the cost and status of one system from its cells (in
+// repository order), as one campaign process running them one after the
+// other records them, appending the system's failures to run: its
+// cells', then those of the system as a whole. prepared is how many
+// repositories chunked; peakMB is the campaign process's peak RSS while
+// the system ran.
+func foldSystem(run *report.Campaign, sys PlanSystem, cells []CellResult, prepared int, peakMB float64) report.SystemCost {
+	name := sys.Name
+	sr := report.SystemCost{Name: name, Status: report.StatusOK}
+	fail := func(kind, msg string) {
+		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Message: msg})
+	}
+	missing := 0
+	for _, c := range cells {
+		if c.Missing != "" {
+			if missing == 0 {
+				fail(report.FailModel, c.Missing)
+			}
+			missing++
+		}
+	}
+	if missing > 0 && missing == len(cells) {
+		sr.Status = report.StatusFailed
+		return sr
+	}
 	ran, answered := 0, 0
-	for _, repo := range repos {
-		p := prepared[repo]
-		if p == nil {
+	var child uint64
+	probed, dimErr := false, ""
+	for _, c := range cells {
+		if c.Missing != "" {
 			continue
 		}
-		cfg.logf("%s on %s: %d cases", name, repo, len(p.Dataset.Tasks))
-		res, err := harness.Run(ctx, p, wrapped, rc)
-		if err != nil {
-			kind := report.FailIndex
-			if strings.Contains(err.Error(), "creating system") {
-				kind = report.FailModel
-			}
-			fail(kind, repo, "", err.Error())
+		run.Failures = append(run.Failures, c.Failures...)
+		if !probed && (c.Dimension > 0 || c.DimensionError != "") {
+			// The first system to index measures the dimension, once.
+			probed = true
+			sr.Dimension, dimErr = c.Dimension, c.DimensionError
+		}
+		if !c.Ran {
 			continue
 		}
 		ran++
-		sr.IndexSeconds += res.IndexTime.Seconds()
-		sr.IndexBuildSeconds += res.IndexBuildTime.Seconds()
-		sr.IndexReused += len(res.IndexReused)
-		sr.Warnings = append(sr.Warnings, res.Warnings...)
-		sr.IndexedDocs += res.IndexedDocs
-		for _, r := range res.Records(kinds[repo], false) {
-			switch {
-			case r.Error != "":
-				fail(report.FailQuery, repo, r.Task, r.Error)
-			case len(r.Hits) == 0:
-				fail(report.FailEmptyResults, repo, r.Task, "no hits")
-			}
-			if r.Error == "" {
-				answered++
-			}
-			recs = append(recs, r)
-		}
+		sr.IndexSeconds += c.IndexSeconds
+		sr.IndexBuildSeconds += c.IndexBuildSeconds
+		sr.IndexReused += c.IndexReused
+		sr.Warnings = append(sr.Warnings, c.Warnings...)
+		sr.IndexedDocs += c.IndexedDocs
+		answered += c.Answered
+		child = max(child, c.ChildPeakRSS)
 	}
-	sr.PeakRSSMB = peakRSSMB()
-	var child uint64
-	for _, ps := range made {
-		child = max(child, ps.PeakRSS())
-	}
+	sr.PeakRSSMB = peakMB
 	if child > 0 {
 		// A system that runs its own processes (an external peer) costs
 		// their memory, not the campaign's (RSSMethod).
 		sr.PeakRSSMB = float64(child) / (1 << 20)
 	}
-	if !resetOK {
-		run.Meta.Notes = appendOnce(run.Meta.Notes, "peak RSS could not be reset between systems (/proc/self/clear_refs not writable): later systems include earlier peaks")
-	}
-	if probe.dim > 0 {
-		sr.Dimension = probe.dim
-		if wantDim > 0 && probe.dim != wantDim {
-			fail(report.FailDimensionMismatch, "", "", fmt.Sprintf("vectors have %d dimensions, the model manifest says %d", probe.dim, wantDim))
+	if sr.Dimension > 0 {
+		if sys.Dimension > 0 && sr.Dimension != sys.Dimension {
+			fail(report.FailDimensionMismatch, fmt.Sprintf("vectors have %d dimensions, the model manifest says %d", sr.Dimension, sys.Dimension))
 		}
 	} else {
-		sr.Dimension = wantDim
+		sr.Dimension = sys.Dimension
 	}
-	if probe.err != nil {
-		fail(report.FailModel, "", "", "dimension probe: "+probe.err.Error())
+	if dimErr != "" {
+		fail(report.FailModel, "dimension probe: "+dimErr)
 	}
 	switch {
 	case ran == 0 || answered == 0:
 		// Indexed but every query failed (a model that loads nothing, a
 		// tool that crashes on every call): no result is a result.
 		sr.Status = report.StatusFailed
-	case ran < len(prepared) || hasFailure(run, name):
+	case ran < prepared || hasFailure(run, name):
 		sr.Status = report.StatusPartial
 	}
 	if sr.IndexReused == 0 {
 		sr.IndexBuildSeconds = 0 // every index built now: IndexSeconds says it
 	}
-	cfg.logf("%s: %s, index %.1fs, peak RSS %s", name, sr.Status, sr.IndexSeconds, mib(sr.PeakRSSMB))
-	return sr, recs
+	return sr
 }
 
 func hasFailure(run *report.Campaign, name string) bool {

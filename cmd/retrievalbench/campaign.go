@@ -15,6 +15,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/campaign"
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
@@ -40,17 +41,35 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.NoCache, "no-cache", false, "embed every doc again (cold index cost) instead of reusing stored vectors")
 	fs.StringVar(&cfg.Name, "name", "", "dataset `name` in the reports (default: cases-<case file or its folder>)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
+	shardFlag := fs.String("shard", "", "run only part `I/N` of the cells (system × repository; 1 ≤ I ≤ N, every part with the same other flags), writing part.json and results/ to -out; merge the parts with -merge")
+	shardCosts := fs.String("shard-costs", "", "comma-separated campaign output `dirs` (whole, merged or parts): balance -shard by their cells' recorded wall times (default: round-robin)")
+	merge := fs.String("merge", "", "comma-separated part `dirs` of a sharded campaign: write into -out what one whole run writes (no other flag but -out and -v)")
 	var rf reportFlags
 	rf.register(fs, "1,3,5,10,20")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,id|all] [-bm25 config|none] [-k 1,3,5,10,20] [-out DIR]\n\n"+
-			"Runs each model over each repository, then writes run.json, results/, pooled-results.jsonl,\n"+
+		fmt.Fprintln(stderr, "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,id|all] [-bm25 config|none] [-k 1,3,5,10,20] [-out DIR] [-shard I/N [-shard-costs DIR]]\n"+
+			"       retrievalbench campaign -merge PART,PART,... -out DIR\n\n"+
+			"Runs each model over each repository, then writes run.json, part.json, results/, pooled-results.jsonl,\n"+
 			"grading-sheet.csv, the reports (scored on the case file's gold alone) and plots/.\n"+
-			"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n\nflags:")
+			"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n"+
+			"With -shard, runs part I of N of the cells and writes part.json and results/ only;\n"+
+			"-merge writes from every part what the whole run writes (docs/sharding.md).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["merge"] {
+		return mergeCampaign(strings.Split(*merge, ","), *out, set, fs.NArg(), *verbose, stdout, stderr)
+	}
+	sh, err := shard.Parse(*shardFlag)
+	if err != nil {
+		return usagef("campaign: %v", err)
+	}
+	if *shardFlag != "" && *out == "" {
+		return usagef("campaign: -shard needs -out (each part its own directory)")
 	}
 	if *repos == "" || *casesFile == "" || fs.NArg() != 0 {
 		fs.Usage()
@@ -64,8 +83,6 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["systems"] && !set["models"] && !set["bm25"] {
 		// External systems alone: the built-in defaults are for a model
 		// campaign, not for comparing the systems a user names.
@@ -123,16 +140,60 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *shardFlag != "" {
+		var costs campaign.Costs
+		if *shardCosts != "" {
+			if costs, err = campaign.ReadCosts(strings.Split(*shardCosts, ",")); err != nil {
+				return fmt.Errorf("campaign: -shard-costs: %w", err)
+			}
+		}
+		p, err := campaign.RunPart(ctx, cfg, sh, costs, *out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "part %s: %d of %d cells → %s\n", p.Shard, len(p.Cells), len(p.Campaign.Cells), filepath.Join(*out, campaign.PartFile))
+		for _, c := range p.Cells {
+			fmt.Fprintf(stdout, "  %s on %s\n", c.System, c.Repo)
+		}
+		return nil
+	}
 	res, err := campaign.Run(ctx, cfg, *out)
 	if err != nil {
 		return err
 	}
+	return printCampaign(res, *out, stdout)
+}
+
+// mergeCampaign writes the campaign of a sharded run's parts.
+func mergeCampaign(dirs []string, out string, set map[string]bool, nargs int, verbose bool, stdout, stderr io.Writer) error {
+	for name := range set {
+		if name != "merge" && name != "out" && name != "v" {
+			return usagef("campaign: -merge takes only -out and -v (the parts carry the rest), not -%s", name)
+		}
+	}
+	if out == "" || nargs != 0 {
+		return usagef("campaign: -merge needs -out, and no arguments")
+	}
+	var logf func(string, ...any)
+	if verbose {
+		logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	}
+	res, err := campaign.Merge(dirs, out, logf)
+	if err != nil {
+		return err
+	}
+	return printCampaign(res, out, stdout)
+}
+
+// printCampaign prints what a campaign found, and fails as failedSystems
+// says.
+func printCampaign(res *campaign.Result, out string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%d cases, %d systems, %d failures; pool of %d results → %s\n",
-		res.Summary.Cases, len(res.Campaign.Systems), len(res.Campaign.Failures), len(res.Pool), filepath.Join(*out, "grading-sheet.csv"))
+		res.Summary.Cases, len(res.Campaign.Systems), len(res.Campaign.Failures), len(res.Pool), filepath.Join(out, "grading-sheet.csv"))
 	for _, d := range res.Summary.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
 	}
-	return failedSystems(res.Summary, *out)
+	return failedSystems(res.Summary, out)
 }
 
 // failedSystems is the error of a campaign whose reports are written but
