@@ -76,6 +76,8 @@ type Dataset struct {
 	Costs bool `json:"costs"`
 
 	summary *report.Summary
+	// undrawn: the pages have no figures (Write without a Draw).
+	undrawn bool
 }
 
 // Row is one system/config of a dataset. A failed row (every task

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -198,6 +199,51 @@ func tree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
+// sketch stands in for report/plots.Write, which this package's tests do
+// not link (a module that imports the leaderboard gets no plotting library
+// in its go.sum, tests included): it writes each figure's name as its
+// SVG and PNG. figtest checks the real figures.
+func sketch(dir string, s *report.Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range s.PlotFiles() {
+		for _, ext := range []string{".svg", ".png"} {
+			if err := os.WriteFile(filepath.Join(dir, f+ext), []byte(f+ext), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TestWriteWithoutFigures: without a Draw the pages name no figure and
+// say why, and no plots/ directory is written.
+func TestWriteWithoutFigures(t *testing.T) {
+	recs, cells := fixtureBoard()
+	b, err := Build(recs, cells, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Write(dir, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	files := tree(t, dir)
+	for name := range files {
+		if strings.Contains(name, "plots/") {
+			t.Errorf("%s written without a Draw", name)
+		}
+	}
+	if html := string(files["index.html"]); strings.Contains(html, "<img ") || !strings.Contains(html, `data-figures="0"`) {
+		t.Error("index.html shows figures that were not drawn")
+	}
+	md := string(files["alpha.small/index.md"])
+	if strings.Contains(md, "plots/") || !strings.Contains(md, "No figures: written without them") {
+		t.Errorf("alpha.small/index.md:\n%s", md)
+	}
+}
+
 func TestWriteIsByteIdentical(t *testing.T) {
 	recs, cells := fixtureBoard()
 	var trees []map[string][]byte
@@ -207,7 +253,7 @@ func TestWriteIsByteIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		if err := Write(dir, b); err != nil {
+		if err := Write(dir, b, sketch); err != nil {
 			t.Fatal(err)
 		}
 		trees = append(trees, tree(t, dir))

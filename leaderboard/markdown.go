@@ -167,9 +167,9 @@ func (d *Dataset) warningsMD() string {
 }
 
 // PlotFiles are the base names of the dataset's figures (each .svg and
-// .png under plots/); none when no system has results.
+// .png under plots/); none when no system has results or none are drawn.
 func (d *Dataset) PlotFiles() []string {
-	if d.Best == "" {
+	if d.Best == "" || d.undrawn {
 		return nil
 	}
 	return d.summary.PlotFiles()
@@ -215,6 +215,8 @@ func (b *Board) DatasetMarkdown(d *Dataset) string {
 		for _, f := range pf {
 			fmt.Fprintf(&w, "![%s](plots/%s.svg) ([PNG](plots/%s.png))\n\n", f, f, f)
 		}
+	} else if d.undrawn {
+		w.WriteString("No figures: written without them (`retrievalbench leaderboard` draws them).\n\n")
 	} else {
 		w.WriteString("No figures: no system has results.\n\n")
 	}

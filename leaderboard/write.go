@@ -6,25 +6,33 @@ import (
 	"path/filepath"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/report/plots"
+	"github.com/retrievalbench/retrievalbench/report"
 )
 
+// Draw draws the figures of a dataset's summary into dir, each as .svg and
+// .png (report/plots.Write). Write takes it as an argument so that this
+// package links no plotting library: a command that draws no figures
+// (cmd/rbench) brings none into its users' go.sum.
+type Draw func(dir string, s *report.Summary) error
+
 // Write writes the leaderboard into dir: index.md, index.html,
-// leaderboard.json, and per dataset KEY/index.md with its figures under
-// KEY/plots (each .svg and .png). Every file is written atomically.
-func Write(dir string, b *Board) error {
+// leaderboard.json, and per dataset KEY/index.md with its figures, drawn by
+// draw, under KEY/plots (each .svg and .png). With draw nil the pages have
+// no figures and say so. Every file is written atomically.
+func Write(dir string, b *Board, draw Draw) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	figs := Figures{}
 	for _, d := range b.Datasets {
+		d.undrawn = draw == nil
 		ddir := filepath.Join(dir, d.Key)
 		if err := os.MkdirAll(ddir, 0o755); err != nil {
 			return err
 		}
 		if pf := d.PlotFiles(); len(pf) > 0 {
 			pdir := filepath.Join(ddir, "plots")
-			if err := plots.Write(pdir, d.summary); err != nil {
+			if err := draw(pdir, d.summary); err != nil {
 				return fmt.Errorf("leaderboard %s: %w", d.Key, err)
 			}
 			figs[d.Key] = map[string][]byte{}

@@ -7,9 +7,11 @@
 //	go get -tool github.com/retrievalbench/retrievalbench/cmd/rbench
 //
 // and run it as `go tool rbench compare old.txt new.txt`. It links neither
-// ONNX Runtime, nor the MCP SDK, nor the model and data downloaders: those
-// are the full command's (cmd/retrievalbench), which this repository's
-// Makefile uses. The leaderboard draws its figures with gonum/plot.
+// ONNX Runtime, nor the MCP SDK, nor the model and data downloaders, nor a
+// plotting library: those are the full command's (cmd/retrievalbench),
+// which this repository's Makefile uses. Its leaderboard has no figures
+// (gonum/plot and its fonts); retrievalbench leaderboard writes the same
+// pages with them.
 package main
 
 import (
@@ -204,7 +206,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := leaderboard.Write(*out, b); err != nil {
+	if err := leaderboard.Write(*out, b, nil); err != nil {
 		return err
 	}
 	for _, d := range b.Datasets {

@@ -69,8 +69,8 @@ func walkthrough(t *testing.T, path string) (files map[string]string, steps []st
 // untouched): every command in order, each that the doc says fails
 // failing and each other one passing; the first run's one command for the
 // missing golden files is the doc's next command; CI's commands are among
-// those run; and the module's go.sum has no ONNX Runtime, MCP SDK or OAuth
-// code.
+// those run; and the module's go.sum has no ONNX Runtime, MCP SDK, OAuth or
+// plotting code.
 func TestWalkthrough(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module and runs its tests and benchmarks (-short)")
@@ -144,8 +144,10 @@ func TestWalkthrough(t *testing.T) {
 	require.NoError(t, err)
 	// go mod tidy records the checksums of the code of every package the
 	// module builds, tests of its dependencies included: neither rbench nor
-	// benchtest's tests may bring ONNX Runtime, the MCP SDK or OAuth.
-	for _, heavy := range []string{"github.com/yalue/onnxruntime_go", "github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2"} {
+	// benchtest's or leaderboard's tests may bring ONNX Runtime, the MCP SDK,
+	// OAuth, or plotting (gonum/plot, its images, fonts and LaTeX).
+	for _, heavy := range []string{"github.com/yalue/onnxruntime_go", "github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2",
+		"gonum.org/v1/plot", "golang.org/x/image", "codeberg.org/go-fonts/liberation", "codeberg.org/go-latex/latex", "github.com/ajstarks/svgo"} {
 		for _, l := range strings.Split(string(sum), "\n") {
 			if strings.HasPrefix(l, heavy+" ") && !strings.Contains(l, "/go.mod ") {
 				t.Errorf("go.sum holds %s's code: %s", heavy, l)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/leaderboard"
 	"github.com/retrievalbench/retrievalbench/mlflow"
+	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -82,7 +83,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := leaderboard.Write(*out, b); err != nil {
+	if err := leaderboard.Write(*out, b, plots.Write); err != nil {
 		return err
 	}
 	for _, d := range b.Datasets {

@@ -1,4 +1,4 @@
-package leaderboard
+package figtest
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/leaderboard"
+	"github.com/retrievalbench/retrievalbench/report/plots"
 )
 
 // chromium runs a headless chromium with args and returns its stdout. It
@@ -59,12 +61,12 @@ var (
 func TestHTMLInChromium(t *testing.T) {
 	bin := testenv.MustHaveChromium(t)
 	recs, cells := fixtureBoard()
-	b, err := Build(recs, cells, DefaultConfig())
+	b, err := leaderboard.Build(recs, cells, leaderboard.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := Write(dir, b); err != nil {
+	if err := leaderboard.Write(dir, b, plots.Write); err != nil {
 		t.Fatal(err)
 	}
 	page := "file://" + filepath.ToSlash(filepath.Join(dir, "index.html"))
