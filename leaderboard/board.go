@@ -67,6 +67,9 @@ type Board struct {
 	// Languages are the language tables (Config.Languages), by family
 	// and split.
 	Languages []*LanguageTable `json:"languages,omitempty"`
+	// Models are the embedding models the cells record, each with the
+	// system/configs that ran it.
+	Models []ModelRow `json:"models,omitempty"`
 }
 
 // Dataset is the leaderboard of one dataset and split.
@@ -165,6 +168,7 @@ func Build(recs []resultfmt.Record, cells []resultfmt.Cell, cfg Config) (*Board,
 		b.Datasets = append(b.Datasets, d)
 	}
 	b.Languages = buildLanguages(b.Datasets, cfg)
+	b.Models = buildModels(b.Datasets)
 	return b, nil
 }
 

@@ -20,6 +20,7 @@ table{border-collapse:collapse;margin:.8em 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
 td:nth-child(2),td:nth-child(3),th:nth-child(2){text-align:left}
 table.languages td{text-align:right}table.languages td:first-child,table.languages th:first-child{text-align:left}
+table.models td{text-align:left}table.models td:nth-child(3),table.models td:nth-child(4){text-align:right}
 th{background:#f2f2f2;cursor:pointer;user-select:none}th.asc:after{content:" ▲"}th.desc:after{content:" ▼"}
 tr.best td{background:#eef7ee}tr.failed td,tr.incomplete td{color:#999}
 div.scroll{max-width:100%;overflow-x:auto}span.ci{display:block;font-size:.8em;color:#555}
@@ -80,6 +81,29 @@ func (b *Board) HTML(figs Figures) []byte {
 			}
 			for j, c := range t.Cells(i) {
 				writeCell(&w, c, t.sortValue(i, j))
+			}
+			w.WriteString("</tr>\n")
+		}
+		w.WriteString("</tbody>\n</table></div>\n</section>\n")
+	}
+	if len(b.Models) > 0 {
+		fmt.Fprintf(&w, "<section id=\"models\" data-rows=\"%d\">\n<h2>Embedding models</h2>\n<p class=\"about\">%s</p>\n", len(b.Models), e(modelsAbout))
+		w.WriteString("<div class=\"scroll\"><table class=\"models\">\n<thead><tr>")
+		for _, h := range ModelHeader() {
+			fmt.Fprintf(&w, "<th onclick=\"rbSort(this)\">%s</th>", e(h))
+		}
+		w.WriteString("</tr></thead>\n<tbody>\n")
+		for i, m := range b.Models {
+			w.WriteString("<tr>")
+			for j, c := range b.ModelCells(i) {
+				v := ""
+				switch {
+				case j == 2 && m.Dimension > 0:
+					v = strconv.Itoa(m.Dimension)
+				case j == 3 && m.Parameters > 0:
+					v = strconv.FormatInt(m.Parameters, 10)
+				}
+				writeCell(&w, c, v)
 			}
 			w.WriteString("</tr>\n")
 		}

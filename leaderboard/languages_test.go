@@ -35,7 +35,9 @@ func langRecords(ds, model string, values []float64, fail bool) []resultfmt.Reco
 // go task.
 func languageFixture() []resultfmt.Record {
 	var recs []resultfmt.Record
-	add := func(ds, model string, vs []float64, fail bool) { recs = append(recs, langRecords(ds, model, vs, fail)...) }
+	add := func(ds, model string, vs []float64, fail bool) {
+		recs = append(recs, langRecords(ds, model, vs, fail)...)
+	}
 	add("repoqa-python-docstring", "bm25/a", []float64{1, 0.5, 0, 0.5}, false) // mean 0.5
 	add("repoqa-go-doc", "bm25/a", []float64{1, 1}, false)                     // 1.0
 	add("repoqa-rust-doc", "bm25/a", []float64{0, 0, 1, 0, 0.5}, false)        // 0.3

@@ -209,6 +209,7 @@ func (b *Board) DatasetMarkdown(d *Dataset) string {
 		w.WriteString(mdRow(d.Cells(i)))
 	}
 	w.WriteString("\n")
+	w.WriteString(d.modelsMD())
 	w.WriteString(d.warningsMD())
 	if pf := d.PlotFiles(); len(pf) > 0 {
 		w.WriteString("## Figures\n\n")
@@ -247,6 +248,7 @@ func (b *Board) Markdown() string {
 			w.WriteString(mdRow(t.Cells(i)))
 		}
 	}
+	w.WriteString(b.modelsIndexMD())
 	w.WriteString("\nThe same leaderboard in one page, with every table and figure: [index.html](index.html).\n")
 	return w.String()
 }

@@ -31,7 +31,7 @@ func Parameters(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	p := &pbReader{r: bufio.NewReaderSize(f, 1<<16)}
+	p := &pbReader{r: bufio.NewReaderSize(f, 1<<16), f: f}
 	n, err := p.model(st.Size())
 	if err != nil {
 		return 0, fmt.Errorf("%s: byte %d: not an ONNX model: %w", path, p.off, err)
@@ -47,6 +47,7 @@ var weightTypes = map[uint64]bool{1: true, 2: true, 3: true, 10: true, 11: true,
 // pbReader reads protobuf wire format from r, counting the bytes read.
 type pbReader struct {
 	r   *bufio.Reader
+	f   io.ReadSeeker // under r: a long skip (a tensor's bytes) seeks
 	off int64
 }
 
@@ -69,6 +70,17 @@ func (p *pbReader) varint() (uint64, error) {
 }
 
 func (p *pbReader) skip(n int64) error {
+	if b := int64(p.r.Buffered()); p.f != nil && n > b+1<<20 {
+		if _, err := p.r.Discard(int(b)); err != nil {
+			return err
+		}
+		if _, err := p.f.Seek(n-b, io.SeekCurrent); err != nil {
+			return err
+		}
+		p.r.Reset(p.f)
+		p.off += n
+		return nil
+	}
 	for n > 0 {
 		k, err := p.r.Discard(int(min(n, 1<<30)))
 		p.off += int64(k)
