@@ -577,3 +577,29 @@ func TestRunWarningsAndIndexReuse(t *testing.T) {
 		t.Errorf("a system with neither capability: cell %+v, want no reuse and no warnings", c)
 	}
 }
+
+// embedding is a scripted system that reports its embedding model
+// (systems.ModelReporter), as dense does.
+type embedding struct{ scripted }
+
+func (*embedding) Models() []systems.ModelInfo {
+	return []systems.ModelInfo{{ID: "m", Source: "folder", Dimension: 8, Parameters: 1234, Engine: systems.EngineInProcess}}
+}
+
+// TestRunModels: the model a system reports reaches its cell file once,
+// however many corpora it indexed; a system that reports none has none.
+func TestRunModels(t *testing.T) {
+	p := prepared(t, task("t1", "q1", "a"), task("t2", "q2", "a"))
+	sys := &embedding{scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}}
+	res, err := Run(t.Context(), p, spec(sys), DefaultRunConfig())
+	require.NoError(t, err)
+	want := []resultfmt.CellModel{{ID: "m", Source: "folder", Dimension: 8, Parameters: 1234, Engine: "in-process"}}
+	if diff := cmp.Diff(want, res.Cell(0, "").Models); diff != "" {
+		t.Errorf("cell models (-want +got):\n%s", diff)
+	}
+	plain, err := Run(t.Context(), p, spec(&scripted{answers: sys.answers}), DefaultRunConfig())
+	require.NoError(t, err)
+	if m := plain.Cell(0, "").Models; m != nil {
+		t.Errorf("a lexical system's cell has models %+v", m)
+	}
+}

@@ -63,6 +63,10 @@ func (r *Result) Cell(peakRSSMB float64, commit string) resultfmt.Cell {
 	if len(r.IndexReused) > 0 {
 		c.IndexReused, c.IndexBuildSeconds = len(r.IndexReused), r.IndexBuildTime.Seconds()
 	}
+	for _, m := range r.Models {
+		c.Models = append(c.Models, resultfmt.CellModel{ID: m.ID, Source: m.Source, Dimension: m.Dimension,
+			Parameters: m.Parameters, Engine: m.Engine, Served: m.Served})
+	}
 	c.Warnings = append(c.Warnings, r.Warnings...)
 	for _, t := range r.Tasks {
 		if len(t.Warnings) > 0 {

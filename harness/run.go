@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"time"
 
@@ -108,6 +109,9 @@ type Result struct {
 	// with its corpus (systems.Warner).
 	Warnings []string
 	CPUClass string // internal/cpuclass of the machine that ran it
+	// Models are the models the system embeds with
+	// (systems.ModelReporter), each once, in the order first reported.
+	Models []systems.ModelInfo
 }
 
 // Failed returns the tasks the system failed on.
@@ -244,6 +248,13 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 	if v, ok := sys.(Versioner); ok {
 		for k, val := range v.Versions() {
 			res.Versions[k] = val
+		}
+	}
+	if mr, ok := sys.(systems.ModelReporter); ok {
+		for _, m := range mr.Models() {
+			if !slices.Contains(res.Models, m) {
+				res.Models = append(res.Models, m)
+			}
 		}
 	}
 	jc := p.JudgeCorpus(cid)

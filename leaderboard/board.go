@@ -41,13 +41,18 @@ type Config struct {
 	Title     string
 	Commit    string
 	Generated string
+	// Languages are the task families asked in several programming
+	// languages: each with at least two languages in the results gets a
+	// table of every system across them (LanguageTable).
+	Languages []LanguageFamily
 }
 
 // DefaultConfig ranks by nDCG@10 at α = 0.05 with report's default
 // resamples and seed.
 func DefaultConfig() Config {
 	rc := report.DefaultConfig()
-	return Config{Primary: "ndcg@10", Alpha: 0.05, Resamples: rc.Resamples, Seed: rc.Seed, Title: "retrievalbench leaderboard"}
+	return Config{Primary: "ndcg@10", Alpha: 0.05, Resamples: rc.Resamples, Seed: rc.Seed, Title: "retrievalbench leaderboard",
+		Languages: []LanguageFamily{RepoQALanguages()}}
 }
 
 // Board is a whole leaderboard.
@@ -59,6 +64,12 @@ type Board struct {
 	Resamples int        `json:"resamples"`
 	Seed      uint64     `json:"seed"`
 	Datasets  []*Dataset `json:"datasets"`
+	// Languages are the language tables (Config.Languages), by family
+	// and split.
+	Languages []*LanguageTable `json:"languages,omitempty"`
+	// Models are the embedding models the cells record, each with the
+	// system/configs that ran it.
+	Models []ModelRow `json:"models,omitempty"`
 }
 
 // Dataset is the leaderboard of one dataset and split.
@@ -78,6 +89,7 @@ type Dataset struct {
 	summary *report.Summary
 	// undrawn: the pages have no figures (Write without a Draw).
 	undrawn bool
+	cols    map[string][]float64 // per row, the primary measure of every task in task-id order
 }
 
 // Row is one system/config of a dataset. A failed row (every task
@@ -157,6 +169,8 @@ func Build(recs []resultfmt.Record, cells []resultfmt.Cell, cfg Config) (*Board,
 		}
 		b.Datasets = append(b.Datasets, d)
 	}
+	b.Languages = buildLanguages(b.Datasets, cfg)
+	b.Models = buildModels(b.Datasets)
 	return b, nil
 }
 
@@ -197,6 +211,7 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	}
 	d := &Dataset{Key: k, Dataset: rs[0].Dataset, Split: rs[0].Split, Cases: s.Cases, Measures: measures, Primary: primary, summary: s}
 	cols := taskColumns(rs, primary)
+	d.cols = cols
 	// A measure only some systems record (library_resolution@1 of a hosted
 	// documentation system) is left out of the others' rows rather than
 	// shown as their zero.

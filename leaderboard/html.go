@@ -19,8 +19,10 @@ h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #cc
 table{border-collapse:collapse;margin:.8em 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;white-space:nowrap}
 td:nth-child(2),td:nth-child(3),th:nth-child(2){text-align:left}
+table.languages td{text-align:right}table.languages td:first-child,table.languages th:first-child{text-align:left}
+table.models td{text-align:left}table.models td:nth-child(3),table.models td:nth-child(4){text-align:right}
 th{background:#f2f2f2;cursor:pointer;user-select:none}th.asc:after{content:" ▲"}th.desc:after{content:" ▼"}
-tr.best td{background:#eef7ee}tr.failed td{color:#999}
+tr.best td{background:#eef7ee}tr.failed td,tr.incomplete td{color:#999}
 div.scroll{max-width:100%;overflow-x:auto}span.ci{display:block;font-size:.8em;color:#555}
 figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top;max-width:100%;overflow-x:auto}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}p.about{max-width:70em;color:#333}`
@@ -63,6 +65,50 @@ func (b *Board) HTML(figs Figures) []byte {
 			e(d.Key), e(d.Dataset), e(d.Split), d.Cases, len(d.Rows), e(d.Primary), e(best), v, e(score), e(d.Key), e(d.Key))
 	}
 	w.WriteString("</tbody>\n</table>\n")
+	for _, t := range b.Languages {
+		fmt.Fprintf(&w, "<section id=\"%s\" class=\"languages\" data-rows=\"%d\">\n", e(t.Key), len(t.Rows))
+		fmt.Fprintf(&w, "<h2>%s across languages (split %s)</h2>\n<p class=\"about\">%s</p>\n", e(t.Title), e(t.Split), e(t.about(b)))
+		w.WriteString("<div class=\"scroll\"><table class=\"languages\">\n<thead><tr>")
+		for _, h := range t.Header() {
+			fmt.Fprintf(&w, "<th onclick=\"rbSort(this)\">%s</th>", e(h))
+		}
+		w.WriteString("</tr></thead>\n<tbody>\n")
+		for i, r := range t.Rows {
+			if r.Macro == nil {
+				w.WriteString("<tr class=\"incomplete\">")
+			} else {
+				w.WriteString("<tr>")
+			}
+			for j, c := range t.Cells(i) {
+				writeCell(&w, c, t.sortValue(i, j))
+			}
+			w.WriteString("</tr>\n")
+		}
+		w.WriteString("</tbody>\n</table></div>\n</section>\n")
+	}
+	if len(b.Models) > 0 {
+		fmt.Fprintf(&w, "<section id=\"models\" data-rows=\"%d\">\n<h2>Embedding models</h2>\n<p class=\"about\">%s</p>\n", len(b.Models), e(modelsAbout))
+		w.WriteString("<div class=\"scroll\"><table class=\"models\">\n<thead><tr>")
+		for _, h := range ModelHeader() {
+			fmt.Fprintf(&w, "<th onclick=\"rbSort(this)\">%s</th>", e(h))
+		}
+		w.WriteString("</tr></thead>\n<tbody>\n")
+		for i, m := range b.Models {
+			w.WriteString("<tr>")
+			for j, c := range b.ModelCells(i) {
+				v := ""
+				switch {
+				case j == 2 && m.Dimension > 0:
+					v = strconv.Itoa(m.Dimension)
+				case j == 3 && m.Parameters > 0:
+					v = strconv.FormatInt(m.Parameters, 10)
+				}
+				writeCell(&w, c, v)
+			}
+			w.WriteString("</tr>\n")
+		}
+		w.WriteString("</tbody>\n</table></div>\n</section>\n")
+	}
 	for _, d := range b.Datasets {
 		fmt.Fprintf(&w, "<section id=\"%s\" class=\"dataset\" data-rows=\"%d\" data-figures=\"%d\">\n", e(d.Key), len(d.Rows), len(d.PlotFiles()))
 		fmt.Fprintf(&w, "<h2>%s (split %s)</h2>\n<p class=\"about\">%s</p>\n", e(d.Dataset), e(d.Split), e(d.about(b)))
@@ -82,16 +128,7 @@ func (b *Board) HTML(figs Figures) []byte {
 			fmt.Fprintf(&w, "<tr%s>", class)
 			vals := sortValues(d, r)
 			for j, c := range d.Cells(i) {
-				// A score "mean [low, high]" shows its CI on a line of its own.
-				text := e(c)
-				if mean, ci, ok := strings.Cut(c, " ["); ok {
-					text = e(mean) + "<span class=\"ci\">[" + e(ci) + "</span>"
-				}
-				if vals[j] != "" {
-					fmt.Fprintf(&w, "<td data-v=\"%s\">%s</td>", vals[j], text)
-				} else {
-					fmt.Fprintf(&w, "<td>%s</td>", text)
-				}
+				writeCell(&w, c, vals[j])
 			}
 			w.WriteString("</tr>\n")
 		}
@@ -112,6 +149,21 @@ func (b *Board) HTML(figs Figures) []byte {
 	}
 	w.WriteString("<div id=\"render-check\" hidden></div>\n</body>\n</html>\n")
 	return []byte(w.String())
+}
+
+// writeCell writes one table cell: a score "mean [low, high]" shows its
+// CI on a line of its own; v, when set, is the cell's numeric sort key.
+func writeCell(w *strings.Builder, c, v string) {
+	e := html.EscapeString
+	text := e(c)
+	if mean, ci, ok := strings.Cut(c, " ["); ok {
+		text = e(mean) + "<span class=\"ci\">[" + e(ci) + "</span>"
+	}
+	if v != "" {
+		fmt.Fprintf(w, "<td data-v=\"%s\">%s</td>", v, text)
+	} else {
+		fmt.Fprintf(w, "<td>%s</td>", text)
+	}
 }
 
 // sortValues are the numeric sort keys of a row's cells ("" sorts as

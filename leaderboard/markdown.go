@@ -209,6 +209,7 @@ func (b *Board) DatasetMarkdown(d *Dataset) string {
 		w.WriteString(mdRow(d.Cells(i)))
 	}
 	w.WriteString("\n")
+	w.WriteString(d.modelsMD())
 	w.WriteString(d.warningsMD())
 	if pf := d.PlotFiles(); len(pf) > 0 {
 		w.WriteString("## Figures\n\n")
@@ -240,6 +241,16 @@ func (b *Board) Markdown() string {
 		w.WriteString(mdRow([]string{d.Dataset, d.Split, strconv.Itoa(d.Cases), strconv.Itoa(len(d.Rows)), d.Primary, best, score,
 			"[" + d.Key + "](" + d.Key + "/index.md)"}))
 	}
+	for _, t := range b.Languages {
+		fmt.Fprintf(&w, "\n## %s across languages (split %s)\n\n%s\n\n", t.Title, t.Split, t.about(b))
+		h := t.Header()
+		w.WriteString(mdRow(h))
+		w.WriteString("|" + strings.Repeat(" --- |", len(h)) + "\n")
+		for i := range t.Rows {
+			w.WriteString(mdRow(t.Cells(i)))
+		}
+	}
+	w.WriteString(b.modelsIndexMD())
 	w.WriteString("\nThe same leaderboard in one page, with every table and figure: [index.html](index.html).\n")
 	return w.String()
 }

@@ -53,6 +53,24 @@ type Cell struct {
 	// they were recorded.
 	Cell    string  `json:"cell,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"`
+	// Models are the embedding models the cell's system ran (a dense
+	// system's one, a hybrid's members'); none for lexical systems and in
+	// cell files written before they were recorded.
+	Models []CellModel `json:"models,omitempty"`
+}
+
+// CellModel describes one embedding model of a cell (systems.ModelInfo).
+type CellModel struct {
+	ID string `json:"id"`
+	// Source: "built-in", "user manifest", "folder" or "endpoint".
+	Source    string `json:"source,omitempty"`
+	Dimension int    `json:"dimension,omitempty"`
+	// Parameters counts the ONNX graph's weights; 0: unknown (a server's).
+	Parameters int64 `json:"parameters,omitempty"`
+	// Engine: "in-process" (ONNX Runtime) or "server".
+	Engine string `json:"engine,omitempty"`
+	// Served is a server's model name and declared revision.
+	Served string `json:"served,omitempty"`
 }
 
 // Model names the cell's system configuration: "system/config".

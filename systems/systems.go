@@ -100,6 +100,37 @@ type IndexReporter interface {
 	IndexReport() IndexReport
 }
 
+// ModelReporter is implemented by systems that embed with models (dense,
+// and hybrid and graph through their members): what each model is, for
+// the cell file and the leaderboard.
+type ModelReporter interface {
+	Models() []ModelInfo
+}
+
+// ModelInfo describes a model a system embeds with.
+type ModelInfo struct {
+	ID string
+	// Source says where the model was described: "built-in", "user
+	// manifest", "folder" or "endpoint" (embed/models.Model.Source).
+	Source    string
+	Dimension int
+	// Parameters is the count of the ONNX graph's weights
+	// (embed/models.Parameters); 0 when unknown (a server's model).
+	Parameters int64
+	// Engine is EngineInProcess (ONNX Runtime in this process) or
+	// EngineServer (an OpenAI-compatible embeddings server).
+	Engine string
+	// Served is the server's model name and declared revision
+	// ("model@revision"), for EngineServer; never its URL or key.
+	Served string
+}
+
+// Engines of ModelInfo.
+const (
+	EngineInProcess = "in-process"
+	EngineServer    = "server"
+)
+
 // IndexReport is how the last Index call came by its index.
 type IndexReport struct {
 	// Reused is true when an index an earlier run built was used.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/leaderboard"
+	"github.com/retrievalbench/retrievalbench/leaderboard/boardtest"
 	"github.com/retrievalbench/retrievalbench/report/plots"
 )
 
@@ -60,10 +61,17 @@ var (
 // has its rows and every figure decoded; a screenshot is kept.
 func TestHTMLInChromium(t *testing.T) {
 	bin := testenv.MustHaveChromium(t)
-	recs, cells := fixtureBoard()
+	// The constructed board with an embedding model per dense row (the
+	// models table) and RepoQA's languages (python, go, rust: the
+	// language table): every table's rows and every figure must render.
+	recs, cells := boardtest.ModelBoard()
+	recs = append(recs, boardtest.Languages()...)
 	b, err := leaderboard.Build(recs, cells, leaderboard.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(b.Languages) != 1 || len(b.Models) != 2 {
+		t.Fatalf("fixture: %d language tables, %d models; want 1 and 2", len(b.Languages), len(b.Models))
 	}
 	dir := t.TempDir()
 	if err := leaderboard.Write(dir, b, plots.Write); err != nil {
@@ -72,9 +80,21 @@ func TestHTMLInChromium(t *testing.T) {
 	page := "file://" + filepath.ToSlash(filepath.Join(dir, "index.html"))
 	dom := string(chromium(t, bin, "--dump-dom", page))
 
-	// The constructed board: datasets alpha (3 systems) and beta (1), four
-	// figures each (score figures of ndcg@10 and hit@1, timing, pareto).
-	want := map[string]string{"done": "1", "tables": "3", "rows": strconv.Itoa(2 + 3 + 1), "images": "8", "images-loaded": "8"}
+	// Tables: the datasets index, the language table, the models table,
+	// one per dataset; rows: one per dataset, language row, model and
+	// dataset row; four figures per dataset (score figures of ndcg@10 and
+	// hit@1, timing, pareto).
+	tables := 1 + len(b.Languages) + 1 + len(b.Datasets)
+	rows := len(b.Datasets) + len(b.Languages[0].Rows) + len(b.Models)
+	images := 0
+	for _, d := range b.Datasets {
+		rows += len(d.Rows)
+		images += len(d.PlotFiles())
+	}
+	if images != 4*len(b.Datasets) {
+		t.Fatalf("%d figures for %d datasets, want 4 each", images, len(b.Datasets))
+	}
+	want := map[string]string{"done": "1", "tables": strconv.Itoa(tables), "rows": strconv.Itoa(rows), "images": strconv.Itoa(images), "images-loaded": strconv.Itoa(images)}
 	m := renderCheck.FindString(dom)
 	if m == "" {
 		t.Fatalf("no render check in the dumped DOM (the page's script did not run?):\n%s", tail(dom, 3000))
@@ -89,8 +109,8 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 	}
 	imgs := imgTag.FindAllString(dom, -1)
-	if len(imgs) != 8 {
-		t.Errorf("%d <img> in the DOM, want 8", len(imgs))
+	if len(imgs) != images {
+		t.Errorf("%d <img> in the DOM, want %d", len(imgs), images)
 	}
 	for _, im := range imgs {
 		w := attr.FindAllStringSubmatch(im, -1)
@@ -110,7 +130,8 @@ func TestHTMLInChromium(t *testing.T) {
 	for _, s := range section.FindAllStringSubmatch(dom, -1) {
 		sections[s[1]] = s[2]
 	}
-	for key, models := range map[string][]string{"alpha.small": {"bm25/code", "bm25/porter", "dense/small"}, "beta.all": {"bm25/code"}} {
+	for key, models := range map[string][]string{"alpha.small": {"bm25/code", "bm25/porter", "dense/small", "dense/served"},
+		"beta.all": {"bm25/code"}, "repoqa-doc.small": {"bm25/a", "dense/b", "dense/c"}, "models": {"served", "small"}} {
 		body, ok := sections[key]
 		if !ok {
 			t.Errorf("no section %s in the DOM", key)

@@ -7,7 +7,6 @@ package figtest
 
 import (
 	"bytes"
-	"fmt"
 	"image/png"
 	"io/fs"
 	"os"
@@ -16,63 +15,15 @@ import (
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/leaderboard"
+	"github.com/retrievalbench/retrievalbench/leaderboard/boardtest"
 	"github.com/retrievalbench/retrievalbench/report/plots"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
-// system is a constructed system: its hit@1 per task is 1 when task i
-// satisfies hit(i), and its latency is lat ms for every query.
-type system struct {
-	model string
-	hit   func(i int) bool
-	lat   float64
-}
+// The constructed boards (package boardtest).
+type system = boardtest.System
 
-// records constructs n tasks of dataset ds for each system; ndcg@10 is
-// hit@1 halved on odd tasks so the two measures differ.
-func records(ds, split string, n int, systems []system) []resultfmt.Record {
-	var recs []resultfmt.Record
-	for _, s := range systems {
-		sys, cfg, _ := strings.Cut(s.model, "/")
-		for i := range n {
-			h := 0.0
-			if s.hit(i) {
-				h = 1
-			}
-			nd := h
-			if i%2 == 1 {
-				nd = h / 2
-			}
-			recs = append(recs, resultfmt.Record{Dataset: ds, Split: split, System: sys, Config: cfg,
-				Task: fmt.Sprintf("t%03d", i), Repo: fmt.Sprintf("repo%d", i%3), Query: fmt.Sprintf("query %d", i),
-				Values: map[string]float64{"hit@1": h, "ndcg@10": nd}, LatencyMS: s.lat + float64(i%5),
-				Hits: []resultfmt.Hit{{Rank: 1, DocID: "d", Grade: int(h), Judged: true}}})
-		}
-	}
-	return recs
-}
+var fixtureBoard = boardtest.Board
 
-// fixtureBoard is package leaderboard's test board: two datasets; on
-// "alpha" bm25/code wins clearly over dense/small and barely over
-// bm25/porter; "beta" has one system.
-func fixtureBoard() ([]resultfmt.Record, []resultfmt.Cell) {
-	alpha := []system{
-		{"bm25/code", func(i int) bool { return i%10 < 8 }, 2},
-		{"bm25/porter", func(i int) bool { return i%10 < 8 && i != 3 }, 3},
-		{"dense/small", func(i int) bool { return i%10 < 3 }, 40},
-	}
-	recs := records("alpha", "small", 60, alpha)
-	recs = append(recs, records("beta", "all", 12, []system{{"bm25/code", func(i int) bool { return i%3 == 0 }, 1}})...)
-	cells := []resultfmt.Cell{
-		{Dataset: "alpha", Split: "small", System: "bm25", Config: "code", ConfigHash: "c1", DataHash: "d1", IndexSeconds: 1.25, IndexedDocs: 100, PeakRSSMB: 80},
-		{Dataset: "alpha", Split: "small", System: "dense", Config: "small", ConfigHash: "c2", DataHash: "d1", IndexSeconds: 30.5, IndexedDocs: 100, PeakRSSMB: 310.5},
-	}
-	return recs, cells
-}
-
-// TestWriteFigures writes the board twice with report/plots' figures: the
-// same bytes both times, every figure an SVG and a PNG that decodes, and
-// index.html embedding each SVG.
 func TestWriteFigures(t *testing.T) {
 	recs, cells := fixtureBoard()
 	var trees []map[string][]byte

@@ -140,4 +140,7 @@ func TestEndpointIndex(t *testing.T) {
 	require.NoError(t, w.Index(t.Context(), c))
 	require.Equal(t, 0, w.Stats().Reused)
 	require.Equal(t, map[string]string{"endpoint served-keywords": "keywords@2"}, w.Versions())
+	// The leaderboard's description: a server's model, its parameters unknown.
+	require.Equal(t, []systems.ModelInfo{{ID: "served-keywords", Source: models.SourceEndpoint, Dimension: len(keywords) + 1,
+		Engine: systems.EngineServer, Served: "keywords@2"}}, w.Models())
 }

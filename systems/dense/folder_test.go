@@ -81,6 +81,15 @@ func TestForModelFolder(t *testing.T) {
 		}
 	}
 	require.Equal(t, filepath.Join(root, "dense", m.ID, "vectors.db"), x.Stats().StorePath)
+
+	// The leaderboard's description of each: the same graph, counted
+	// (MPNet-base: 108,895,872 weights without the pooler; embed/models'
+	// TestParametersBuiltin derives it from the architecture), from a
+	// folder and from the built-in manifest.
+	want := systems.ModelInfo{ID: m.ID, Source: models.SourceFolder, Dimension: 768, Parameters: 108_895_872, Engine: systems.EngineInProcess}
+	require.Equal(t, []systems.ModelInfo{want}, x.Models())
+	want.ID, want.Source = "mpnet-base-q", models.SourceBuiltin
+	require.Equal(t, []systems.ModelInfo{want}, ref.Models())
 }
 
 // TestConfigsUserManifest: a model of $RETRIEVALBENCH_MODEL_MANIFEST is a
@@ -105,6 +114,9 @@ func TestConfigsUserManifest(t *testing.T) {
 	require.NoError(t, c.Validate())
 	cs := Configs()
 	require.Equal(t, "my-model", cs[len(cs)-1].Name, "user models come after the built-in ones")
+	um, err := c.model()
+	require.NoError(t, err)
+	require.Equal(t, models.SourceManifest, um.Source())
 	h := c.Hash()
 
 	// Another graph under the same id is another config.

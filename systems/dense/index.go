@@ -75,6 +75,7 @@ type Index struct {
 	onnx  *embed.Embedder // emb when the model runs in-process; nil for an endpoint
 	mat   *embed.Matrix
 	stats Stats
+	info  *systems.ModelInfo // Models' answer, made once
 
 	// progress state of the Index call running
 	indexing  bool
@@ -307,6 +308,25 @@ func (x *Index) Close() error {
 		return nil
 	}
 	return x.emb.Close()
+}
+
+// Models describes the model the index embeds with: its source,
+// dimension, parameter count (counted in its ONNX graph once; 0 for an
+// endpoint, or when the graph cannot be read) and engine.
+func (x *Index) Models() []systems.ModelInfo {
+	if x.info == nil {
+		m := x.model
+		info := systems.ModelInfo{ID: m.ID, Source: m.Source(), Dimension: m.Dimension, Engine: systems.EngineInProcess}
+		if m.IsEndpoint() {
+			info.Engine, info.Served = systems.EngineServer, m.Endpoint.Model+"@"+m.Endpoint.Revision
+		} else if n, err := models.Parameters(m.Path(x.opt.CacheDir, models.ModelFile)); err == nil {
+			info.Parameters = n
+		} else if x.opt.Logf != nil {
+			x.opt.Logf("dense[%s]: parameter count unknown: %v", x.cfg.Name, err)
+		}
+		x.info = &info
+	}
+	return []systems.ModelInfo{*x.info}
 }
 
 // Versions names what the index runs on, for golden files: the ONNX Runtime

@@ -190,6 +190,14 @@ func (x *Index) PeakRSS() uint64 {
 	return peak
 }
 
+// Models lists the models its base system embeds with.
+func (x *Index) Models() []systems.ModelInfo {
+	if m, ok := x.base.(systems.ModelReporter); ok {
+		return m.Models()
+	}
+	return nil
+}
+
 // Versions forwards what the base reports about the versions it runs on.
 func (x *Index) Versions() map[string]string {
 	if v, ok := x.base.(interface{ Versions() map[string]string }); ok {

@@ -388,3 +388,22 @@ func TestForwardsFactsAndPeak(t *testing.T) {
 		t.Errorf("PeakRSS of in-process members = %d, want 0", got)
 	}
 }
+
+// reporting is a scripted member that embeds with a model.
+type reporting struct {
+	systemstest.Script
+	id string
+}
+
+func (r *reporting) Models() []systems.ModelInfo { return []systems.ModelInfo{{ID: r.id}} }
+
+// TestModelsForwarded: a hybrid reports its members' models in member
+// order; a lexical member has none.
+func TestModelsForwarded(t *testing.T) {
+	m := func(n string) Member { return Member{Spec: systems.Spec{System: n, Config: "x"}, Weight: 1} }
+	x, err := NewWithMembers(Config{Name: "u", Method: MethodRRF, K: 60, Depth: 3, Members: []Member{m("a"), m("b"), m("c")}},
+		[]systems.System{&reporting{id: "m1"}, &systemstest.Script{}, &reporting{id: "m2"}})
+	require.NoError(t, err)
+	defer x.Close()
+	require.Equal(t, []systems.ModelInfo{{ID: "m1"}, {ID: "m2"}}, x.Models())
+}

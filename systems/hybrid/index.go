@@ -169,6 +169,17 @@ func (x *Index) PeakRSS() uint64 {
 	return peak
 }
 
+// Models lists the models its members embed with, in member order.
+func (x *Index) Models() []systems.ModelInfo {
+	var out []systems.ModelInfo
+	for _, s := range x.members {
+		if m, ok := s.(systems.ModelReporter); ok {
+			out = append(out, m.Models()...)
+		}
+	}
+	return out
+}
+
 // Versions merges what the members report about the versions they run on
 // (SQLite, ONNX Runtime, models), for golden files.
 func (x *Index) Versions() map[string]string {

@@ -1,0 +1,384 @@
+package leaderboard
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
+)
+
+// LanguageFamily is one task asked in several programming languages, one
+// dataset per language: the leaderboard puts each system's score in every
+// language side by side, with their macro average, next to the
+// Reference language's.
+type LanguageFamily struct {
+	Name  string // key of the table: "repoqa-doc"
+	Title string // heading: "RepoQA documentation → definition"
+	// Reference is the language the other columns are compared with
+	// (the "Python-only numbers" of most code benchmarks).
+	Reference string
+	Datasets  []LanguageDataset // column order, Reference first
+}
+
+// LanguageDataset is the dataset of one language of a LanguageFamily.
+type LanguageDataset struct {
+	Language string `json:"language"`
+	Dataset  string `json:"dataset"`
+}
+
+// RepoQALanguages is RepoQA's doc → definition task in its six languages:
+// repoqa-python-docstring (docstrings, datasets/repoqa.PythonDocstring)
+// and repoqa-LANG-doc (doc comments, datasets/repoqa.DocComment) for
+// C++, Go, Java, Rust and TypeScript (docs/repoqa-languages.md). A test
+// keeps the names equal to package repoqa's.
+func RepoQALanguages() LanguageFamily {
+	f := LanguageFamily{Name: "repoqa-doc", Title: "RepoQA documentation → definition", Reference: "python",
+		Datasets: []LanguageDataset{{"python", "repoqa-python-docstring"}}}
+	for _, l := range []string{"cpp", "go", "java", "rust", "typescript"} {
+		f.Datasets = append(f.Datasets, LanguageDataset{l, "repoqa-" + l + "-doc"})
+	}
+	return f
+}
+
+// LanguageTable is a LanguageFamily's scores at one split: per system, the
+// primary measure in every language, the macro average over the languages
+// in the results (each language weighs the same, whatever its task
+// count), the macro average of the languages other than Reference, and
+// its gap to Reference.
+type LanguageTable struct {
+	// Key is "family.split", the anchor of the table.
+	Key       string `json:"key"`
+	Family    string `json:"family"`
+	Title     string `json:"title"`
+	Split     string `json:"split"`
+	Measure   string `json:"measure"`
+	Reference string `json:"reference"`
+	// Languages are every language of the family (the columns); Present
+	// those with a dataset in the results, which the macro averages are
+	// over; Absent the rest, shown as such for every system.
+	Languages []LanguageDataset `json:"languages"`
+	Present   []string          `json:"present"`
+	Absent    []string          `json:"absent,omitempty"`
+	// Cases is each present language's task count.
+	Cases map[string]int `json:"cases"`
+	Rows  []LanguageRow  `json:"rows"` // complete rows by Macro, best first; then the rest by name
+}
+
+// LanguageRow is one system/config across the languages.
+type LanguageRow struct {
+	Model string `json:"model"`
+	// Scores holds the mean and CI of each present language the system
+	// ran and did not fail on (the dataset table's numbers).
+	Scores map[string]resultfmt.Stat `json:"scores"`
+	// Missing lists the present languages without a cell of the system,
+	// Failed those whose every task failed: either leaves the row without
+	// macro averages rather than averaging over fewer languages.
+	Missing []string `json:"missing,omitempty"`
+	Failed  []string `json:"failed,omitempty"`
+	// Macro is the mean of the present languages' means with a stratified
+	// bootstrap 95% CI (each resample draws every language's tasks anew);
+	// Others the same over the present languages but Reference; Gap is
+	// Others' mean minus Reference's. All nil when the row is incomplete
+	// (Others and Gap also when Reference or no other language is present).
+	Macro  *resultfmt.Stat `json:"macro,omitempty"`
+	Others *resultfmt.Stat `json:"macro_others,omitempty"`
+	Gap    *Fixed          `json:"gap_others_vs_reference,omitempty"`
+}
+
+// Complete reports whether the row has every present language.
+func (r LanguageRow) Complete() bool { return len(r.Missing) == 0 && len(r.Failed) == 0 }
+
+// buildLanguages returns the tables of every family with at least two
+// languages in the datasets, per split in split order.
+func buildLanguages(ds []*Dataset, cfg Config) []*LanguageTable {
+	var out []*LanguageTable
+	for _, f := range cfg.Languages {
+		bySplit := map[string]map[string]*Dataset{} // split → language → dataset
+		for _, lang := range f.Datasets {
+			for _, d := range ds {
+				if d.Dataset == lang.Dataset {
+					if bySplit[d.Split] == nil {
+						bySplit[d.Split] = map[string]*Dataset{}
+					}
+					bySplit[d.Split][lang.Language] = d
+				}
+			}
+		}
+		for _, split := range slicesSortedKeys(bySplit) {
+			if len(bySplit[split]) < 2 {
+				continue
+			}
+			out = append(out, languageTable(f, split, bySplit[split], cfg))
+		}
+	}
+	return out
+}
+
+func slicesSortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, cfg Config) *LanguageTable {
+	t := &LanguageTable{Key: f.Name + "." + split, Family: f.Name, Title: f.Title, Split: split, Reference: f.Reference,
+		Languages: f.Datasets, Cases: map[string]int{}}
+	// The measure: the configured primary when a language's records carry
+	// it, else the first present language's primary.
+	t.Measure = cfg.Primary
+	for _, l := range f.Datasets {
+		if d := byLang[l.Language]; d != nil {
+			if d.Primary != cfg.Primary {
+				t.Measure = d.Primary
+			}
+			break
+		}
+	}
+	models := map[string]bool{}
+	for _, l := range f.Datasets {
+		d := byLang[l.Language]
+		if d == nil {
+			t.Absent = append(t.Absent, l.Language)
+			continue
+		}
+		t.Present = append(t.Present, l.Language)
+		t.Cases[l.Language] = d.Cases
+		for _, r := range d.Rows {
+			models[r.Model] = true
+		}
+	}
+	for _, m := range slicesSortedKeys(models) {
+		row := LanguageRow{Model: m, Scores: map[string]resultfmt.Stat{}}
+		var all, others [][]float64
+		for _, lang := range t.Present {
+			d := byLang[lang]
+			i := slices.IndexFunc(d.Rows, func(r Row) bool { return r.Model == m })
+			switch {
+			case i < 0:
+				row.Missing = append(row.Missing, lang)
+				continue
+			case d.Rows[i].Status == report.StatusFailed:
+				row.Failed = append(row.Failed, lang)
+				continue
+			}
+			s, ok := d.Rows[i].Scores[t.Measure]
+			if !ok || d.Primary != t.Measure {
+				// The system's records there lack the measure.
+				row.Missing = append(row.Missing, lang)
+				continue
+			}
+			row.Scores[lang] = s
+			all = append(all, d.cols[m])
+			if lang != t.Reference {
+				others = append(others, d.cols[m])
+			}
+		}
+		if row.Complete() {
+			macro := macroStat(all, cfg.Resamples, cfg.Seed)
+			row.Macro = &macro
+			if _, ok := row.Scores[t.Reference]; ok && len(others) > 0 {
+				o := macroStat(others, cfg.Resamples, cfg.Seed)
+				gap := Fixed(float64(o.Mean) - meanOf(byLang[t.Reference].cols[m]))
+				row.Others, row.Gap = &o, &gap
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	sort.SliceStable(t.Rows, func(i, j int) bool {
+		a, b := t.Rows[i], t.Rows[j]
+		if (a.Macro != nil) != (b.Macro != nil) {
+			return a.Macro != nil
+		}
+		if a.Macro != nil && a.Macro.Mean != b.Macro.Mean {
+			return a.Macro.Mean > b.Macro.Mean
+		}
+		return a.Model < b.Model
+	})
+	return t
+}
+
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// macroStat is the mean of the columns' means (one column per language,
+// one value per task) with a stratified percentile bootstrap 95% CI: each
+// of resamples rounds draws every column's tasks with replacement, within
+// the column, and averages the columns' resampled means (type-7
+// quantiles, as metrics.Bootstrap). The same columns, resamples and seed
+// give the same interval.
+func macroStat(cols [][]float64, resamples int, seed uint64) resultfmt.Stat {
+	if len(cols) == 0 {
+		return resultfmt.Stat{}
+	}
+	mean := 0.0
+	for _, c := range cols {
+		mean += meanOf(c)
+	}
+	mean /= float64(len(cols))
+	if resamples <= 0 {
+		resamples = 1000
+	}
+	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	means := make([]float64, resamples)
+	for i := range means {
+		s := 0.0
+		for _, c := range cols {
+			if len(c) == 0 {
+				continue
+			}
+			t := 0.0
+			for range c {
+				t += c[r.IntN(len(c))]
+			}
+			s += t / float64(len(c))
+		}
+		means[i] = s / float64(len(cols))
+	}
+	slices.Sort(means)
+	return resultfmt.Stat{Mean: Fixed(mean), Low: Fixed(quantile7(means, 0.025)), High: Fixed(quantile7(means, 0.975))}
+}
+
+// quantile7 is the p-quantile of sorted xs, linear between order
+// statistics (Hyndman–Fan type 7).
+func quantile7(xs []float64, p float64) float64 {
+	pos := p * float64(len(xs)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(xs)-1)
+	return xs[lo] + (pos-float64(lo))*(xs[hi]-xs[lo])
+}
+
+// Header names the columns of a language table, in order.
+func (t *LanguageTable) Header() []string {
+	h := []string{"system/config"}
+	for _, l := range t.Languages {
+		h = append(h, l.Language)
+	}
+	return append(h, "macro ("+t.macroOver()+")", "macro without "+t.Reference, "Δ without "+t.Reference+" − "+t.Reference)
+}
+
+// macroOver says what the macro average is over: "6 languages", or "4 of
+// 6 languages in the results" when some have no dataset.
+func (t *LanguageTable) macroOver() string {
+	if len(t.Absent) == 0 {
+		return plural(len(t.Present), "language")
+	}
+	return strings.Join([]string{itoa(len(t.Present)), "of", plural(len(t.Languages), "language"), "in the results"}, " ")
+}
+
+// Cells returns the table cells of row i, aligned with Header.
+func (t *LanguageTable) Cells(i int) []string {
+	r := t.Rows[i]
+	c := []string{r.Model}
+	for _, l := range t.Languages {
+		switch {
+		case slices.Contains(t.Absent, l.Language):
+			c = append(c, "— (not in the results)")
+		case slices.Contains(r.Missing, l.Language):
+			c = append(c, "missing")
+		case slices.Contains(r.Failed, l.Language):
+			c = append(c, "failed")
+		default:
+			c = append(c, stat(r.Scores[l.Language]))
+		}
+	}
+	if r.Macro == nil {
+		var why []string
+		if len(r.Missing) > 0 {
+			why = append(why, "missing "+strings.Join(r.Missing, ", "))
+		}
+		if len(r.Failed) > 0 {
+			why = append(why, "failed "+strings.Join(r.Failed, ", "))
+		}
+		return append(c, "— ("+strings.Join(why, "; ")+")", "—", "—")
+	}
+	c = append(c, stat(*r.Macro))
+	if r.Others == nil {
+		return append(c, "—", "—")
+	}
+	return append(c, stat(*r.Others), signed(*r.Gap))
+}
+
+// signed writes v with four decimals and its sign ("+0.0123", "-0.0456").
+func signed(v Fixed) string {
+	r := resultfmt.Round4(float64(v))
+	if r == 0 {
+		r = 0 // no "-0.0000"
+	}
+	return fmt.Sprintf("%+.4f", r)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa(n) + " " + noun + "s"
+}
+
+// about is the paragraph under a language table's heading.
+func (t *LanguageTable) about(b *Board) string {
+	var counts []string
+	for _, l := range t.Present {
+		counts = append(counts, l+" "+itoa(t.Cases[l]))
+	}
+	s := "The same task in each language (one dataset per language: " + t.datasetNames() + "); " + t.Measure +
+		" per system with its 95% bootstrap CI, as in each dataset's table. The macro average weighs every language the same " +
+		"(tasks: " + strings.Join(counts, ", ") + "); its 95% CI is a stratified bootstrap (" + itoa(b.Resamples) +
+		" resamples, each language's tasks drawn anew). A system without a cell in a language, or whose every task there failed, " +
+		"shows it as missing or failed and gets no macro average: it is never averaged over fewer languages. " +
+		"Δ is the macro average without " + t.Reference + " minus " + t.Reference + "'s mean: negative when the system is worse outside " + t.Reference + "."
+	if len(t.Absent) > 0 {
+		s += " Not in these results: " + strings.Join(t.Absent, ", ") + " (the macro averages are over the other languages, for every system)."
+	}
+	return s
+}
+
+func (t *LanguageTable) datasetNames() string {
+	var ns []string
+	for _, l := range t.Languages {
+		if !slices.Contains(t.Absent, l.Language) {
+			ns = append(ns, l.Dataset)
+		}
+	}
+	return strings.Join(ns, ", ")
+}
+
+// sortValue is the numeric sort key of cell j of row i ("" sorts as
+// text): a score's mean, the gap.
+func (t *LanguageTable) sortValue(i, j int) string {
+	r := t.Rows[i]
+	n := len(t.Languages)
+	switch {
+	case j == 0:
+		return ""
+	case j <= n:
+		if s, ok := r.Scores[t.Languages[j-1].Language]; ok {
+			return f4(s.Mean)
+		}
+	case j == n+1 && r.Macro != nil:
+		return f4(r.Macro.Mean)
+	case j == n+2 && r.Others != nil:
+		return f4(r.Others.Mean)
+	case j == n+3 && r.Gap != nil:
+		return f4(*r.Gap)
+	}
+	return ""
+}
