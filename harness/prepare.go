@@ -94,10 +94,10 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		fmt.Fprintf(h, "task %s %s %s %s\n", strconv.Quote(t.ID), strconv.Quote(t.CorpusID), strconv.Quote(t.Query), strconv.Quote(meta))
 		for _, g := range t.Gold {
 			fmt.Fprintf(h, "gold %s %s %d %s\n", g.Kind, strconv.Quote(g.ID), g.Grade, hashString(g.Body))
-			// A symbol's Path is not hashed: the case file's "path" was always
-			// part of the data (it was checked, only not judged), and hashing
-			// it now would make every case-file baseline stale for the two
-			// golds it changes (docs/judging.md, "a symbol's file").
+			// A symbol's Path is not hashed: it was always in the case file
+			// (checked at load, only not judged before), so hashing it now
+			// would make every case-file baseline stale; the cells its judging
+			// moves are regenerated with the reason (docs/judging.md).
 		}
 	}
 	p.Hash = hex.EncodeToString(h.Sum(nil))
