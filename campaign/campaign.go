@@ -166,7 +166,7 @@ func reportTasks(ds *datasets.Dataset) []report.Task {
 	for _, t := range ds.Tasks {
 		rt := report.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
 		for _, g := range t.Gold {
-			rt.Gold = append(rt.Gold, report.Gold{Kind: g.Kind, ID: g.ID, Grade: g.Grade})
+			rt.Gold = append(rt.Gold, report.Gold{Kind: g.Kind, ID: g.ID, Grade: g.Grade, Path: g.Path})
 		}
 		out = append(out, rt)
 	}

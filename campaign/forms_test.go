@@ -35,6 +35,10 @@ var formAnswers = map[string]struct{ right, wrong def }{
 	"py-bare":             {def{"src/ctxlib/ctx.py", "copy_current_request_context"}, def{"src/ctxlib/__init__.py", "has_request_context"}},
 	"py-class-method":     {def{"src/ctxlib/ctx.py", "RequestContext.push"}, def{"src/ctxlib/ctx.py", "RequestContext"}},
 	"py-with-path":        {def{"src/ctxlib/ctx.py", "RequestContext.push"}, def{"src/ctxlib/ctx.py", "copy_current_request_context"}},
+	// ctxlib/__init__.py re-exports RequestContext: the name as imported.
+	"py-reexport": {def{"src/ctxlib/ctx.py", "RequestContext.push"}, def{"src/ctxlib/ctx.py", "RequestContext"}},
+	// The same name defined in two files: the judgment's path says which.
+	"py-same-name-path":   {def{"src/ctxlib/testing.py", "RequestContext.push"}, def{"src/ctxlib/ctx.py", "RequestContext.push"}},
 	"go-import-path":      {def{"kv/store/store.go", "Store.Get"}, def{"kv/store/store.go", "Store"}},
 	"go-package-receiver": {def{"kv/store/store.go", "Store.Get"}, def{"kv/store/store.go", "Store"}},
 	"java-package":        {def{"java/org/acme/kv/Cache.java", "Cache.evict"}, def{"java/org/acme/kv/Cache.java", "Cache"}},

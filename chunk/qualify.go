@@ -38,6 +38,15 @@ import (
 // (SymbolMatches), so "HTTPAdapter.send", "adapters.HTTPAdapter.send"
 // and "requests.adapters.HTTPAdapter.send" all name the same method, and
 // "store.Store.Get" the Go method above.
+//
+// Python packages re-export: src/flask/__init__.py says "from .app import
+// Flask as Flask", and users write flask.Flask for the class defined as
+// flask.app.Flask. Resolve rewrites a written name through the re-exports
+// of the corpus's package __init__.py files (top-level "from M import N
+// [as A]" statements, relative or absolute, chains followed), so that
+// "flask.Flask" and "flask.Flask.run" name flask.app.Flask and its method.
+// Only packages' __init__ files re-export here: a name a plain module
+// happens to import is not an API of that module.
 
 // Qualifier derives fully qualified definition names from the module
 // layout of one corpus (whole files, as loaded).
@@ -46,6 +55,7 @@ type Qualifier struct {
 	goModules map[string]string // directory of a go.mod ("" = root) → module path
 	goPkgs    map[string]string // directory → package clause of a .go file in it
 	javaPkgs  map[string]string // .java path → package declaration
+	reexports map[string]string // name a Python package exports → the qualified name it imports
 }
 
 var (
@@ -59,10 +69,11 @@ var (
 // package clauses and Java package declarations. c may be nil (every name
 // is then derived from the path alone).
 func NewQualifier(c *corpus.Corpus) *Qualifier {
-	q := &Qualifier{paths: map[string]bool{}, goModules: map[string]string{}, goPkgs: map[string]string{}, javaPkgs: map[string]string{}}
+	q := &Qualifier{paths: map[string]bool{}, goModules: map[string]string{}, goPkgs: map[string]string{}, javaPkgs: map[string]string{}, reexports: map[string]string{}}
 	if c == nil {
 		return q
 	}
+	var inits []*corpus.Doc
 	for i := range c.Docs {
 		d := &c.Docs[i]
 		p := d.Path
@@ -85,9 +96,97 @@ func NewQualifier(c *corpus.Corpus) *Qualifier {
 			if m := javaPkgRE.FindStringSubmatch(d.Text); m != nil {
 				q.javaPkgs[p] = spaceRE.ReplaceAllString(m[1], "")
 			}
+		case path.Base(p) == "__init__.py" || path.Base(p) == "__init__.pyi":
+			inits = append(inits, d)
 		}
 	}
+	for _, d := range inits {
+		q.pythonReexports(d.Path, d.Text)
+	}
 	return q
+}
+
+// pyFromImportRE finds a top-level "from M import N [as A], …" statement
+// (names in parentheses over several lines, or on one line): 1 the leading
+// dots, 2 the module, 3 the names.
+var pyFromImportRE = regexp.MustCompile(`(?m)^from[ \t]+(\.*)[ \t]*([A-Za-z_][A-Za-z0-9_.]*)?[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)`)
+
+// pythonReexports records the names package file p (an __init__.py)
+// imports at top level, as the package's names.
+func (q *Qualifier) pythonReexports(p, text string) {
+	pkg := q.python(p)
+	if pkg == "" {
+		return
+	}
+	for _, m := range pyFromImportRE.FindAllStringSubmatch(text, -1) {
+		base := m[2]
+		if dots := len(m[1]); dots > 0 {
+			parts := strings.Split(pkg, ".")
+			if dots-1 >= len(parts) {
+				continue // above the top package
+			}
+			base = strings.Join(parts[:len(parts)-(dots-1)], ".")
+			if m[2] != "" {
+				base += "." + m[2]
+			}
+		}
+		names := strings.Trim(m[3], "()")
+		for _, line := range strings.Split(names, "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			for _, n := range strings.Split(strings.TrimSuffix(strings.TrimSpace(line), "\\"), ",") {
+				f := strings.Fields(n)
+				name, as := "", ""
+				switch {
+				case len(f) == 1:
+					name, as = f[0], f[0]
+				case len(f) == 3 && f[1] == "as":
+					name, as = f[0], f[2]
+				default:
+					continue
+				}
+				if name == "*" || !pyNameRE.MatchString(name) || !pyNameRE.MatchString(as) {
+					continue
+				}
+				if from, to := pkg+"."+as, base+"."+name; from != to {
+					if _, ok := q.reexports[from]; !ok {
+						q.reexports[from] = to
+					}
+				}
+			}
+		}
+	}
+}
+
+var pyNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Resolve returns written with its longest prefix (at a dot) that a
+// package re-exports replaced by the name the package imports, again until
+// no prefix is re-exported (at most 8 times: chains of packages, never a
+// cycle): "flask.Flask.run" → "flask.app.Flask.run". A name without a
+// re-exported prefix is returned as written.
+func (q *Qualifier) Resolve(written string) string {
+	if q == nil || len(q.reexports) == 0 {
+		return written
+	}
+	for range 8 {
+		hit := ""
+		for p := written; p != ""; {
+			if _, ok := q.reexports[p]; ok {
+				hit = p
+				break
+			}
+			i := strings.LastIndexByte(p, '.')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+		if hit == "" {
+			break
+		}
+		written = q.reexports[hit] + written[len(hit):]
+	}
+	return written
 }
 
 // dir is path.Dir with "" for the root.

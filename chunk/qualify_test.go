@@ -154,3 +154,42 @@ func TestSymbolMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestQualifierResolve checks the re-exports of packages' __init__.py
+// files, worked out by hand: relative and absolute imports, "as", a
+// parenthesised list over lines, a chain of packages; not an indented
+// (conditional) import, a star import, nor a plain module's import.
+func TestQualifierResolve(t *testing.T) {
+	c := &corpus.Corpus{Docs: []corpus.Doc{
+		{Path: "src/web/__init__.py", Text: "from . import json as json\nfrom .app import Flask as Flask\nfrom .helpers import (\n    url_for,  # the URL\n    redirect as go_to,\n)\nfrom web.wrappers import Request\nfrom .sub import Engine\nfrom .star import *\nif TYPE_CHECKING:\n    from .typing import Hidden\n"},
+		{Path: "src/web/app.py", Text: "from .wrappers import Response\nclass Flask:\n    def run(self): pass\n"},
+		{Path: "src/web/helpers.py", Text: "def url_for(): pass\ndef redirect(): pass\n"},
+		{Path: "src/web/wrappers.py", Text: "class Request: pass\nclass Response: pass\n"},
+		{Path: "src/web/sub/__init__.py", Text: "from ..engine import Engine as Engine\nfrom ...outside import Nothing\n"},
+		{Path: "src/web/engine.py", Text: "class Engine: pass\n"},
+		{Path: "src/web/json/__init__.py", Text: ""},
+	}}
+	q := NewQualifier(c)
+	tests := []struct{ written, want, why string }{
+		{"web.Flask", "web.app.Flask", "from .app import Flask as Flask"},
+		{"web.Flask.run", "web.app.Flask.run", "a method through its re-exported class"},
+		{"web.url_for", "web.helpers.url_for", "a parenthesised list, a comment after a name"},
+		{"web.go_to", "web.helpers.redirect", "imported under another name"},
+		{"web.redirect", "web.redirect", "the name it was imported as is the package's, not the original"},
+		{"web.Request", "web.wrappers.Request", "an absolute import"},
+		{"web.Engine", "web.engine.Engine", "a chain: web imports it from web.sub, which imports it from ..engine"},
+		{"web.Hidden", "web.Hidden", "an indented (conditional) import is not a re-export"},
+		{"web.app.Response", "web.app.Response", "a plain module's imports are not re-exports"},
+		{"web.json", "web.json", "a submodule imported as itself"},
+		{"Flask", "Flask", "a bare name needs no resolving"},
+		{"webx.Flask", "webx.Flask", "a prefix only at a dot"},
+	}
+	for _, tc := range tests {
+		if got := q.Resolve(tc.written); got != tc.want {
+			t.Errorf("Resolve(%q) = %q, want %q (%s)", tc.written, got, tc.want, tc.why)
+		}
+	}
+	if got := (*Qualifier)(nil).Resolve("web.Flask"); got != "web.Flask" {
+		t.Errorf("nil Qualifier resolved %q", got)
+	}
+}

@@ -17,7 +17,8 @@ import (
 //
 //	"doc"                       hit doc ID == ID
 //	"file", "test", "config"    hit path == ID (a chunk of a gold file counts)
-//	"symbol"                    hit symbol == ID, or ends with "."+ID
+//	"symbol"                    hit symbol == ID, or ends with "."+ID (in
+//	                            file Path when it is set)
 //	"doc_section"               hit doc ID == ID or hit symbol == ID
 //	"needle"                    hit text contains Body by token equivalence
 //	                            (whitespace and comments ignored, Language-aware)
@@ -31,6 +32,11 @@ type Relevant struct {
 	Grade    int    // 0..3; grade >= 1 is relevant unless a threshold says otherwise
 	Body     string // needle body for Kind "needle"
 	Language string // language of Body
+	// Path is the file a "symbol" judgment names its definition in (a case
+	// file's "path"), "" for anywhere: two definitions of one name in two
+	// files are two different golds, and a hit earns only the one in its
+	// file.
+	Path string
 }
 
 // Meta is what reports group by.

@@ -77,7 +77,8 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		// Symbols as users write them: module-qualified names derived from
 		// each file's module path (the whole-file corpus has go.mod and
 		// package declarations).
-		jc.Qualify = chunk.NewQualifier(ds.Corpora[id]).Name
+		q := chunk.NewQualifier(ds.Corpora[id])
+		jc.Qualify, jc.Resolve = q.Name, q.Resolve
 		p.judges[id] = jc
 		fmt.Fprintf(h, "corpus %s %s\n", id, c.Hash())
 	}
@@ -93,6 +94,10 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		fmt.Fprintf(h, "task %s %s %s %s\n", strconv.Quote(t.ID), strconv.Quote(t.CorpusID), strconv.Quote(t.Query), strconv.Quote(meta))
 		for _, g := range t.Gold {
 			fmt.Fprintf(h, "gold %s %s %d %s\n", g.Kind, strconv.Quote(g.ID), g.Grade, hashString(g.Body))
+			// A symbol's Path is not hashed: it was always in the case file
+			// (checked at load, only not judged before), so hashing it now
+			// would make every case-file baseline stale; the cells its judging
+			// moves are regenerated with the reason (docs/judging.md).
 		}
 	}
 	p.Hash = hex.EncodeToString(h.Sum(nil))

@@ -42,6 +42,10 @@ type Corpus struct {
 	// Qualify returns the fully qualified name of a chunk's symbol (module
 	// path + symbol); nil leaves symbols as the chunker names them.
 	Qualify func(path, language, symbol string) string
+	// Resolve rewrites a name as written through the corpus's re-exports
+	// (chunk.Qualifier.Resolve: "flask.Flask" is "flask.app.Flask", which
+	// flask/__init__.py imports); nil resolves nothing.
+	Resolve func(written string) string
 }
 
 // NewCorpus wraps a chunked corpus (nil: no location or content rule can
@@ -60,6 +64,20 @@ func (c *Corpus) Doc(id string) (*corpus.Doc, bool) {
 		return nil, false
 	}
 	return &c.c.Docs[i], true
+}
+
+// names reports whether written names the definition whose fully qualified
+// name is qualified: as written (SymbolMatches), or once resolved through
+// the corpus's re-exports.
+func (c *Corpus) names(qualified, written string) bool {
+	if SymbolMatches(qualified, written) {
+		return true
+	}
+	if c.Resolve == nil {
+		return false
+	}
+	r := c.Resolve(written)
+	return r != written && SymbolMatches(qualified, r)
 }
 
 func (c *Corpus) qualified(path, lang, symbol string) string {
@@ -105,7 +123,7 @@ func (c *Corpus) Define(path, symbol string) (*corpus.Doc, bool) {
 		if d.Symbol == symbol || q == symbol {
 			return d, true
 		}
-		if suffix == nil && SymbolMatches(q, symbol) {
+		if suffix == nil && c.names(q, symbol) {
 			suffix = d
 		}
 	}
@@ -132,8 +150,15 @@ func (r Ranking) FirstRelevant() int {
 
 // UnitKey names one gold judgment as a qrels id. Gold, pooled and
 // non-relevant ids live in different namespaces ("gold:", "pool:", "hit:"),
-// so a hit can never be mistaken for a judged unit.
-func UnitKey(r datasets.Relevant) string { return "gold:" + r.Kind + ":" + r.ID }
+// so a hit can never be mistaken for a judged unit. A symbol judged in one
+// file carries its path ("gold:symbol:a.py:Store.get"), so that one name
+// defined in two files is two units.
+func UnitKey(r datasets.Relevant) string {
+	if r.Kind == "symbol" && r.Path != "" {
+		return "gold:" + r.Kind + ":" + r.Path + ":" + r.ID
+	}
+	return "gold:" + r.Kind + ":" + r.ID
+}
 
 // PoolKey names a pooled (people-graded) doc as a qrels id.
 func PoolKey(docID string) string { return "pool:" + docID }
@@ -255,13 +280,30 @@ func pointsAt(it *Item) string {
 // A doc of the corpus, a text without a path, and a location whose path no
 // doc with lines has are returned as they are.
 func (c *Corpus) Target(it Item) Item {
+	it, _ = c.target(it)
+	return it
+}
+
+// TargetDoc returns the doc of the corpus a location points at (Target):
+// the chunk whose lines it takes; false for a location that points at its
+// whole file (or whose path no doc with lines has), and for an item that is
+// not a location. A wrapper that ranks by doc id (systems/internal/locate)
+// turns location hits into docs by it, so that the judge and the wrapper
+// read a hit alike.
+func (c *Corpus) TargetDoc(it Item) (*corpus.Doc, bool) {
+	_, d := c.target(it)
+	return d, d != nil
+}
+
+// target is Target, with the doc whose lines it took (nil for none).
+func (c *Corpus) target(it Item) (Item, *corpus.Doc) {
 	if c == nil || it.DocID != "" && !it.Located || it.Path == "" {
-		return it
+		return it, nil
 	}
 	c.index()
 	docs := c.files[it.Path]
 	if len(docs) == 0 {
-		return it
+		return it, nil
 	}
 	if it.StartLine > 0 {
 		end := max(it.EndLine, it.StartLine)
@@ -277,12 +319,13 @@ func (c *Corpus) Target(it Item) Item {
 		if best != nil {
 			it.StartLine, it.EndLine = best.StartLine, max(best.EndLine, best.StartLine)
 		}
-		return it
+		return it, best
 	}
 	if d, ok := c.Define(it.Path, it.Symbol); ok {
 		it.StartLine, it.EndLine = d.StartLine, max(d.EndLine, d.StartLine)
+		return it, d
 	}
-	return it
+	return it, nil
 }
 
 func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
@@ -337,7 +380,7 @@ func goldText(g *datasets.Relevant, c *Corpus) string {
 	case "symbol":
 		for i := range c.c.Docs {
 			d := &c.c.Docs[i]
-			if d.Symbol != "" && SymbolMatches(c.qualified(d.Path, d.Language, d.Symbol), g.ID) {
+			if d.Symbol != "" && d.Kind != "doc_section" && (g.Path == "" || d.Path == g.Path) && c.names(c.qualified(d.Path, d.Language, d.Symbol), g.ID) {
 				return d.Text
 			}
 		}
@@ -424,7 +467,7 @@ func (l *locator) matches(gi int, it *Item) bool {
 	// text without a path: by name and content.
 	switch g.Kind {
 	case "symbol":
-		return it.Symbol != "" && SymbolMatches(l.c.qualified(it.Path, it.Language, it.Symbol), g.ID)
+		return it.Symbol != "" && (g.Path == "" || it.Path == g.Path) && l.c.names(l.c.qualified(it.Path, it.Language, it.Symbol), g.ID)
 	case "doc_section":
 		return doc && it.DocID == g.ID || it.Symbol != "" && it.Symbol == g.ID
 	default: // needle
@@ -534,7 +577,10 @@ func (l *locator) spansOf(gi int) []span {
 		ok := false
 		switch g.Kind {
 		case "symbol":
-			ok = d.Symbol != "" && SymbolMatches(l.c.qualified(d.Path, d.Language, d.Symbol), g.ID)
+			// A definition of code, in the judgment's file when it names
+			// one; never a documentation section that has the name as its
+			// heading (a README's "Flask").
+			ok = d.Symbol != "" && d.Kind != "doc_section" && (g.Path == "" || d.Path == g.Path) && l.c.names(l.c.qualified(d.Path, d.Language, d.Symbol), g.ID)
 		case "doc_section":
 			ok = d.ID == g.ID || d.Symbol == g.ID
 		case "needle":

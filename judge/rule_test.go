@@ -205,3 +205,56 @@ func TestRuleMostSpecificFirst(t *testing.T) {
 		t.Errorf("units %v, want %v", r.Units, want)
 	}
 }
+
+// TestRuleSymbolPath: a symbol judgment with a path is the definition in
+// that file only — one name defined in two files is two golds, with two
+// units — and a documentation section whose heading is the name is never
+// a symbol's definition.
+func TestRuleSymbolPath(t *testing.T) {
+	files := &corpus.Corpus{ID: "r", Docs: []corpus.Doc{
+		{ID: "a.py", Path: "a.py", Kind: "file", Text: "class Store:\n    def get(self):\n        return 1\n"},
+		{ID: "b.py", Path: "b.py", Kind: "file", Text: "class Store:\n    def get(self):\n        return 2\n"},
+	}}
+	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Docs = append(c.Docs, corpus.Doc{ID: "README.md#store", Path: "README.md", Kind: "doc_section", Symbol: "Store", StartLine: 1, EndLine: 3, Text: "# Store\nThe store."})
+	jc := NewCorpus(c)
+	jc.Qualify = chunk.NewQualifier(files).Name
+	get := func(path string) Item {
+		for i := range c.Docs {
+			if d := &c.Docs[i]; d.Path == path && d.Symbol == "Store.get" {
+				return DocItem(d)
+			}
+		}
+		t.Fatalf("no Store.get in %s", path)
+		return Item{}
+	}
+	inA := datasets.Relevant{Kind: "symbol", ID: "Store.get", Path: "a.py", Grade: 3}
+	inB := datasets.Relevant{Kind: "symbol", ID: "Store.get", Path: "b.py", Grade: 1}
+	anywhere := datasets.Relevant{Kind: "symbol", ID: "Store.get", Grade: 2}
+	if UnitKey(inA) == UnitKey(inB) || UnitKey(inA) != "gold:symbol:a.py:Store.get" || UnitKey(anywhere) != "gold:symbol:Store.get" {
+		t.Errorf("unit keys %q, %q, %q: want the path in a symbol's key when it has one", UnitKey(inA), UnitKey(inB), UnitKey(anywhere))
+	}
+	tests := []struct {
+		name   string
+		gold   []datasets.Relevant
+		hits   []Item
+		grades []int
+	}{
+		{"its-file", []datasets.Relevant{inA}, []Item{get("a.py")}, []int{3}},
+		{"other-file", []datasets.Relevant{inA}, []Item{get("b.py")}, []int{0}},
+		{"other-file-by-lines", []datasets.Relevant{inA}, []Item{{Located: true, Path: "b.py", StartLine: 2, EndLine: 3}}, []int{0}},
+		{"other-file-by-symbol", []datasets.Relevant{inA}, []Item{{Located: true, Path: "b.py", Symbol: "Store.get"}}, []int{0}},
+		{"two-golds", []datasets.Relevant{inA, inB}, []Item{get("b.py"), get("a.py")}, []int{1, 3}},
+		{"no-path-either-file", []datasets.Relevant{anywhere}, []Item{get("b.py"), get("a.py")}, []int{2, 0}},
+		{"heading-is-no-definition", []datasets.Relevant{{Kind: "symbol", ID: "Store", Grade: 3}}, []Item{{DocID: "README.md#store", Path: "README.md", StartLine: 1, EndLine: 3, Symbol: "Store"}}, []int{0}},
+	}
+	for _, tc := range tests {
+		r := Rank(tc.gold, tc.hits, jc, nil)
+		if !slices.Equal(r.Grades, tc.grades) {
+			t.Errorf("%s: grades %v (units %q), want %v", tc.name, r.Grades, r.Units, tc.grades)
+		}
+	}
+}

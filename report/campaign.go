@@ -139,6 +139,8 @@ type Gold struct {
 	Kind  string `json:"kind"`
 	ID    string `json:"id"`
 	Grade int    `json:"grade"`
+	// Path is the file a symbol is judged in (datasets.Relevant.Path).
+	Path string `json:"path,omitempty"`
 	// Spans are where a symbol or section lies in its repository, for
 	// judging location hits (external systems) without the repository.
 	Spans []judge.Span `json:"spans,omitempty"`

@@ -122,7 +122,7 @@ func (t *Task) spanCorpus() *judge.Corpus {
 func (t *Task) gold() []datasets.Relevant {
 	out := make([]datasets.Relevant, len(t.Gold))
 	for i, g := range t.Gold {
-		out[i] = datasets.Relevant{Kind: g.Kind, ID: g.ID, Grade: g.Grade}
+		out[i] = datasets.Relevant{Kind: g.Kind, ID: g.ID, Grade: g.Grade, Path: g.Path}
 	}
 	return out
 }

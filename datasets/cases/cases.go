@@ -26,7 +26,10 @@
 // (chunk.Qualifier, chunk.SymbolMatches — the judge's rule), so
 // "requests.adapters.HTTPAdapter.send", "adapters.HTTPAdapter.send" and
 // "HTTPAdapter.send" are all accepted, in the judgment's file when "path"
-// is given too. The symbol is stored as written. In files the chunker
+// is given too; a name a Python package re-exports is accepted the way it
+// is imported ("flask.Flask", which src/flask/__init__.py imports from
+// .app: chunk.Qualifier.Resolve). The symbol is stored as written, with
+// its "path" (judged in that file only). In files the chunker
 // cannot split (languages without a grammar) the check falls back to
 // lexical: the symbol's last name part must be defined there
 // (def/class/func/fn/type/struct/interface/method shorthand). Validation
@@ -194,7 +197,11 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 			if kind == "doc_section" && !strings.Contains(id, "#") {
 				kind = "file" // the whole document: any of its sections
 			}
-			task.Gold = append(task.Gold, datasets.Relevant{Kind: kind, ID: id, Grade: *g.Grade})
+			rel := datasets.Relevant{Kind: kind, ID: id, Grade: *g.Grade}
+			if kind == "symbol" {
+				rel.Path = g.Path // the file it is judged in: one name in two files is two golds
+			}
+			task.Gold = append(task.Gold, rel)
 		}
 		ds.Tasks = append(ds.Tasks, task)
 	}
@@ -229,6 +236,7 @@ type repoIndex struct {
 	sections map[string][]corpus.Doc // documentation file → its section docs
 	symbols  map[string][]string     // file → fully qualified names of its chunks' symbols
 	defs     map[string][]string     // lexically defined name → files the chunker left whole
+	q        *chunk.Qualifier        // resolves names through re-exports
 }
 
 // defRE finds definitions in the languages the chunker knows, plus the
@@ -251,6 +259,7 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 		return nil, fmt.Errorf("chunking %s: %w", c.ID, err)
 	}
 	q := chunk.NewQualifier(c)
+	idx.q = q
 	parsed := map[string]bool{}
 	for _, ch := range chunks.Docs {
 		if ch.Symbol != "" {
@@ -283,15 +292,18 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 
 // hasSymbol reports whether id names a definition, in file p when p is
 // set: the fully qualified name of a chunk's symbol or a dotted suffix of
-// it (chunk.SymbolMatches, the judge's rule), or, in a file the chunker
-// could not split, a lexical definition of id's last name part.
+// it (chunk.SymbolMatches, the judge's rule), as written or resolved
+// through a package's re-exports (chunk.Qualifier.Resolve: "flask.Flask"
+// is "flask.app.Flask"), or, in a file the chunker could not split, a
+// lexical definition of id's last name part.
 func (x *repoIndex) hasSymbol(id, p string) bool {
+	resolved := x.q.Resolve(id)
 	for file, syms := range x.symbols {
 		if p != "" && file != p {
 			continue
 		}
 		for _, s := range syms {
-			if chunk.SymbolMatches(s, id) {
+			if chunk.SymbolMatches(s, id) || chunk.SymbolMatches(s, resolved) {
 				return true
 			}
 		}

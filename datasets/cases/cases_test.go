@@ -41,7 +41,7 @@ func TestLoadFixture(t *testing.T) {
 	}
 	want := datasets.Task{
 		ID: "minikv-002", Query: "how does the store rebuild its in-memory index on startup", CorpusID: "minikv",
-		Gold: []datasets.Relevant{{Kind: "symbol", ID: "Store._replay", Grade: 3}, {Kind: "symbol", ID: "read_records", Grade: 2}},
+		Gold: []datasets.Relevant{{Kind: "symbol", ID: "Store._replay", Grade: 3}, {Kind: "symbol", ID: "read_records", Grade: 2, Path: "minikv/log.py"}},
 		Meta: datasets.Meta{Repo: "minikv", Intent: "architecture_lookup", Difficulty: "medium", Language: "python"},
 	}
 	if diff := cmp.Diff(want, ds.Tasks[1]); diff != "" {

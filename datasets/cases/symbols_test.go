@@ -47,8 +47,11 @@ func TestQualifiedSymbols(t *testing.T) {
 		{"python full no path", "requests.adapters.HTTPAdapter.send", "", "", "the qualified name alone identifies the method"},
 		{"python module suffix", "adapters.HTTPAdapter.send", "", "", "a dotted suffix of the qualified name"},
 		{"python chunk symbol", "HTTPAdapter.send", "src/requests/adapters.py", "", "the chunker's own name still works"},
-		{"python package export", "requests.HTTPAdapter.send", "", `symbol "requests.HTTPAdapter.send": no definition in the repository`,
-			"a re-export in __init__.py is not where the method is defined"},
+		{"python package export", "requests.HTTPAdapter.send", "", "",
+			"requests/__init__.py imports HTTPAdapter from .adapters: users write the name the package exports (chunk.Qualifier.Resolve)"},
+		{"python package export in its file", "requests.HTTPAdapter.send", "src/requests/adapters.py", "", "the re-exported name, judged in the file that defines it"},
+		{"python not exported", "requests.BaseAdapter.send", "", `symbol "requests.BaseAdapter.send": no definition in the repository`,
+			"the package does not import BaseAdapter: not its name"},
 		{"python partial part", "Adapter.send", "", `symbol "Adapter.send": no definition`, "a suffix inside a name part is another name"},
 		{"python wrong module", "requests.sessions.HTTPAdapter.send", "", `symbol "requests.sessions.HTTPAdapter.send": no definition`, "a different module"},
 		{"python src prefix", "src.requests.adapters.HTTPAdapter.send", "", `no definition`, "src/ is not a package"},
@@ -75,9 +78,9 @@ func TestQualifiedSymbols(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load: %v (%s)", err, tc.reason)
 			}
-			want := []datasets.Relevant{{Kind: "symbol", ID: tc.id, Grade: 3}}
+			want := []datasets.Relevant{{Kind: "symbol", ID: tc.id, Grade: 3, Path: tc.path}}
 			if diff := cmp.Diff(want, ds.Tasks[0].Gold); diff != "" {
-				t.Errorf("gold (-want +got):\n%s\nthe symbol is stored as written", diff)
+				t.Errorf("gold (-want +got):\n%s\nthe symbol is stored as written, with its path", diff)
 			}
 		})
 	}

@@ -125,7 +125,7 @@ func Expand(g *Graph, hits []systems.Hit, cfg Config, k int) []systems.Hit {
 		}
 	}
 	for _, h := range hits {
-		put(h.DocID, h.Score)
+		put(locate.Key(h), h.Score) // a whole file an external base pointed at: kept, never expanded
 	}
 	for _, seed := range hits[:min(cfg.Seeds, len(hits))] {
 		i, ok := g.index[seed.DocID]
@@ -141,18 +141,19 @@ func Expand(g *Graph, hits []systems.Hit, cfg Config, k int) []systems.Hit {
 			put(g.ids[j], s)
 		}
 	}
-	out := make([]systems.Hit, 0, len(score))
-	for id, s := range score {
-		out = append(out, systems.Hit{DocID: id, Score: s})
+	keys := make([]string, 0, len(score))
+	for key := range score {
+		keys = append(keys, key)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	sort.Slice(keys, func(i, j int) bool {
+		if a, b := score[keys[i]], score[keys[j]]; a != b {
+			return a > b
 		}
-		return out[i].DocID < out[j].DocID
+		return keys[i] < keys[j]
 	})
-	if len(out) > k {
-		out = out[:k]
+	out := make([]systems.Hit, 0, min(k, len(keys)))
+	for _, key := range keys[:min(k, len(keys))] {
+		out = append(out, locate.FromKey(key, score[key]))
 	}
 	return out
 }

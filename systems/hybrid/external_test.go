@@ -20,12 +20,16 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
 )
 
-// What fakepeer answers to toyQuery over externaltest.ToyFiles, and the chunks that
-// resolves to, worked out by hand: "widget" 3 times in b.py from line 1
-// (class Widget), "frobnicate" twice in a.py from line 4 (def frobnicate),
-// once in c.py on line 3 (in def helper; "frobnicator" is another word),
-// once in d.py on line 2 (inside "superwidgetry", which BM25 does not
-// match: a chunk only fakepeer finds).
+// What fakepeer answers to toyQuery over externaltest.ToyFiles, and what
+// that points at by the judge's rule, worked out by hand: "widget" 3 times
+// in b.py from line 1 (lines 1-2: class Widget), "frobnicate" twice in a.py
+// from line 4 (4-5: def frobnicate), once in c.py on line 3 (in def helper;
+// "frobnicator" is another word), once in d.py on line 2 (inside
+// "superwidgetry", which BM25 does not match: a file only fakepeer finds).
+// fakepeer reports the match's line and the next, and for c.py and d.py
+// the next is past the file's last line (3-4 of a 3-line file): no chunk
+// holds that range, so it points at the whole file, for the fusion as for
+// the judge reading fakepeer's own cell (docs/judging.md).
 const toyQuery = "frobnicate widget"
 
 var (
@@ -35,8 +39,9 @@ var (
 		{Path: "pkg/c.py", StartLine: 3, EndLine: 4, Symbol: "helper", Score: 1, Text: "return frobnicate(1)"},
 		{Path: "pkg/d.py", StartLine: 2, EndLine: 3, Symbol: "render_all", Score: 1, Text: "return superwidgetry()"},
 	}
-	toyResolved     = []string{"pkg/b.py#Widget@L1-L8", "pkg/a.py#frobnicate@L4-L6", "pkg/c.py#helper@L1-L3", "pkg/d.py#render_all@L1-L2"}
-	toyOnlyExternal = "pkg/d.py#render_all@L1-L2"
+	toyResolved = []systems.Hit{{DocID: "pkg/b.py#Widget@L1-L8"}, {DocID: "pkg/a.py#frobnicate@L4-L6"}, {Path: "pkg/c.py"}, {Path: "pkg/d.py"}}
+	// toyOnlyExternal is the file only fakepeer finds, as a whole file.
+	toyOnlyExternal = systems.Hit{Path: "pkg/d.py"}
 )
 
 // TestFusesAnExternalSystem fuses real BM25 (SQLite FTS5) with a real
@@ -87,7 +92,9 @@ func TestFusesAnExternalSystem(t *testing.T) {
 		require.Contains(t, chunkIDs, h.DocID, "BM25 ranks chunks")
 		bm25IDs[i] = h.DocID
 	}
-	require.NotContains(t, bm25IDs, toyOnlyExternal, "the test needs a chunk only fakepeer finds")
+	for _, id := range bm25IDs {
+		require.False(t, strings.HasPrefix(id, toyOnlyExternal.Path+"#"), "the test needs a file only fakepeer finds")
+	}
 
 	x, err := New(cfg, opt)
 	require.NoError(t, err)
@@ -101,29 +108,30 @@ func TestFusesAnExternalSystem(t *testing.T) {
 		t.Error("PeakRSS after Close = 0: the fakepeer processes' peak did not reach the fusion")
 	}
 
-	var fused []string
+	var fused []systems.Hit
 	for _, h := range got {
-		fused = append(fused, h.DocID)
+		fused = append(fused, systems.Hit{DocID: h.DocID, Path: h.Path})
 	}
-	for _, id := range toyResolved {
-		if !slices.Contains(fused, id) {
-			t.Errorf("fused ranking %q lacks %s, a fakepeer hit as its chunk", fused, id)
+	for _, h := range toyResolved {
+		if !slices.Contains(fused, h) {
+			t.Errorf("fused ranking %v lacks %+v, a fakepeer hit as what it points at", fused, h)
 		}
 	}
-	if len(got) == 0 || !slices.Contains(bm25IDs, got[0].DocID) || !slices.Contains(toyResolved, got[0].DocID) {
-		t.Errorf("first fused hit %v: want a chunk both members return (BM25 %q, fakepeer %q)", got, bm25IDs, toyResolved)
+	if len(got) == 0 || !slices.Contains(bm25IDs, got[0].DocID) || !slices.Contains(toyResolved, systems.Hit{DocID: got[0].DocID}) {
+		t.Errorf("first fused hit %v: want a chunk both members return (BM25 %q, fakepeer %v)", got, bm25IDs, toyResolved)
 	}
 	// RRF of BM25's list and fakepeer's resolved list, computed here.
 	var resolved []systems.Hit
-	for i, id := range toyResolved {
-		resolved = append(resolved, systems.Hit{DocID: id, Score: toyLocations[i].Score})
+	for i, h := range toyResolved {
+		h.Score = toyLocations[i].Score
+		resolved = append(resolved, h)
 	}
 	want := RRF([][]systems.Hit{lists[0], resolved}, []float64{1, 1}, DefaultK)
 	if diff := cmp.Diff(want[:min(10, len(want))], got, approx); diff != "" {
 		t.Errorf("fused list differs from RRF of BM25's and fakepeer's resolved lists (-want +got):\n%s", diff)
 	}
 	if !slices.ContainsFunc(logs, func(l string) bool {
-		return strings.Contains(l, "member fakepeer/cmd: 4 location hits resolved to chunks of corpus toy, none dropped")
+		return strings.Contains(l, "member fakepeer/cmd: 4 location hits resolved to chunks or whole files of corpus toy, none dropped")
 	}) {
 		t.Errorf("no log line of the 4 resolved hits in %q", logs)
 	}

@@ -206,11 +206,12 @@ func RRF(lists [][]systems.Hit, weights []float64, k int) []systems.Hit {
 	for i, l := range lists {
 		seen := map[string]bool{}
 		for r, h := range l {
-			if seen[h.DocID] {
+			key := locate.Key(h)
+			if seen[key] {
 				continue
 			}
-			seen[h.DocID] = true
-			scores[h.DocID] += weights[i] / float64(k+r+1)
+			seen[key] = true
+			scores[key] += weights[i] / float64(k+r+1)
 		}
 	}
 	return ranked(scores)
@@ -237,8 +238,8 @@ func Weighted(lists [][]systems.Hit, weights []float64) []systems.Hit {
 			if hi > lo {
 				n = (h.Score - lo) / (hi - lo)
 			}
-			if b, ok := best[h.DocID]; !ok || n > b {
-				best[h.DocID] = n
+			if b, ok := best[locate.Key(h)]; !ok || n > b {
+				best[locate.Key(h)] = n
 			}
 		}
 		for id, n := range best {
@@ -248,17 +249,22 @@ func Weighted(lists [][]systems.Hit, weights []float64) []systems.Hit {
 	return ranked(scores)
 }
 
-// ranked turns doc scores into hits, score descending, doc ID ascending.
+// ranked turns scores by key (locate.Key: a doc id, or a whole file an
+// external member pointed at) into hits, score descending, key ascending.
 func ranked(scores map[string]float64) []systems.Hit {
-	out := make([]systems.Hit, 0, len(scores))
-	for id, s := range scores {
-		out = append(out, systems.Hit{DocID: id, Score: s})
+	keys := make([]string, 0, len(scores))
+	for key := range scores {
+		keys = append(keys, key)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	sort.Slice(keys, func(i, j int) bool {
+		if a, b := scores[keys[i]], scores[keys[j]]; a != b {
+			return a > b
 		}
-		return out[i].DocID < out[j].DocID
+		return keys[i] < keys[j]
 	})
+	out := make([]systems.Hit, len(keys))
+	for i, key := range keys {
+		out[i] = locate.FromKey(key, scores[key])
+	}
 	return out
 }

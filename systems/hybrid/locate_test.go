@@ -34,8 +34,9 @@ func chunkedPair(t *testing.T) *corpus.Corpus {
 }
 
 // TestFusesLocationHits: a whole-file member gets the whole files and its
-// location hits are fused as the chunks they resolve to; a path outside the
-// corpus is dropped and logged.
+// location hits are fused as what they point at by the judge's rule (a
+// chunk, or the whole file); a path outside the corpus is dropped and
+// logged.
 func TestFusesLocationHits(t *testing.T) {
 	c := chunkedPair(t)
 	ids := &systemstest.Script{Hits: hits("a.py#g@L8-L9", 2.0, "b.py#h@L1-L2", 1.0)}
@@ -44,7 +45,7 @@ func TestFusesLocationHits(t *testing.T) {
 		{Path: "a.py", StartLine: 8, EndLine: 9, Score: 8},  // g
 		{Path: "a.py", StartLine: 4, Symbol: "f", Score: 7}, // f
 		{Path: "a.py", StartLine: 9, Score: 6},              // g again
-		{Path: "b.py", Score: 5},                            // the file's first chunk: h
+		{Path: "b.py", Score: 5},                            // the whole file b.py (not its chunk h)
 	}}}
 	cfg := Config{Name: "t", Method: MethodRRF, K: 60, Depth: 10,
 		Members: []Member{{Spec: systems.Spec{System: "ids", Config: "x"}, Weight: 1}, {Spec: systems.Spec{System: "locs", Config: "x"}, Weight: 1}}}
@@ -62,24 +63,26 @@ func TestFusesLocationHits(t *testing.T) {
 
 	got, err := x.Search(t.Context(), "q", 10)
 	require.NoError(t, err)
-	// locs resolves to g, f, h (ranks 1-3; g's second hit and notes.txt go).
-	want := hits(
+	// locs resolves to g, f, the file b.py (ranks 1-3; g's second hit and
+	// notes.txt go); h is only the ids member's, f and h tie (by key).
+	want := append(hits(
 		"a.py#g@L8-L9", 1.0/61+1.0/61,
-		"b.py#h@L1-L2", 1.0/62+1.0/63,
 		"a.py#f@L4-L5", 1.0/62,
-	)
+		"b.py#h@L1-L2", 1.0/62,
+	), systems.Hit{Path: "b.py", Score: 1.0 / 63})
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("fused (-want +got):\n%s", diff)
 	}
 	require.NoError(t, x.Close())
-	wantLog := "hybrid t: member locs/x: 4 of 5 location hits resolved to chunks of corpus pair; 1 dropped"
+	wantLog := "hybrid t: member locs/x: 4 of 5 location hits resolved to chunks or whole files of corpus pair; 1 dropped"
 	if len(logs) != 1 || !strings.HasPrefix(logs[0], wantLog) || !strings.Contains(logs[0], `"notes.txt"`) {
 		t.Errorf("log lines %q, want one starting %q naming notes.txt", logs, wantLog)
 	}
 }
 
 // TestChunksWithoutFiles: a corpus without Files is whole files already,
-// and a whole-file member is given it as it is.
+// and a whole-file member is given it as it is; its hit, in a file whose
+// doc has no lines to point into, is the whole file, as the judge reads it.
 func TestChunksWithoutFiles(t *testing.T) {
 	c := &corpus.Corpus{ID: "w", Docs: []corpus.Doc{{ID: "a.py", Path: "a.py", Kind: "file", Text: "x = 1\n"}}}
 	locs := &systemstest.Files{Script: systemstest.Script{Hits: []systems.Hit{{Path: "a.py", StartLine: 1, Score: 1}}}}
@@ -94,7 +97,7 @@ func TestChunksWithoutFiles(t *testing.T) {
 	}
 	got, err := x.Search(t.Context(), "q", 5)
 	require.NoError(t, err)
-	if diff := cmp.Diff(hits("a.py", 1.0), got, approx); diff != "" {
+	if diff := cmp.Diff([]systems.Hit{{Path: "a.py", Score: 1}}, got, approx); diff != "" {
 		t.Errorf("fused (-want +got):\n%s", diff)
 	}
 }

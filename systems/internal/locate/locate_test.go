@@ -8,6 +8,8 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -60,54 +62,121 @@ func chunked(t *testing.T) *corpus.Corpus {
 	return c
 }
 
+// TestResolve is the judge's rule (docs/judging.md, "what a hit points
+// at") on the widget module: lines point at the narrowest chunk that holds
+// them all, a symbol without lines at the chunk defining it, and the rest
+// at the whole file ("" below, a location of the path only).
 func TestResolve(t *testing.T) {
 	x := New(chunked(t))
+	const whole = "whole file"
 	for _, tc := range []struct {
 		name   string
 		reason string
 		hit    systems.Hit
 		want   string // "" = dropped
 	}{
-		{"method-lines", "render owns L6-7; the class and module ranges span them but own none",
+		{"method-lines", "L6-7 are render's: the narrowest chunk that holds them (the class and module hold them too)",
 			systems.Hit{Path: "pkg/b.py", StartLine: 6, EndLine: 7}, render},
-		{"most-lines", "L7-10: render owns 7, the class 8 (blank), size 9-10",
-			systems.Hit{Path: "pkg/b.py", StartLine: 7, EndLine: 10}, size},
-		{"tie-earlier", "L5-6: the class owns 5 (blank), render 6: a tie goes to the earlier chunk",
+		{"across-methods", "L7-10 run from render into size: the class is the narrowest chunk that holds them all",
+			systems.Hit{Path: "pkg/b.py", StartLine: 7, EndLine: 10}, class},
+		{"class-header", "L5-6: from the class's blank line into render: the class",
 			systems.Hit{Path: "pkg/b.py", StartLine: 5, EndLine: 6}, class},
 		{"start-only", "a start line without an end is that line",
 			systems.Hit{Path: "pkg/b.py", StartLine: 9}, size},
-		{"reversed-end", "an end before the start is ignored, like a start line only",
+		{"reversed-end", "an end before the start is the start line only",
 			systems.Hit{Path: "pkg/b.py", StartLine: 14, EndLine: 2}, helper},
-		{"module-lines", "L11-12 (blank, X = 3) are the module chunk's",
+		{"module-lines", "L11-12 (blank, X = 3): only the module chunk holds them",
 			systems.Hit{Path: "pkg/b.py", StartLine: 11, EndLine: 12}, module},
-		{"no-lines", "a path without lines is the file's first chunk",
-			systems.Hit{Path: "pkg/b.py"}, module},
-		{"past-the-end", "lines the file does not have own nothing: the first chunk",
-			systems.Hit{Path: "pkg/b.py", StartLine: 100, EndLine: 101}, module},
+		{"across-top-level", "L10-14 run from the module chunk into helper: no chunk holds them, the whole file",
+			systems.Hit{Path: "pkg/b.py", StartLine: 10, EndLine: 14}, whole},
+		{"no-lines", "a path alone is the whole file",
+			systems.Hit{Path: "pkg/b.py"}, whole},
+		{"past-the-end", "lines the file does not have: the whole file",
+			systems.Hit{Path: "pkg/b.py", StartLine: 100, EndLine: 101}, whole},
 		{"whole-file-doc", "a file of no language is one chunk",
 			systems.Hit{Path: "README.md", StartLine: 1}, "README.md"},
 		{"unknown-path", "a path no doc has cannot match gold",
 			systems.Hit{Path: "notes/hello.txt", StartLine: 1}, ""},
-		{"symbol-over-lines", "a symbol the file defines wins over lines that are another chunk's (the class header)",
-			systems.Hit{Path: "pkg/b.py", StartLine: 3, EndLine: 4, Symbol: "render"}, render},
-		{"qualified-symbol", "the tool's fully qualified name is matched as the judge matches gold",
+		{"lines-over-symbol", "with lines, the lines decide (L3-4, the class header), as the judge reads them",
+			systems.Hit{Path: "pkg/b.py", StartLine: 3, EndLine: 4, Symbol: "render"}, class},
+		{"qualified-symbol", "a symbol without lines: the chunk whose fully qualified name it names",
 			systems.Hit{Path: "pkg/b.py", Symbol: "pkg.b.Widget.size"}, size},
-		{"symbol-of-class", "lines L6-7 are render's, but the hit says the class",
-			systems.Hit{Path: "pkg/b.py", StartLine: 6, EndLine: 7, Symbol: "Widget"}, class},
-		{"symbol-not-a-suffix", "idget is no dotted suffix of Widget: lines decide",
-			systems.Hit{Path: "pkg/b.py", StartLine: 14, Symbol: "idget"}, helper},
-		{"symbol-elsewhere", "a symbol of no chunk of the file leaves the lines to decide",
-			systems.Hit{Path: "pkg/b.py", StartLine: 9, EndLine: 10, Symbol: "frobnicate"}, size},
+		{"bare-symbol", "a dotted suffix of the qualified name",
+			systems.Hit{Path: "pkg/b.py", Symbol: "render"}, render},
+		{"symbol-not-a-suffix", "idget is no dotted suffix of Widget: the file defines no such name, the whole file",
+			systems.Hit{Path: "pkg/b.py", Symbol: "idget"}, whole},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := x.Resolve(tc.hit)
-			if !ok {
+			switch {
+			case !ok:
 				got = ""
+			case got == "":
+				got = whole
 			}
 			if got != tc.want {
 				t.Errorf("%s\nResolve(%+v) = %q, want %q", tc.reason, tc.hit, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAgreesWithJudge feeds identical hits to the wrapper's rule and the
+// judge's: every line range of the widget module (1-1 … 17-17, and past
+// its end), every symbol the chunker cuts (bare and qualified) and some it
+// does not, and a path alone. Judged by package judge against gold of
+// every level — the file, the class, a method, a function, written bare
+// and qualified — the chunk (or whole file) locate makes of a hit earns
+// exactly what the hit itself earns.
+func TestAgreesWithJudge(t *testing.T) {
+	c := chunked(t)
+	x := New(c)
+	jc := judge.NewCorpus(c)
+	q := chunk.NewQualifier(c.Files)
+	jc.Qualify, jc.Resolve = q.Name, q.Resolve
+	gold := []datasets.Relevant{
+		{Kind: "file", ID: "pkg/b.py", Grade: 1},
+		{Kind: "symbol", ID: "pkg.b.Widget", Grade: 2},
+		{Kind: "symbol", ID: "Widget.render", Grade: 3},
+		{Kind: "symbol", ID: "helper", Grade: 3, Path: "pkg/b.py"},
+	}
+	var hits []systems.Hit
+	for s := 1; s <= 18; s++ {
+		for e := s; e <= 18; e++ {
+			hits = append(hits, systems.Hit{Path: "pkg/b.py", StartLine: s, EndLine: e})
+		}
+	}
+	for _, sym := range []string{"Widget", "Widget.render", "Widget.size", "helper", "pkg.b.Widget.size", "b.helper", "<module>", "idget", "nosuch"} {
+		hits = append(hits, systems.Hit{Path: "pkg/b.py", Symbol: sym})
+	}
+	hits = append(hits, systems.Hit{Path: "pkg/b.py"}, systems.Hit{Path: "README.md"})
+	for _, h := range hits {
+		raw := jc.Target(judge.Item{Located: true, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Language: chunk.LanguageOf(h.Path)})
+		out := x.Hits([]systems.Hit{h}, nil)
+		if len(out) != 1 {
+			t.Fatalf("Hits(%+v) = %v, want one hit", h, out)
+		}
+		var wrapped judge.Item
+		if out[0].DocID != "" {
+			d, ok := jc.Doc(out[0].DocID)
+			require.True(t, ok)
+			wrapped = judge.DocItem(d)
+		} else {
+			wrapped = jc.Target(judge.Item{Located: true, Path: out[0].Path})
+		}
+		for gi, g := range gold {
+			a := judge.Rank(gold[gi:gi+1], []judge.Item{raw}, jc, nil)
+			b := judge.Rank(gold[gi:gi+1], []judge.Item{wrapped}, jc, nil)
+			if a.Grades[0] != b.Grades[0] {
+				t.Errorf("hit %+v, gold %s: the judge credits the hit %d, and %d to what locate made of it (%+v)", h, g.ID, a.Grades[0], b.Grades[0], out[0])
+			}
+		}
+		if raw.StartLine > 0 && (out[0].DocID == "" || wrapped.StartLine != raw.StartLine || wrapped.EndLine != raw.EndLine) {
+			t.Errorf("hit %+v: the judge points it at lines %d-%d, locate at %+v", h, raw.StartLine, raw.EndLine, out[0])
+		}
+		if raw.StartLine == 0 && out[0].DocID != "" && h.Path == "pkg/b.py" {
+			t.Errorf("hit %+v: the judge points it at the whole file, locate at chunk %s", h, out[0].DocID)
+		}
 	}
 }
 
@@ -120,21 +189,30 @@ func TestHits(t *testing.T) {
 		{Path: "pkg/b.py", StartLine: 6, Score: 6}, // render again
 		{Path: "README.md", Score: 5},
 		{Path: "elsewhere.py", Score: 4},
+		{Path: "pkg/b.py", Score: 3},                             // the whole file
+		{Path: "pkg/b.py", StartLine: 1, EndLine: 999, Score: 2}, // the whole file again
 	}
 	var tally Tally
 	got := x.Hits(in, &tally)
-	want := []systems.Hit{{DocID: render, Score: 9}, {DocID: helper, Score: 8}, {DocID: "README.md", Score: 5}}
+	// README.md by its path alone is its whole file too, though one chunk
+	// holds it: the judge reads a path alone so.
+	want := []systems.Hit{{DocID: render, Score: 9}, {DocID: helper, Score: 8}, {Path: "README.md", Score: 5}, {Path: "pkg/b.py", Score: 3}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Hits: location hits become chunks, a repeated chunk keeps its first rank, unknown paths go (-want +got):\n%s", diff)
+		t.Errorf("Hits: location hits become chunks or whole files, a repeat keeps its first rank, unknown paths go (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Tally{Located: 5, Dropped: 2, First: "notes/hello.txt"}, tally); diff != "" {
+	if diff := cmp.Diff(Tally{Located: 7, Dropped: 2, First: "notes/hello.txt"}, tally); diff != "" {
 		t.Errorf("Tally (-want +got):\n%s", diff)
 	}
 
 	// A ranking of doc ids (a built-in member) is not touched, repeats and all.
 	ids := []systems.Hit{{DocID: "b", Score: 2}, {DocID: "a", Score: 1}, {DocID: "b", Score: 0}}
-	if got := x.Hits(ids, &tally); !cmp.Equal(ids, got) || tally.Located != 5 {
+	if got := x.Hits(ids, &tally); !cmp.Equal(ids, got) || tally.Located != 7 {
 		t.Errorf("Hits of doc ids = %v (tally %+v), want them as they are", got, tally)
+	}
+	for _, h := range []systems.Hit{{DocID: render}, {Path: "pkg/b.py"}} {
+		if back := FromKey(Key(h), 0); !cmp.Equal(h, back) {
+			t.Errorf("FromKey(Key(%+v)) = %+v", h, back)
+		}
 	}
 }
 
