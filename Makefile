@@ -16,6 +16,7 @@
 #                    (MLFLOW_TRACKING_URI set: every cell is logged to that MLflow server too)
 #   make chromium    Debian's chromium, for the leaderboard's headless-browser test
 #   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
+#   make endpoint-server  a real OpenAI-compatible embeddings server (opt-in) against the in-process model
 #   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
 #   make peers       install the external peers (pydocs-mcp, Codira, Context7) pinned under the cache (idempotent)
 #   make test-avx2   the CPU-dependent tests as an AVX2-only CPU (AMD EPYC Zen 2/3, many hosted CI runners) on any
@@ -50,11 +51,14 @@ RB_CACHE ?= $(or $(RETRIEVALBENCH_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/
 # internal/testenv.MLflowVersion names the same release (a test keeps them equal).
 MLFLOW_VERSION ?= 3.17.2
 MLFLOW_HOME := $(RB_CACHE)/mlflow/$(MLFLOW_VERSION)
+# The OpenAI-compatible test server's Python (embed/testdata/server/serve.py).
+ENDPOINT_PKGS := onnxruntime==1.20.1 numpy==2.1.3 tokenizers==0.21.0
+ENDPOINT_HOME := $(RB_CACHE)/endpoint-server/ort1.20.1-np2.1.3-tok0.21.0
 # The models data pack (mpnet-base-q comes only from there offline); empty:
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: build setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
+.PHONY: endpoint-server build setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
 
 build:
 	$(GO) build ./...
@@ -160,6 +164,14 @@ mlflow:
 	@test -f $(MLFLOW_HOME)/installed || { rm -rf $(MLFLOW_HOME) && python3 -m venv $(MLFLOW_HOME)/venv && \
 	  $(MLFLOW_HOME)/venv/bin/pip install -q mlflow==$(MLFLOW_VERSION) && touch $(MLFLOW_HOME)/installed; }
 	@$(MLFLOW_HOME)/venv/bin/mlflow --version
+
+# Opt-in, not CI: a real OpenAI-compatible server (serve.py, pinned Python
+# packages in a venv under the cache) serving minilm-l6, checked against the
+# in-process model (cos per vector, TestEndpointServer).
+endpoint-server: setup
+	@test -f $(ENDPOINT_HOME)/installed || { rm -rf $(ENDPOINT_HOME) && python3 -m venv $(ENDPOINT_HOME)/venv && \
+	  $(ENDPOINT_HOME)/venv/bin/pip install -q $(ENDPOINT_PKGS) && touch $(ENDPOINT_HOME)/installed; }
+	RETRIEVALBENCH_EMBED_SERVER_PYTHON=$(ENDPOINT_HOME)/venv/bin/python $(GO) test -count=1 -v -run '^TestEndpointServer$$' ./embed
 
 compare:
 	@test -n "$(OLD)" -a -n "$(NEW)" || (echo "usage: make compare OLD=old.txt NEW=new.txt"; exit 2)

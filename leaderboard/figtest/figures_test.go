@@ -20,8 +20,6 @@ import (
 )
 
 // The constructed boards (package boardtest).
-type system = boardtest.System
-
 var fixtureBoard = boardtest.Board
 
 func TestWriteFigures(t *testing.T) {
