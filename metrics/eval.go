@@ -64,11 +64,11 @@ type Evaluator struct {
 	// (NewJudgmentsEvaluator), jgIndex its query ids' positions.
 	jg      *Judgments
 	jgIndex map[string]int32
-	ms    []Measure
-	opt   EvalOptions
-	lvl   int
-	done  map[string]bool
-	qs    []QueryResult
+	ms      []Measure
+	opt     EvalOptions
+	lvl     int
+	done    map[string]bool
+	qs      []QueryResult
 	scratch
 	seen map[string]struct{}
 }
