@@ -18,6 +18,7 @@
 #   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
 #   make endpoint-server  a real OpenAI-compatible embeddings server (opt-in) against the in-process model
 #   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
+#   make trec-eval   the trec_eval binary (9.0.4, from the jtreceval Maven artifact's jar, pinned) into the cache
 #   make peers       install the external peers (pydocs-mcp, Codira, Context7) pinned under the cache (idempotent)
 #   make test-avx2   the CPU-dependent tests as an AVX2-only CPU (AMD EPYC Zen 2/3, many hosted CI runners) on any
 #                    x86-64 machine, under Debian's qemu-user (apt-get install qemu-user): embed TestParity against
@@ -58,7 +59,7 @@ ENDPOINT_HOME := $(RB_CACHE)/endpoint-server/ort1.20.1-np2.1.3-tok0.21.0
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: endpoint-server build setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf
+.PHONY: endpoint-server build setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf trec-eval
 
 build:
 	$(GO) build ./...
@@ -194,10 +195,19 @@ report-results:
 
 # Dev-time, not CI: creates $(RETRIEVALBENCH_CACHE)/perf-venv with the pinned
 # peers of perf/requirements.txt, then runs ours and theirs alternating.
+# The eval job runs on PERF_SHAPES against PERF_EVAL_PEERS: the trec_eval
+# binary (make trec-eval: trec_eval 9.0.4 out of the jtreceval Maven artifact's
+# jar, pinned by version and sha256, into the cache), pytrec_eval and ranx.
 PERF_RUNS ?= 3
 PERF_JOBS ?= eval,bm25,embed
+PERF_SHAPES ?= few,dense,shuffled
+PERF_EVAL_PEERS ?= trec_eval,pytrec_eval,ranx
 perf:
-	$(GO) run ./internal/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -out docs/performance.md
+	$(GO) run ./internal/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -shapes $(PERF_SHAPES) -eval-peers $(PERF_EVAL_PEERS) -out docs/performance.md
+
+# The trec_eval binary alone (for cmd/retrievalbench's TestTrecEvalBinary).
+trec-eval:
+	$(GO) run ./internal/perf/perfrun -setup trec_eval
 
 clean:
 	rm -rf out $(RESULTS)

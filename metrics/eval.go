@@ -60,11 +60,15 @@ var ErrDuplicateQuery = errors.New("query added twice")
 // then call Result. An Evaluator is not safe for concurrent use.
 type Evaluator struct {
 	qrels Qrels
-	ms    []Measure
-	opt   EvalOptions
-	lvl   int
-	done  map[string]bool
-	qs    []QueryResult
+	// jg, when not nil, holds the judgments instead of qrels
+	// (NewJudgmentsEvaluator), jgIndex its query ids' positions.
+	jg      *Judgments
+	jgIndex map[string]int32
+	ms      []Measure
+	opt     EvalOptions
+	lvl     int
+	done    map[string]bool
+	qs      []QueryResult
 	scratch
 	seen map[string]struct{}
 }
@@ -74,6 +78,7 @@ type Evaluator struct {
 type scratch struct {
 	grades []int
 	tab    gradeTable
+	judged judged // the summary of tab's judgments
 }
 
 // NewEvaluator returns an Evaluator of ms against qrels. It fails on an
@@ -120,19 +125,37 @@ func (e *Evaluator) AddUnique(qid string, results []Result) error {
 		return fmt.Errorf("query %q: %w", qid, ErrDuplicateQuery)
 	}
 	e.done[qid] = true
-	qr, ok := e.qrels[qid]
-	if !ok {
+	if !e.build(qid, &e.scratch) {
 		return nil
 	}
-	e.qs = append(e.qs, e.score(qid, qr, results, &e.scratch))
+	e.qs = append(e.qs, e.score(qid, results, &e.scratch))
 	return nil
 }
 
-// score ranks and scores one judged query with the buffers of sc.
-func (e *Evaluator) score(qid string, qr map[string]int, results []Result, sc *scratch) QueryResult {
-	j := sc.tab.build(qr, e.lvl)
+// build fills sc's grade table with the judgments of qid and returns
+// whether it has any (a query without judgments is not evaluated).
+func (e *Evaluator) build(qid string, sc *scratch) bool {
+	if e.jg != nil {
+		i, ok := e.jgIndex[qid]
+		if !ok {
+			return false
+		}
+		sc.judged = sc.tab.buildSlices(e.jg.Docs[i], e.jg.Grades[i], e.lvl)
+		return true
+	}
+	qr, ok := e.qrels[qid]
+	if !ok {
+		return false
+	}
+	sc.judged = sc.tab.build(qr, e.lvl)
+	return true
+}
+
+// score ranks and scores one judged query with the buffers of sc, whose
+// grade table build has filled.
+func (e *Evaluator) score(qid string, results []Result, sc *scratch) QueryResult {
 	sc.grades = e.rank(&sc.tab, results, sc.grades[:0])
-	return e.evaluateJudged(qid, &j, sc.grades)
+	return e.evaluateJudged(qid, &sc.judged, sc.grades)
 }
 
 // rank returns the grades of results in trec_eval's order (SortRun), cut
@@ -259,17 +282,15 @@ func (e *Evaluator) rankSorted(qr *gradeTable, results []Result, grades []int) [
 // then skips. Hand the outcome to Record, which is not safe for concurrent
 // use.
 func (e *Evaluator) Score(qid string, results []Result) (q QueryResult, judged bool) {
-	qr, ok := e.qrels[qid]
-	if !ok {
-		return QueryResult{}, false
-	}
 	sc, _ := scratchPool.Get().(*scratch)
 	if sc == nil {
 		sc = new(scratch)
 	}
-	q = e.score(qid, qr, results, sc)
-	scratchPool.Put(sc)
-	return q, true
+	defer scratchPool.Put(sc)
+	if !e.build(qid, sc) {
+		return QueryResult{}, false
+	}
+	return e.score(qid, results, sc), true
 }
 
 // scratchPool recycles Score's buffers.
@@ -314,6 +335,13 @@ func (e *Evaluator) Result() *RunResult {
 		for qid, qr := range e.qrels {
 			if !e.done[qid] {
 				qs = append(qs, e.evaluate(qid, qr, nil))
+			}
+		}
+		if e.jg != nil {
+			for _, qid := range e.jg.QIDs {
+				if !e.done[qid] && e.build(qid, &e.scratch) {
+					qs = append(qs, e.evaluateJudged(qid, &e.scratch.judged, nil))
+				}
 			}
 		}
 	}

@@ -37,8 +37,28 @@ func filterBit(doc string) uint {
 // build fills t with qr and returns what summarize(qr, lvl) returns; its
 // ideal gains are t's and valid until the next build.
 func (t *gradeTable) build(qr map[string]int, lvl int) judged {
+	t.reset(len(qr))
+	var j judged
+	for d, g := range qr {
+		t.add(d, g, lvl, &j)
+	}
+	return t.finish(&j)
+}
+
+// buildSlices is build over one query's judgments as parallel slices.
+func (t *gradeTable) buildSlices(docs []string, grades []int32, lvl int) judged {
+	t.reset(len(docs))
+	var j judged
+	for k, d := range docs {
+		t.add(d, int(grades[k]), lvl, &j)
+	}
+	return t.finish(&j)
+}
+
+// reset empties t for n judgments.
+func (t *gradeTable) reset(n int) {
 	size := 16
-	for size < 4*len(qr) {
+	for size < 4*n {
 		size *= 2
 	}
 	if len(t.slots) != size {
@@ -51,29 +71,34 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 	}
 	t.docs, t.grades, t.ideal = t.docs[:0], t.grades[:0], t.ideal[:0]
 	t.filter = [16]uint64{}
-	mask := uint64(size - 1)
-	var j judged
-	for d, g := range qr {
-		t.docs = append(t.docs, d)
-		t.grades = append(t.grades, g)
-		h := strhash.String(d, t.seed) & mask
-		for t.slots[h] != 0 {
-			h = (h + 1) & mask
-		}
-		t.slots[h] = int32(len(t.docs))
-		b := filterBit(d)
-		t.filter[b>>6] |= 1 << (b & 63)
-		if g >= lvl {
-			j.numRel++
-		}
-		if g > 0 {
-			t.ideal = append(t.ideal, float64(g))
-			j.maxGrade = max(j.maxGrade, g)
-		}
+}
+
+// add puts judgment (d, g) into t and counts it in j.
+func (t *gradeTable) add(d string, g, lvl int, j *judged) {
+	mask := uint64(len(t.slots) - 1)
+	t.docs = append(t.docs, d)
+	t.grades = append(t.grades, g)
+	h := strhash.String(d, t.seed) & mask
+	for t.slots[h] != 0 {
+		h = (h + 1) & mask
 	}
+	t.slots[h] = int32(len(t.docs))
+	b := filterBit(d)
+	t.filter[b>>6] |= 1 << (b & 63)
+	if g >= lvl {
+		j.numRel++
+	}
+	if g > 0 {
+		t.ideal = append(t.ideal, float64(g))
+		j.maxGrade = max(j.maxGrade, g)
+	}
+}
+
+// finish sorts the ideal gains and returns j with them.
+func (t *gradeTable) finish(j *judged) judged {
 	slices.SortFunc(t.ideal, func(a, b float64) int { return cmp.Compare(b, a) })
 	j.ideal = t.ideal
-	return j
+	return *j
 }
 
 // grade returns doc's grade, or unjudged.

@@ -77,21 +77,7 @@ var minQrelsPart = 1 << 20
 // line.
 func readQrelsParallel(data []byte, name string, parts int) (Qrels, error) {
 	all := string(data) // the ids are substrings: one allocation in all
-	parts = max(1, min(parts, len(all)/max(minQrelsPart, 1)))
-	var cuts []int
-	for start := 0; start < len(all); {
-		end := len(all)
-		if len(cuts) < parts-1 {
-			end = start + (len(all)-start)/(parts-len(cuts))
-			if i := strings.IndexByte(all[end:], '\n'); i >= 0 {
-				end += i + 1
-			} else {
-				end = len(all)
-			}
-		}
-		cuts = append(cuts, end)
-		start = end
-	}
+	cuts := cutLines(all, parts)
 	got := make([]Qrels, len(cuts))
 	oks := make([]bool, len(cuts))
 	var wg sync.WaitGroup

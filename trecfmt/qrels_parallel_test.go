@@ -62,6 +62,13 @@ func TestReadQrelsParallel(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("input %d, %d parts: judgments differ (-sequential +parallel):\n%s", i, parts, diff)
 			}
+			gotJ, err := readJudgmentsParallel([]byte(in), "q", parts)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("input %d, %d parts, compact: error %v, want %v\n%s", i, parts, err, wantErr, in)
+			}
+			if diff := cmp.Diff(want, judgmentsMap(t, gotJ)); diff != "" {
+				t.Fatalf("input %d, %d parts: compact judgments differ (-sequential +compact):\n%s", i, parts, diff)
+			}
 		}
 	}
 	if errCount == 0 || errCount == 400 {
@@ -87,5 +94,39 @@ func FuzzReadQrelsParallel(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("judgments differ (-sequential +parallel):\n%s", diff)
 		}
+		gotJ, err := readJudgmentsParallel(in, "fuzz", 1+int(parts%3))
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("compact: error %v, want %v", err, wantErr)
+		}
+		if diff := cmp.Diff(want, judgmentsMap(t, gotJ)); diff != "" {
+			t.Fatalf("judgments differ (-sequential +compact):\n%s", diff)
+		}
 	})
+}
+
+// judgmentsMap returns j as Qrels (nil for nil j), failing t on a query
+// listed twice or lists of different lengths.
+func judgmentsMap(t *testing.T, j *Judgments) Qrels {
+	t.Helper()
+	if j == nil {
+		return nil
+	}
+	if len(j.Docs) != len(j.QIDs) || len(j.Grades) != len(j.QIDs) {
+		t.Fatalf("%d query ids, %d document lists, %d grade lists", len(j.QIDs), len(j.Docs), len(j.Grades))
+	}
+	q := Qrels{}
+	for i, qid := range j.QIDs {
+		if _, dup := q[qid]; dup {
+			t.Fatalf("query %q listed twice", qid)
+		}
+		if len(j.Docs[i]) != len(j.Grades[i]) {
+			t.Fatalf("query %q: %d documents, %d grades", qid, len(j.Docs[i]), len(j.Grades[i]))
+		}
+		m := map[string]int{}
+		for k, d := range j.Docs[i] {
+			m[d] = int(j.Grades[i][k])
+		}
+		q[qid] = m
+	}
+	return q
 }

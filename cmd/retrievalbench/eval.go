@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	rtmetrics "runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -131,21 +132,27 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 // memory, and only a run that is not grouped is held whole (packed) until
 // its last line is read.
 func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.EvalOptions) (*metrics.RunResult, string, error) {
-	qrels, err := trecfmt.ReadQrelsFile(qrelsPath)
+	tj, err := trecfmt.ReadJudgmentsFile(qrelsPath)
 	if err != nil {
 		return nil, "", err
 	}
-	e, err := metrics.NewEvaluator(qrels, ms, opt)
+	judgments := metrics.Judgments(*tj)
+	e, err := metrics.NewJudgmentsEvaluator(&judgments, ms, opt)
 	if err != nil {
 		return nil, "", err
 	}
 	// A grouped run streams through, keeping a few blocks: the collector
 	// may let the heap grow to five times what is live (a tenth less CPU
 	// on the 10,000 × 1,000 run, 120 -> 250 MB), unless GOGC says
-	// otherwise. A run that is not grouped is held whole: the default.
+	// otherwise, but to no more than gcHeadroom above what the judgments
+	// hold: millions of judgments are live all along, and five times them
+	// would be most of the peak memory. A run that is not grouped is held
+	// whole: the default.
 	gc := -1
-	if os.Getenv("GOGC") == "" {
+	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		gc = debug.SetGCPercent(400)
+		limit := debug.SetMemoryLimit(int64(heapInUse()) + gcHeadroom)
+		defer debug.SetMemoryLimit(limit)
 		defer debug.SetGCPercent(gc)
 	}
 	tag, err := scanRun(runPath, e, trecfmt.ScanGroups)
@@ -154,7 +161,7 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 			debug.SetGCPercent(gc)
 		}
 		// Start over, holding the whole run packed in memory.
-		if e, err = metrics.NewEvaluator(qrels, ms, opt); err != nil {
+		if e, err = metrics.NewJudgmentsEvaluator(&judgments, ms, opt); err != nil {
 			return nil, "", err
 		}
 		tag, err = scanRun(runPath, e, trecfmt.ScanQueries)
@@ -163,6 +170,17 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 		return nil, "", err
 	}
 	return e.Result(), tag, nil
+}
+
+// gcHeadroom is how far above the memory in use after reading the
+// judgments a grouped scan lets the heap grow before collecting.
+const gcHeadroom = 192 << 20
+
+// heapInUse returns the bytes of heap objects, live or not yet swept.
+func heapInUse() uint64 {
+	s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	rtmetrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // scanRun feeds the run at path to e through scan (trecfmt.ScanGroups or

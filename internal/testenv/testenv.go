@@ -10,6 +10,7 @@
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
 //	                        "data", "onnx", "models", "chromium", "mlflow",
+//	                        "trec_eval",
 //	                        or "all"; "-kind" takes one out ("all,-mlflow")
 package testenv
 
@@ -48,7 +49,16 @@ const (
 	Chromium = "chromium"
 	// MLflow is an MLflow tracking server install (make mlflow).
 	MLflow = "mlflow"
+	// TrecEval is the trec_eval binary make perf-setup installs
+	// (TrecEvalPath).
+	TrecEval = "trec_eval"
 )
+
+// TrecEvalPath is where make perf-setup (internal/perf/perfrun) installs
+// the trec_eval binary.
+func TrecEvalPath() string {
+	return filepath.Join(CacheDir(), "perf", "trec_eval", "9.0.4", "trec_eval")
+}
 
 // DataDir is cache.DataDir: the data pack directory and whether it exists.
 func DataDir() (string, bool) { return cache.DataDir() }

@@ -56,8 +56,12 @@ type env struct {
 	rb     string // our retrievalbench binary
 	perfgo string
 	peers  string // perf/ directory with the Python peers
-	rows   []string
-	notes  []string
+	// trecEval is the trec_eval binary (ensureTrecEval).
+	trecEval string
+	// shapes and evalPeerNames are the eval job's inputs and peers.
+	shapes, evalPeerNames []string
+	rows                  []string
+	notes                 []string
 }
 
 func run() error {
@@ -65,14 +69,19 @@ func run() error {
 	jobs := flag.String("jobs", "eval,bm25,embed", "comma-separated: eval, bm25, embed")
 	out := flag.String("out", "docs/performance.md", "markdown file to write (empty: stdout only)")
 	data := flag.String("data", os.Getenv("RETRIEVALBENCH_DATA"), "data pack directory (for bm25)")
+	shapes := flag.String("shapes", "few,dense,shuffled", "eval inputs, comma-separated: few, dense, shuffled, dense-shuffled")
+	evalPeers := flag.String("eval-peers", "trec_eval,pytrec_eval,ranx", "eval peers, comma-separated: trec_eval, pytrec_eval, ranx")
+	setup := flag.String("setup", "", "install peers and stop: trec_eval (the binary alone) or all (the virtual environment too)")
 	flag.Parse()
 	cache := testenv.CacheDir()
 	e := &env{
-		runs:  *runs,
-		work:  filepath.Join(cache, "perf"),
-		venv:  filepath.Join(cache, "perf-venv"),
-		data:  *data,
-		peers: "perf",
+		runs:          *runs,
+		work:          filepath.Join(cache, "perf"),
+		venv:          filepath.Join(cache, "perf-venv"),
+		data:          *data,
+		peers:         "perf",
+		shapes:        strings.Split(*shapes, ","),
+		evalPeerNames: strings.Split(*evalPeers, ","),
 	}
 	e.python = filepath.Join(e.venv, "bin", "python")
 	if _, err := os.Stat(filepath.Join(e.peers, "requirements.txt")); err != nil {
@@ -81,8 +90,26 @@ func run() error {
 	if err := os.MkdirAll(e.work, 0o755); err != nil {
 		return err
 	}
+	switch *setup {
+	case "", "all":
+	case "trec_eval":
+		if err := e.ensureTrecEval(); err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "perfrun: installed", e.trecEval)
+		return nil
+	default:
+		return fmt.Errorf("-setup %q: want trec_eval or all", *setup)
+	}
 	if err := e.ensureVenv(); err != nil {
 		return err
+	}
+	if err := e.ensureTrecEval(); err != nil {
+		return err
+	}
+	if *setup == "all" {
+		fmt.Fprintln(os.Stderr, "perfrun: peers installed:", e.venv, e.trecEval)
+		return nil
 	}
 	if err := e.build(); err != nil {
 		return err
@@ -116,7 +143,7 @@ func run() error {
 func (e *env) report(out, jobs, loadBefore string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./internal/perf/perfrun -runs %d -jobs %s`).\n\n", e.runs, e.runs, jobs)
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./internal/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","))
 	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
 	for _, r := range e.rows {
 		b.WriteString(r + "\n")
@@ -306,49 +333,157 @@ func wallOf(s sample) float64 { return s.wall }
 func cpuOf(s sample) float64  { return s.cpu }
 func rssOf(s sample) float64  { return s.rssMB }
 
-// evalJob: retrievalbench eval against pytrec_eval on the synthetic
-// 10,000 × 1,000 run, grouped and shuffled.
+// evalShape is one input shape of the eval job.
+type evalShape struct {
+	name, what string
+	qrels, run string
+}
+
+// evalShapes generates (once) and returns the inputs of the named shapes:
+// few judgments per query (internal/synth's default: 50), dense judgments
+// (500 per query, as pooled TREC collections have: 5,000,000 qrels lines),
+// and the few-judgment run with its lines shuffled (not grouped by query);
+// "dense-shuffled" is the dense run shuffled.
+func (e *env) evalShapes(names []string) ([]evalShape, error) {
+	few, dense := synth.DefaultConfig(), synth.DefaultConfig()
+	dense.Judged = 500
+	gen := func(dir string, cfg synth.Config, shuffled bool) (evalShape, error) {
+		qrels, run := filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "run.txt")
+		if _, err := os.Stat(run); err != nil {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return evalShape{}, err
+			}
+			if _, _, err := synth.WriteFiles(dir, cfg); err != nil {
+				return evalShape{}, err
+			}
+		}
+		order := "grouped"
+		if shuffled {
+			order = "shuffled"
+			src := run
+			run = filepath.Join(dir, "run-shuffled.txt")
+			if _, err := os.Stat(run); err != nil {
+				if err := shuffleLines(src, run, 7); err != nil {
+					return evalShape{}, err
+				}
+			}
+		}
+		what := fmt.Sprintf("%d queries × %d results, %d judged per query, %s (%.0f MB run, %.0f MB qrels)",
+			cfg.Queries, cfg.Retrieved, cfg.Judged, order, fileMB(run), fileMB(qrels))
+		return evalShape{what: what, qrels: qrels, run: run}, nil
+	}
+	var out []evalShape
+	for _, n := range names {
+		var sh evalShape
+		var err error
+		switch n {
+		case "few":
+			sh, err = gen(filepath.Join(e.work, "synth"), few, false)
+		case "shuffled":
+			sh, err = gen(filepath.Join(e.work, "synth"), few, true)
+		case "dense":
+			sh, err = gen(filepath.Join(e.work, "dense"), dense, false)
+		case "dense-shuffled":
+			sh, err = gen(filepath.Join(e.work, "dense"), dense, true)
+		default:
+			err = fmt.Errorf("unknown shape %q (few, dense, shuffled, dense-shuffled)", n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		sh.name = n
+		out = append(out, sh)
+	}
+	return out, nil
+}
+
+// evalPeer is a tool a user would evaluate a run with instead.
+type evalPeer struct {
+	name, desc string
+	cmd        func(qrels, run string) []string
+	// strict: its values must equal ours to 4 decimals, or the job fails.
+	strict bool
+}
+
+func (e *env) evalPeers(names []string) ([]evalPeer, error) {
+	var out []evalPeer
+	for _, n := range names {
+		switch n {
+		case "trec_eval":
+			out = append(out, evalPeer{n, "trec_eval " + trecEvalVersion + " binary", func(q, r string) []string {
+				return []string{e.trecEval, "-c", "-m", "map", "-m", "ndcg_cut.10", q, r}
+			}, true})
+		case "pytrec_eval":
+			out = append(out, evalPeer{n, "pytrec_eval (trec_eval's C code) whole process", func(q, r string) []string {
+				return []string{e.python, filepath.Join(e.peers, "peer_trec_eval.py"), q, r}
+			}, true})
+		case "ranx":
+			out = append(out, evalPeer{n, "ranx (numba) whole process", func(q, r string) []string {
+				return []string{e.python, filepath.Join(e.peers, "peer_ranx.py"), q, r}
+			}, false})
+		default:
+			return nil, fmt.Errorf("unknown eval peer %q (trec_eval, pytrec_eval, ranx)", n)
+		}
+	}
+	return out, nil
+}
+
+// evalJob: retrievalbench eval against trec_eval, pytrec_eval and ranx on
+// each shape, ours and the peers alternating.
 func (e *env) evalJob() error {
-	dir := filepath.Join(e.work, "synth")
-	cfg := synth.DefaultConfig()
-	qrels, grouped := filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "run.txt")
-	shuffled := filepath.Join(dir, "run-shuffled.txt")
-	if _, err := os.Stat(shuffled); err != nil {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		if _, _, err := synth.WriteFiles(dir, cfg); err != nil {
-			return err
-		}
-		if err := shuffleLines(grouped, shuffled, 7); err != nil {
-			return err
-		}
+	shapes, err := e.evalShapes(e.shapes)
+	if err != nil {
+		return err
 	}
-	for _, v := range []struct{ name, run string }{{"grouped", grouped}, {"shuffled", shuffled}} {
-		var ours, theirs samples
+	peers, err := e.evalPeers(e.evalPeerNames)
+	if err != nil {
+		return err
+	}
+	for _, sh := range shapes {
+		ours := samples{}
+		theirs := make([]samples, len(peers))
+		agreed := make([]bool, len(peers))
+		for k := range agreed {
+			agreed[k] = true
+		}
 		for i := range e.runs {
-			fmt.Fprintf(os.Stderr, "perfrun: eval %s run %d/%d\n", v.name, i+1, e.runs)
-			o, err := e.timed(e.rb, "eval", "-c", "-m", "map", "-m", "ndcg_cut.10", qrels, v.run)
+			fmt.Fprintf(os.Stderr, "perfrun: eval %s run %d/%d\n", sh.name, i+1, e.runs)
+			o, err := e.timed(e.rb, "eval", "-c", "-m", "map", "-m", "ndcg_cut.10", sh.qrels, sh.run)
 			if err != nil {
 				return err
 			}
-			t, err := e.timed(e.python, filepath.Join(e.peers, "peer_trec_eval.py"), qrels, v.run)
-			if err != nil {
-				return err
+			ours = append(ours, o)
+			for k, p := range peers {
+				t, err := e.timed(p.cmd(sh.qrels, sh.run)...)
+				if err != nil {
+					return err
+				}
+				if err := sameEval(o.stdout, t.stdout); err != nil {
+					if p.strict {
+						return fmt.Errorf("%s, %s: %w", sh.name, p.name, err)
+					}
+					agreed[k] = false
+					fmt.Fprintf(os.Stderr, "perfrun: %s, %s: %v\n", sh.name, p.name, err)
+				}
+				theirs[k] = append(theirs[k], t)
 			}
-			if err := sameEval(o.stdout, t.stdout); err != nil {
-				return fmt.Errorf("%s: %w", v.name, err)
-			}
-			ours, theirs = append(ours, o), append(theirs, t)
 		}
-		runMB := fileMB(v.run)
-		e.rows = append(e.rows, fmt.Sprintf("| eval `-c -m map -m ndcg_cut.10`, %d queries × %d docs, %s (%.0f MB run, %.0f MB qrels) | %.2f s wall, %.2f s CPU, %.0f MB | pytrec_eval (trec_eval's C code) whole process: %.2f s wall, %.2f s CPU, %.0f MB | %.1f× faster, %.2f× memory |",
-			cfg.Queries, cfg.Retrieved, v.name, runMB, fileMB(qrels),
-			ours.med(wallOf), ours.med(cpuOf), ours.med(rssOf),
-			theirs.med(wallOf), theirs.med(cpuOf), theirs.med(rssOf),
-			theirs.med(wallOf)/ours.med(wallOf), ours.med(rssOf)/theirs.med(rssOf)))
+		for k, p := range peers {
+			th := theirs[k]
+			e.rows = append(e.rows, fmt.Sprintf("| eval `-c -m map -m ndcg_cut.10`, %s | %.2f s wall, %.2f s CPU, %.0f MB | %s: %.2f s wall, %.2f s CPU, %.0f MB | %.1f× faster (CPU %.1f×), %.2f× memory |",
+				sh.what, ours.med(wallOf), ours.med(cpuOf), ours.med(rssOf),
+				p.desc, th.med(wallOf), th.med(cpuOf), th.med(rssOf),
+				th.med(wallOf)/ours.med(wallOf), th.med(cpuOf)/ours.med(cpuOf), ours.med(rssOf)/th.med(rssOf)))
+			if !p.strict {
+				word := "agreed with ours to 4 decimals in every run"
+				if !agreed[k] {
+					word = "differed from ours at 4 decimals (its own tie order; see the log)"
+				}
+				e.notes = append(e.notes, fmt.Sprintf("eval %s: %s's map and ndcg@10 %s.", sh.name, p.name, word))
+			}
+		}
 	}
-	e.notes = append(e.notes, "eval: the values of map and ndcg_cut_10 agreed to 4 decimals in every run.")
+	e.notes = append(e.notes, "eval: the values of map and ndcg_cut_10 of trec_eval and pytrec_eval agreed with ours to 4 decimals in every run.")
 	return nil
 }
 
@@ -375,7 +510,7 @@ func sameEval(ours, theirs []byte) error {
 	o, t := parse(ours), parse(theirs)
 	for _, k := range []string{"map", "ndcg_cut_10"} {
 		if o[k] == "" || o[k] != t[k] {
-			return fmt.Errorf("%s: ours %q, pytrec_eval %q", k, o[k], t[k])
+			return fmt.Errorf("%s: ours %q, peer %q", k, o[k], t[k])
 		}
 	}
 	return nil
