@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
 )
 
@@ -12,7 +12,7 @@ import (
 // model at -size=small; benchtest names it without importing dense (which
 // would put ONNX Runtime into every user module's go.sum).
 func TestSmallDenseModel(t *testing.T) {
-	f := benchtest.RepoQALangs()
+	f := catalogue.RepoQALangs()
 	if !slices.Contains(f.SmallSystems, "dense/"+dense.DefaultModel) {
 		t.Errorf("RepoQALangs().SmallSystems = %q, want it to hold dense/%s (dense.DefaultModel)", f.SmallSystems, dense.DefaultModel)
 	}
