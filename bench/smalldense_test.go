@@ -9,7 +9,7 @@ import (
 )
 
 // TestSmallDenseModel: the other languages' family runs the default dense
-// model at -size=small; benchtest names it without importing dense (which
+// model at -size=small; the catalogue names it without importing dense (which
 // would put ONNX Runtime into every user module's go.sum).
 func TestSmallDenseModel(t *testing.T) {
 	f := catalogue.RepoQALangs()

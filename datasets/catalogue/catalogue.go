@@ -2,12 +2,12 @@
 // named datasets (Families, RepoQA, …, Cases), each loaded through one
 // signature (Loader: a split from the data pack directory), with what
 // -size=small loads of it (Dataset.LoadSmall). It is a plain package —
-// no testing, no chunker, no systems — read by benchtest (the matrix of
+// no testing, no systems, no harness — read by benchtest (the matrix of
 // go test), the CLI (`retrievalbench leakage family/dataset`) and the
 // leakage package's data-pack test.
 //
-// A dataset is named "family/dataset" ("repoqa/docstring", "trec/fixture"),
-// the last and first parts of its go test subtest path
+// A dataset is named "family/dataset" ("repoqa/docstring", "trec/fixture"):
+// its family's name and the last part of its go test subtest path
 // (TestRepoQA/system/config/docstring); Lookup finds it by that name.
 package catalogue
 

@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -151,5 +152,27 @@ func TestHermetic(t *testing.T) {
 	}
 	if n != 4 {
 		t.Errorf("%d hermetic datasets, want the 4 fixtures (repoqa, trec, beir, cases)", n)
+	}
+}
+
+// TestPlainPackage: the catalogue links neither testing nor the runner, so
+// that the CLI can name its datasets (go list's answer, not this file's
+// imports, which are the test's).
+func TestPlainPackage(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the dependencies")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/retrievalbench/retrievalbench/datasets") {
+		t.Fatalf("go list -deps gave %q, want the catalogue's dependencies", deps)
+	}
+	for _, bad := range []string{"testing", "github.com/retrievalbench/retrievalbench/benchtest", "github.com/retrievalbench/retrievalbench/harness", "github.com/retrievalbench/retrievalbench/systems"} {
+		if slices.Contains(deps, bad) {
+			t.Errorf("the catalogue depends on %s", bad)
+		}
 	}
 }
