@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/datasets/coderag"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/peers/context7api"
@@ -45,23 +46,23 @@ func specs() []systems.Spec {
 const peersDir = "../peers"
 
 // One line per family. Adding a family is adding its lines.
-func TestRepoQA(t *testing.T)      { benchtest.Test(t, suite(), benchtest.RepoQA()) }
-func TestRepoQALangs(t *testing.T) { benchtest.Test(t, suite(), benchtest.RepoQALangs()) }
-func TestSWEQA(t *testing.T)       { benchtest.Test(t, suite(), benchtest.SWEQA()) }
-func TestCodeRAG(t *testing.T)     { benchtest.Test(t, suite(), benchtest.CodeRAG()) }
-func TestCoSQA(t *testing.T)       { benchtest.Test(t, suite(), benchtest.CoSQA()) }
-func TestTREC(t *testing.T)        { benchtest.Test(t, suite(), benchtest.TREC()) }
-func TestBEIR(t *testing.T)        { benchtest.Test(t, suite(), benchtest.BEIR()) }
-func TestCases(t *testing.T)       { benchtest.Test(t, suite(), benchtest.Cases()) }
+func TestRepoQA(t *testing.T)      { benchtest.Test(t, suite(), catalogue.RepoQA()) }
+func TestRepoQALangs(t *testing.T) { benchtest.Test(t, suite(), catalogue.RepoQALangs()) }
+func TestSWEQA(t *testing.T)       { benchtest.Test(t, suite(), catalogue.SWEQA()) }
+func TestCodeRAG(t *testing.T)     { benchtest.Test(t, suite(), catalogue.CodeRAG()) }
+func TestCoSQA(t *testing.T)       { benchtest.Test(t, suite(), catalogue.CoSQA()) }
+func TestTREC(t *testing.T)        { benchtest.Test(t, suite(), catalogue.TREC()) }
+func TestBEIR(t *testing.T)        { benchtest.Test(t, suite(), catalogue.BEIR()) }
+func TestCases(t *testing.T)       { benchtest.Test(t, suite(), catalogue.Cases()) }
 
-func BenchmarkRepoQA(b *testing.B)      { benchtest.Benchmark(b, suite(), benchtest.RepoQA()) }
-func BenchmarkRepoQALangs(b *testing.B) { benchtest.Benchmark(b, suite(), benchtest.RepoQALangs()) }
-func BenchmarkSWEQA(b *testing.B)       { benchtest.Benchmark(b, suite(), benchtest.SWEQA()) }
-func BenchmarkCodeRAG(b *testing.B)     { benchtest.Benchmark(b, suite(), benchtest.CodeRAG()) }
-func BenchmarkCoSQA(b *testing.B)       { benchtest.Benchmark(b, suite(), benchtest.CoSQA()) }
-func BenchmarkTREC(b *testing.B)        { benchtest.Benchmark(b, suite(), benchtest.TREC()) }
-func BenchmarkBEIR(b *testing.B)        { benchtest.Benchmark(b, suite(), benchtest.BEIR()) }
-func BenchmarkCases(b *testing.B)       { benchtest.Benchmark(b, suite(), benchtest.Cases()) }
+func BenchmarkRepoQA(b *testing.B)      { benchtest.Benchmark(b, suite(), catalogue.RepoQA()) }
+func BenchmarkRepoQALangs(b *testing.B) { benchtest.Benchmark(b, suite(), catalogue.RepoQALangs()) }
+func BenchmarkSWEQA(b *testing.B)       { benchtest.Benchmark(b, suite(), catalogue.SWEQA()) }
+func BenchmarkCodeRAG(b *testing.B)     { benchtest.Benchmark(b, suite(), catalogue.CodeRAG()) }
+func BenchmarkCoSQA(b *testing.B)       { benchtest.Benchmark(b, suite(), catalogue.CoSQA()) }
+func BenchmarkTREC(b *testing.B)        { benchtest.Benchmark(b, suite(), catalogue.TREC()) }
+func BenchmarkBEIR(b *testing.B)        { benchtest.Benchmark(b, suite(), catalogue.BEIR()) }
+func BenchmarkCases(b *testing.B)       { benchtest.Benchmark(b, suite(), catalogue.Cases()) }
 
 // TestMain fails a whole-suite run (no -run, no -bench, no -update, no -shard) that
 // leaves golden files no cell read: a renamed or removed config, or a

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
@@ -25,7 +26,7 @@ func TestNoDocIDsSkips(t *testing.T) {
 	fl := benchtest.DefaultFlags()
 	fl.Size = benchtest.SizeFixture
 	s := benchtest.Suite{Systems: []systems.Spec{spec}, Golden: t.TempDir(), Flags: fl}
-	if !t.Run("trec", func(t *testing.T) { benchtest.Test(t, s, benchtest.TREC()) }) {
+	if !t.Run("trec", func(t *testing.T) { benchtest.Test(t, s, catalogue.TREC()) }) {
 		t.Errorf("the cell of a locations-only system on a doc-id collection failed; want a skip by design: %s", spec.NoDocIDs)
 	}
 }
@@ -50,7 +51,7 @@ func TestDocIDsCell(t *testing.T) {
 		fl := benchtest.DefaultFlags()
 		fl.Size, fl.Update = benchtest.SizeFixture, update
 		s := benchtest.Suite{Systems: []systems.Spec{spec}, Golden: golden, Flags: fl}
-		if !t.Run(fmt.Sprintf("update=%v", update), func(t *testing.T) { benchtest.Test(t, s, benchtest.TREC()) }) {
+		if !t.Run(fmt.Sprintf("update=%v", update), func(t *testing.T) { benchtest.Test(t, s, catalogue.TREC()) }) {
 			t.Fatalf("the doc-id cell failed (update=%v)", update)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -167,7 +168,7 @@ func TestRealPeerFaultsChild(t *testing.T) {
 	// Every cell is gated by the real baseline of its peer's config (the
 	// broken ones under their own names), so a broken cell fails because
 	// of what was done to it, not for want of a baseline.
-	fixture := benchtest.Cases().Datasets[0]
+	fixture := catalogue.Cases().Datasets[0]
 	require.True(t, fixture.Hermetic)
 	for _, s := range specs {
 		real := "lexical"
@@ -180,7 +181,7 @@ func TestRealPeerFaultsChild(t *testing.T) {
 		require.NoError(t, harness.WriteGolden(harness.GoldenPath(golden, "cases-cases", "all", s.System, s.Config), g))
 	}
 	suite := benchtest.Suite{Systems: specs, Golden: golden, Flags: &benchtest.Flags{Size: benchtest.SizeFixture}}
-	benchtest.Test(t, suite, benchtest.Family{Name: "cases", Datasets: []benchtest.Dataset{fixture}})
+	benchtest.Test(t, suite, catalogue.Family{Name: "cases", Datasets: []catalogue.Dataset{fixture}})
 }
 
 // killSearches wraps spec so that during its first search (every search,

@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -93,7 +94,7 @@ var benchDelay = sync.OnceValues(func() (time.Duration, error) {
 
 // Benchmark runs op=index and op=search for every system of s on every
 // dataset of f, as sub-benchmarks system=…/config=…/dataset=…/op=….
-func Benchmark(b *testing.B, s Suite, f Family) {
+func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 	family, sets := f.Name, f.Datasets
 	unitsOnce.Do(func() {
 		for _, l := range UnitMetadata() {

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 )
@@ -31,10 +32,10 @@ func TestBenchmarkKeepsBudgets(t *testing.T) {
 		return s
 	}
 	var capped, free atomic.Int32
-	fixture := Cases().Datasets[0]
+	fixture := catalogue.Cases().Datasets[0]
 	suite := Suite{Systems: []systems.Spec{counted("capped", 5, &capped), counted("free", 0, &free)}, Flags: &Flags{Size: SizeFixture}}
 	testing.Benchmark(func(b *testing.B) {
-		Benchmark(b, suite, Family{Name: "cases", Datasets: []Dataset{fixture}})
+		Benchmark(b, suite, catalogue.Family{Name: "cases", Datasets: []catalogue.Dataset{fixture}})
 	})
 	if capped.Load() != 0 {
 		t.Errorf("the config over its budget was built %d times, want 0 (a by-design skip)", capped.Load())

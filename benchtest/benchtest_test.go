@@ -11,6 +11,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -57,14 +58,6 @@ func TestRunPattern(t *testing.T) {
 	}
 }
 
-func TestFixturesDirHasTheFixtures(t *testing.T) {
-	for _, f := range []string{"repoqa/repoqa-fixture.json", "trec/qrels", "cases/cases.jsonl", "beir"} {
-		if _, err := os.Stat(filepath.Join(FixturesDir(), f)); err != nil {
-			t.Errorf("FixturesDir() = %s: %v", FixturesDir(), err)
-		}
-	}
-}
-
 func TestGroupLines(t *testing.T) {
 	res := &harness.Result{Measures: []metrics.Measure{{Name: "hit", K: 1}}}
 	for _, tt := range []struct {
@@ -89,17 +82,17 @@ func TestByDesign(t *testing.T) {
 	heavy := systems.Spec{System: "peer", Config: "slow", Heavy: true}
 	fixturesOnly := systems.Spec{System: "dense", Config: "big", Heavy: true, FixturesOnly: true}
 	light := systems.Spec{System: "bm25", Config: "plain"}
-	repoqa := Family{Name: "repoqa", HeavyAtSmall: true}
-	sweqa := Family{Name: "sweqa"}
-	data := Dataset{Name: "sweqa"}
-	fixture := Dataset{Name: "fixture", Hermetic: true}
+	repoqa := catalogue.Family{Name: "repoqa", HeavyAtSmall: true}
+	sweqa := catalogue.Family{Name: "sweqa"}
+	data := catalogue.Dataset{Name: "sweqa"}
+	fixture := catalogue.Dataset{Name: "fixture", Hermetic: true}
 	const again = "go test ./bench -run 'X'"
 	for _, tt := range []struct {
 		name   string
 		spec   systems.Spec
 		flags  Flags
-		family Family
-		d      Dataset
+		family catalogue.Family
+		d      catalogue.Dataset
 		want   []string // substrings of the reason; nil: the cell runs
 		reason string
 	}{

@@ -1,8 +1,9 @@
 // Package benchtest runs retrievalbench's benchmark matrix from any
 // module's tests: a suite of systems (systems.Spec values — a built-in
 // config, your own Go system, an external one from systems/external) over
-// benchmark families (RepoQA, SWE-QA, CodeRAG, CoSQA, TREC, BEIR, case
-// files), gated by golden files in a directory of your repository.
+// benchmark families of the dataset catalogue (package datasets/catalogue:
+// RepoQA, SWE-QA, CodeRAG, CoSQA, TREC, BEIR, case files), gated by golden
+// files in a directory of your repository.
 //
 // Each (dataset × system × config) is a subtest Family/system/config/dataset,
 // so `go test -run 'RepoQA/dense'` selects cells; a quality measure below its
@@ -16,7 +17,7 @@
 //
 //	func TestRepoQA(t *testing.T) {
 //		suite := benchtest.Suite{Systems: []systems.Spec{mySpec}, Golden: "testdata/golden", Flags: flags}
-//		benchtest.Test(t, suite, benchtest.RepoQA())
+//		benchtest.Test(t, suite, catalogue.RepoQA())
 //	}
 //
 // The first run fails, each cell with the command that creates its

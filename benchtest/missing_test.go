@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 )
@@ -40,9 +41,9 @@ func firstRunSuite(t *testing.T) Suite {
 	return Suite{Systems: specs, Golden: dir, Flags: testFlags}
 }
 
-func TestFirstRunChildRepoQA(t *testing.T) { Test(t, firstRunSuite(t), RepoQA()) }
-func TestFirstRunChildTREC(t *testing.T)   { Test(t, firstRunSuite(t), TREC()) }
-func TestFirstRunChildCases(t *testing.T)  { Test(t, firstRunSuite(t), Cases()) }
+func TestFirstRunChildRepoQA(t *testing.T) { Test(t, firstRunSuite(t), catalogue.RepoQA()) }
+func TestFirstRunChildTREC(t *testing.T)   { Test(t, firstRunSuite(t), catalogue.TREC()) }
+func TestFirstRunChildCases(t *testing.T)  { Test(t, firstRunSuite(t), catalogue.Cases()) }
 
 // TestFirstRunPrintsOneCommand runs three families of a new module (no golden
 // files) in a child binary: it fails, and its last summary line is one

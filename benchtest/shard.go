@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -130,7 +131,7 @@ func (f *Flags) shardOf(p *planner, names []string) (assignment, Shard, error) {
 // data-pack dataset at -size=fixture, not a cell skipped by design for its
 // cost. Only those are dealt to shards (an over-budget cell is known only
 // once its dataset is loaded, and is dealt too).
-func (f *Flags) mayRun(spec systems.Spec, fam Family, d Dataset) bool {
+func (f *Flags) mayRun(spec systems.Spec, fam catalogue.Family, d catalogue.Dataset) bool {
 	if f.Size == SizeFixture && !d.Hermetic {
 		return false
 	}

@@ -4,12 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
 func TestSmallSystems(t *testing.T) {
-	f := Family{Name: "langs", SmallSystems: []string{"bm25/*", "dense/minilm-l6-q"}}
-	d := Dataset{Name: "go-doc"}
+	f := catalogue.Family{Name: "langs", SmallSystems: []string{"bm25/*", "dense/minilm-l6-q"}}
+	d := catalogue.Dataset{Name: "go-doc"}
 	tests := []struct {
 		spec     systems.Spec
 		size     string
@@ -34,7 +35,7 @@ func TestSmallSystems(t *testing.T) {
 			t.Errorf("%s: the reason %q does not name the full-size command", tc.reason, why)
 		}
 	}
-	if !(Family{}).smallRuns("anything/x") {
+	if !(catalogue.Family{}).SmallRuns("anything/x") {
 		t.Error("a family without SmallSystems runs every config at small")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -62,7 +63,7 @@ func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
 // Test runs every system of s on every dataset of f, as subtests
 // system/config/dataset of t, each gated by its golden file. A failing cell
 // fails only itself; the other cells still run.
-func Test(t *testing.T, s Suite, f Family) {
+func Test(t *testing.T, s Suite, f catalogue.Family) {
 	for _, sp := range s.Systems {
 		if err := sp.Validate(); err != nil {
 			t.Fatalf("suite: %v", err)
@@ -73,7 +74,7 @@ func Test(t *testing.T, s Suite, f Family) {
 	// Count only the cells -run and -skip leave, so that progress reads
 	// "cell 2 of 5" under a pattern.
 	sel := testSelection()
-	cellName := func(spec systems.Spec, d Dataset) string {
+	cellName := func(spec systems.Spec, d catalogue.Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
 	}
 	var selected []string
@@ -88,7 +89,7 @@ func Test(t *testing.T, s Suite, f Family) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inShard := func(spec systems.Spec, d Dataset) bool {
+	inShard := func(spec systems.Spec, d catalogue.Dataset) bool {
 		return shardOf == nil || shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)) == shard.I
 	}
 	total := 0
@@ -133,7 +134,7 @@ func Test(t *testing.T, s Suite, f Family) {
 }
 
 // onFamily keeps the specs that have a cell on some dataset of f.
-func onFamily(specs []systems.Spec, f Family) []systems.Spec {
+func onFamily(specs []systems.Spec, f catalogue.Family) []systems.Spec {
 	var out []systems.Spec
 	for _, s := range specs {
 		for _, d := range f.Datasets {
@@ -159,7 +160,7 @@ func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
 	return order, by
 }
 
-func runCell(t *testing.T, s *Suite, f Family, d Dataset, spec systems.Spec) {
+func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, spec systems.Spec) {
 	fl := s.flags()
 	again := s.command(t.Name(), fl)
 	if why := byDesign(spec, fl, f, d, again); why != "" {
@@ -284,11 +285,11 @@ const maxFailedLogged = 3
 // byDesign says why the cell of spec on dataset d of family f does not run
 // at this size ("" when it runs); again is the command that runs the cell
 // alone, which the reason names so that a skipped cell is one command away.
-func byDesign(spec systems.Spec, fl *Flags, f Family, d Dataset, again string) string {
+func byDesign(spec systems.Spec, fl *Flags, f catalogue.Family, d catalogue.Dataset, again string) string {
 	switch {
 	case fl.Size == SizeFull || d.Hermetic:
 		return ""
-	case fl.Size == SizeSmall && !f.smallRuns(spec.Name()):
+	case fl.Size == SizeSmall && !f.SmallRuns(spec.Name()):
 		return fmt.Sprintf("%s runs on %s at -size=full only (at -size=small this family runs %s, for the CI budget). Run this cell with: %s",
 			spec.Name(), f.Name, strings.Join(f.SmallSystems, ", "), again+" -size=full")
 	case spec.FixturesOnly && !fl.Heavy:

@@ -10,6 +10,7 @@ import (
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 )
@@ -155,7 +156,7 @@ func (p *parsers) close() {
 
 func (p *parsers) get(lang, path string) (*grammarState, error) {
 	key := lang
-	if lang == TypeScript && tsgrammar.IsTSX(path) {
+	if lang == codetext.TypeScript && tsgrammar.IsTSX(path) {
 		key = "tsx"
 	}
 	if g, ok := p.byGrammar[key]; ok {
@@ -177,7 +178,7 @@ func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Stats, er
 	st := Stats{Files: 1}
 	lang := d.Language
 	if lang == "" {
-		lang = LanguageOf(d.Path)
+		lang = codetext.LanguageOf(d.Path)
 	}
 	src := []byte(d.Text)
 	f := newFile(lang, src)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -28,7 +29,7 @@ func spans(docs []corpus.Doc) []span {
 
 func fileCorpus(path, src string) *corpus.Corpus {
 	return &corpus.Corpus{ID: "test/repo", Docs: []corpus.Doc{
-		{ID: path, Path: path, Kind: KindFile, Language: LanguageOf(path), Text: src},
+		{ID: path, Path: path, Kind: KindFile, Language: codetext.LanguageOf(path), Text: src},
 	}}
 }
 
@@ -609,7 +610,7 @@ func TestSplitDeterministic(t *testing.T) {
 		{"d.txt", "plain\n"},
 		{"e.java", "class E {\n  void m() {}\n}\n"},
 	} {
-		c.Docs = append(c.Docs, corpus.Doc{ID: s.path, Path: s.path, Kind: KindFile, Language: LanguageOf(s.path), Text: s.src})
+		c.Docs = append(c.Docs, corpus.Doc{ID: s.path, Path: s.path, Kind: KindFile, Language: codetext.LanguageOf(s.path), Text: s.src})
 	}
 	before := c.Hash()
 	a, _, err := split(c, DefaultOptions(), 1)
@@ -624,43 +625,13 @@ func TestSplitDeterministic(t *testing.T) {
 	}
 }
 
-func TestLanguageOf(t *testing.T) {
-	tests := []struct {
-		path, want, reason string
-	}{
-		{"a/b.py", Python, "Python source"},
-		{"main.go", Go, "Go source"},
-		{"A.java", Java, "Java source"},
-		{"x.ts", TypeScript, "TypeScript"},
-		{"x.tsx", TypeScript, "TSX is TypeScript too"},
-		{"x.mts", TypeScript, "an ES module TypeScript file"},
-		{"x.cts", TypeScript, "a CommonJS TypeScript file"},
-		{"x.pyi", Python, "a Python type stub"},
-		{"lib.rs", Rust, "Rust source"},
-		{"a.cc", Cpp, "C++ .cc"},
-		{"a.CPP", Cpp, "extensions compare case-insensitively"},
-		{"a.cxx", Cpp, "C++ .cxx"},
-		{"a.h", Cpp, "headers parse as C++"},
-		{"a.hpp", Cpp, "C++ header"},
-		{"a.hh", Cpp, "C++ header"},
-		{"x.js", "", "JavaScript is not one of the six languages"},
-		{"Makefile", "", "no extension"},
-		{"dir.py/file", "", "only the file's own extension counts"},
-	}
-	for _, tt := range tests {
-		if got := LanguageOf(tt.path); got != tt.want {
-			t.Errorf("LanguageOf(%q) = %q, want %q (%s)", tt.path, got, tt.want, tt.reason)
-		}
-	}
-}
-
 // TestSplitIDs checks that chunk IDs derive from the file doc's ID, so two
 // repositories merged into one corpus with the same paths stay distinct.
 func TestSplitIDs(t *testing.T) {
 	src := "def f():\n    return 1\n\nX = 2\n"
 	c := &corpus.Corpus{ID: "merged", Docs: []corpus.Doc{
-		{ID: "one/repo/m.py", Path: "m.py", Kind: KindFile, Language: Python, Text: src},
-		{ID: "two/repo/m.py", Path: "m.py", Kind: KindFile, Language: Python, Text: src},
+		{ID: "one/repo/m.py", Path: "m.py", Kind: KindFile, Language: codetext.Python, Text: src},
+		{ID: "two/repo/m.py", Path: "m.py", Kind: KindFile, Language: codetext.Python, Text: src},
 	}}
 	out, _, err := Split(c, DefaultOptions())
 	require.NoError(t, err)

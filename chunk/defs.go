@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/retrievalbench/retrievalbench/codetext"
 )
 
 // role says what a syntax node means for chunking.
@@ -29,17 +31,17 @@ type def struct {
 // wrapper in f's language.
 func (f *file) classify(n *sitter.Node) (def, bool) {
 	switch f.lang {
-	case Python:
+	case codetext.Python:
 		return f.classifyPython(n)
-	case Go:
+	case codetext.Go:
 		return f.classifyGo(n)
-	case Java:
+	case codetext.Java:
 		return f.classifyJava(n)
-	case TypeScript:
+	case codetext.TypeScript:
 		return f.classifyTS(n)
-	case Rust:
+	case codetext.Rust:
 		return f.classifyRust(n)
-	case Cpp:
+	case codetext.Cpp:
 		return f.classifyCpp(n)
 	}
 	return def{}, false

@@ -1,11 +1,12 @@
-// Package chunk cuts code files into retrievable chunks with tree-sitter
-// and decides when two pieces of code are the same by their tokens.
+// Package chunk cuts code files into retrievable chunks with tree-sitter.
+// What needs no parser (a file's language, token equivalence, qualified
+// symbol names) is package codetext, so that the judge links no grammar.
 //
 // # Chunks
 //
 // Split replaces every file doc (Kind "file") of a corpus by chunks of
-// six languages (Python, Go, Java, TypeScript/TSX, Rust, C++; LanguageOf
-// maps extensions). The design rule is: no line is indexed twice, and
+// six languages (Python, Go, Java, TypeScript/TSX, Rust, C++;
+// codetext.LanguageOf maps extensions). The design rule is: no line is indexed twice, and
 // needles stay whole. Concretely:
 //
 //   - Every line of a file belongs to exactly one chunk. Chunks are made of
@@ -65,15 +66,6 @@
 //
 // Python docstrings stay in the text: they are string tokens, not
 // comments, and RepoQA needle bodies contain them.
-//
-// # Token equivalence
-//
-// Tokens lexes code the same way for a chunk and for a gold body, dropping
-// whitespace and comments but keeping string literals whole (so a # or //
-// inside a string is not a comment). Contains and Matcher test whether a
-// gold body's tokens occur contiguously in a chunk's: this is the RepoQA
-// judge, which credits any chunker whose chunk holds the needle function,
-// whatever its comments or formatting.
 //
 // All tree-sitter objects (parsers, trees) are closed
 // before Split returns; it holds no cgo memory afterwards.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -19,7 +20,7 @@ class Store:
         return os.path.join("/tmp", name)
 `
 	c := &corpus.Corpus{ID: "demo", Docs: []corpus.Doc{
-		{ID: "store.py", Path: "store.py", Kind: "file", Language: chunk.LanguageOf("store.py"), Text: src},
+		{ID: "store.py", Path: "store.py", Kind: "file", Language: codetext.LanguageOf("store.py"), Text: src},
 	}}
 	out, st, err := chunk.Split(c, chunk.DefaultOptions())
 	if err != nil {
@@ -34,19 +35,4 @@ class Store:
 	// class    Store        store.py#Store@L4-L9
 	// method   Store.path   store.py#Store.path@L7-L9
 	// {Files:1 Chunks:3 Fallback:0 ParseErrors:0}
-}
-
-func ExampleContains() {
-	chunkText := `def area(r):
-    # circle area
-    return 3.14159 * r * r  # approximate
-`
-	needle := "def area(r):\n  return 3.14159*r*r"
-	fmt.Println(chunk.Contains("python", chunkText, needle))
-	fmt.Println(chunk.Contains("python", chunkText, "def area(r):\n  return 3.14*r*r"))
-	fmt.Println(chunk.Tokens("go", `s := "a // b" // comment`))
-	// Output:
-	// true
-	// false
-	// [s : = "a // b"]
 }

@@ -3,6 +3,7 @@ package chunk
 import (
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -28,7 +29,7 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, src string) {
 		path := fuzzPaths[int(which)%len(fuzzPaths)]
-		lang := LanguageOf(path)
+		lang := codetext.LanguageOf(path)
 		c := &corpus.Corpus{ID: "fuzz", Docs: []corpus.Doc{{ID: path, Path: path, Kind: KindFile, Language: lang, Text: src}}}
 		out, st, err := Split(c, DefaultOptions())
 		if err != nil {
@@ -38,7 +39,7 @@ func FuzzSplit(f *testing.F) {
 			t.Fatalf("%d docs, stats %+v", len(out.Docs), st)
 		}
 		checkPartition(t, "fuzz", c.Docs[0], out.Docs)
-		fileToks := Tokens(lang, src)
+		fileToks := codetext.Tokens(lang, src)
 		if st.ParseErrors > 0 {
 			// Containment is promised for code that parses: an unterminated
 			// literal at the end of a file lexes differently once the
@@ -49,7 +50,7 @@ func FuzzSplit(f *testing.F) {
 			if d.Kind == KindFile {
 				continue
 			}
-			m := NewMatcher(lang, d.Text)
+			m := codetext.NewMatcher(lang, d.Text)
 			if m.Len() > 0 && d.Kind != KindClass && d.Kind != KindModule && !m.MatchTokens(fileToks) {
 				t.Errorf("chunk %s is not token-contained in its file:\n%s", d.ID, d.Text)
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -131,9 +132,9 @@ class AxiosHeaders {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lang := LanguageOf(tc.path)
+			lang := codetext.LanguageOf(tc.path)
 			if lang == "" {
-				lang = TypeScript // RepoQA's "typescript" corpora count .js files as TypeScript
+				lang = codetext.TypeScript // RepoQA's "typescript" corpora count .js files as TypeScript
 			}
 			c := &corpus.Corpus{ID: "x", Docs: []corpus.Doc{{ID: tc.path, Path: tc.path, Kind: "file", Language: lang, Text: tc.src}}}
 			opt := DefaultOptions()

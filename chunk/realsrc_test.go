@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 )
@@ -19,12 +20,12 @@ import (
 // in one chunk: named functions and methods, but also closures and
 // lambdas, which stay in their enclosing function.
 var functionKinds = map[string][]string{
-	Python:     {"function_definition", "lambda"},
-	Go:         {"function_declaration", "method_declaration", "func_literal"},
-	Java:       {"method_declaration", "constructor_declaration", "lambda_expression"},
-	TypeScript: {"function_declaration", "method_definition", "arrow_function", "function_expression"},
-	Rust:       {"function_item", "closure_expression"},
-	Cpp:        {"function_definition", "lambda_expression"},
+	codetext.Python:     {"function_definition", "lambda"},
+	codetext.Go:         {"function_declaration", "method_declaration", "func_literal"},
+	codetext.Java:       {"method_declaration", "constructor_declaration", "lambda_expression"},
+	codetext.TypeScript: {"function_declaration", "method_definition", "arrow_function", "function_expression"},
+	codetext.Rust:       {"function_item", "closure_expression"},
+	codetext.Cpp:        {"function_definition", "lambda_expression"},
 }
 
 // TestSplitRealSources runs the chunk invariants on real code of every
@@ -41,12 +42,12 @@ func TestSplitRealSources(t *testing.T) {
 	goroot := goEnv(t, "GOROOT")
 	ts := filepath.Join(modcache, "github.com/tree-sitter")
 	globs := map[string][]string{
-		Python:     {ts + "/tree-sitter-python@v0.23.6/examples/*.py"},
-		Go:         {goroot + "/src/net/http/*.go", goroot + "/src/go/types/*.go", ts + "/tree-sitter-go@v0.23.4/examples/*.go"},
-		Java:       {ts + "/tree-sitter-java@v0.23.5/test/highlight/*.java"},
-		TypeScript: {ts + "/tree-sitter-typescript@v0.23.2/examples/*.ts"},
-		Rust:       {ts + "/tree-sitter-rust@v0.23.2/examples/*.rs"},
-		Cpp:        {ts + "/tree-sitter-cpp@v0.23.4/examples/*", "/usr/include/c++/*/bits/stl_*.h"},
+		codetext.Python:     {ts + "/tree-sitter-python@v0.23.6/examples/*.py"},
+		codetext.Go:         {goroot + "/src/net/http/*.go", goroot + "/src/go/types/*.go", ts + "/tree-sitter-go@v0.23.4/examples/*.go"},
+		codetext.Java:       {ts + "/tree-sitter-java@v0.23.5/test/highlight/*.java"},
+		codetext.TypeScript: {ts + "/tree-sitter-typescript@v0.23.2/examples/*.ts"},
+		codetext.Rust:       {ts + "/tree-sitter-rust@v0.23.2/examples/*.rs"},
+		codetext.Cpp:        {ts + "/tree-sitter-cpp@v0.23.4/examples/*", "/usr/include/c++/*/bits/stl_*.h"},
 	}
 	langs := make([]string, 0, len(globs))
 	for l := range globs {

@@ -17,6 +17,7 @@ import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
@@ -49,7 +50,7 @@ func loadRepoQAPython(t testing.TB) []*corpus.Corpus {
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
-			c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: KindFile, Language: LanguageOf(p), Text: r.Content[p]})
+			c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: KindFile, Language: codetext.LanguageOf(p), Text: r.Content[p]})
 		}
 		out = append(out, c)
 	}
@@ -113,7 +114,7 @@ func TestSplitRepoQAPython(t *testing.T) {
 				continue
 			}
 			checkPartition(t, c.ID, file, chunks)
-			functions += checkWhole(t, parser, Python, file, chunks, []string{"function_definition"})
+			functions += checkWhole(t, parser, codetext.Python, file, chunks, []string{"function_definition"})
 		}
 	}
 	t.Logf("chunk kinds: %v; %d tree-sitter function bodies all found whole", kinds, functions)
@@ -164,7 +165,7 @@ func checkWhole(t *testing.T, parser *sitter.Parser, lang string, file corpus.Do
 	defer tree.Close()
 	toks := make([][]string, len(chunks))
 	for i, d := range chunks {
-		toks[i] = Tokens(lang, d.Text)
+		toks[i] = codetext.Tokens(lang, d.Text)
 	}
 	n := 0
 	var walk func(c *sitter.TreeCursor)
@@ -173,7 +174,7 @@ func checkWhole(t *testing.T, parser *sitter.Parser, lang string, file corpus.Do
 		if slices.Contains(kinds, node.Kind()) {
 			n++
 			body := string(src[node.StartByte():node.EndByte()])
-			m := NewMatcher(lang, body)
+			m := codetext.NewMatcher(lang, body)
 			found := false
 			for _, tk := range toks {
 				if m.MatchTokens(tk) {
@@ -259,7 +260,7 @@ func BenchmarkTokensRepoQAPython(b *testing.B) {
 	b.SetBytes(int64(bytes))
 	for b.Loop() {
 		for _, s := range texts {
-			Tokens(Python, s)
+			codetext.Tokens(codetext.Python, s)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"runtime"
 
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/internal/tsgrammar"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -77,7 +78,7 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		// Symbols as users write them: module-qualified names derived from
 		// each file's module path (the whole-file corpus has go.mod and
 		// package declarations).
-		q := chunk.NewQualifier(ds.Corpora[id])
+		q := codetext.NewQualifier(ds.Corpora[id])
 		jc.Qualify, jc.Resolve = q.Name, q.Resolve
 		p.judges[id] = jc
 		fmt.Fprintf(h, "corpus %s %s\n", id, c.Hash())

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
@@ -413,7 +413,7 @@ func items(hits []systems.Hit, jc *judge.Corpus) ([]judge.Item, error) {
 		// What the location points at (judge.Corpus.Target): a path and a
 		// symbol without lines take the lines of the definition, so the
 		// record carries them and score judges it the same way later.
-		out = append(out, jc.Target(judge.Item{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Text: h.Text, Language: chunk.LanguageOf(h.Path)}))
+		out = append(out, jc.Target(judge.Item{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Text: h.Text, Language: codetext.LanguageOf(h.Path)}))
 	}
 	return out, nil
 }

@@ -33,11 +33,11 @@
 //   - file, test, config: the path.
 //   - symbol, doc_section: the target's lines lie within the range of a
 //     chunk the gold names (a definition whose fully qualified name the
-//     written symbol names, chunk.SymbolMatches; the section by id or
+//     written symbol names, codetext.SymbolMatches; the section by id or
 //     heading). So a method earns its class's gold, a class never its
 //     methods', a whole file no definition's.
 //   - needle: the text of the chunk the hit points at holds the needle's
-//     tokens (chunk.Contains).
+//     tokens (codetext.Contains).
 //
 // A doc without lines (collections of abstracts) is judged by its own
 // fields: id, qualified symbol, heading, text. Each gold unit is credited

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 )
@@ -43,7 +43,7 @@ type Corpus struct {
 	// path + symbol); nil leaves symbols as the chunker names them.
 	Qualify func(path, language, symbol string) string
 	// Resolve rewrites a name as written through the corpus's re-exports
-	// (chunk.Qualifier.Resolve: "flask.Flask" is "flask.app.Flask", which
+	// (codetext.Qualifier.Resolve: "flask.Flask" is "flask.app.Flask", which
 	// flask/__init__.py imports); nil resolves nothing.
 	Resolve func(written string) string
 }
@@ -388,9 +388,9 @@ func goldText(g *datasets.Relevant, c *Corpus) string {
 	return ""
 }
 
-// SymbolMatches is chunk.SymbolMatches: written names the definition whose
+// SymbolMatches is codetext.SymbolMatches: written names the definition whose
 // fully qualified name is qualified (equal, or a dotted suffix at a dot).
-func SymbolMatches(qualified, written string) bool { return chunk.SymbolMatches(qualified, written) }
+func SymbolMatches(qualified, written string) bool { return codetext.SymbolMatches(qualified, written) }
 
 // span is a line range of a file.
 type span struct {
@@ -481,7 +481,7 @@ func needleIn(g *datasets.Relevant, lang, text string) bool {
 	if g.Language != "" {
 		lang = g.Language
 	}
-	return chunk.Contains(lang, text, g.Body)
+	return codetext.Contains(lang, text, g.Body)
 }
 
 // at returns the doc of path whose range is exactly start-end.
@@ -588,7 +588,7 @@ func (l *locator) spansOf(gi int) []span {
 			if lang == "" {
 				lang = d.Language
 			}
-			ok = chunk.Contains(lang, d.Text, g.Body)
+			ok = codetext.Contains(lang, d.Text, g.Body)
 		}
 		if ok {
 			out = append(out, span{d.Path, d.StartLine, max(d.EndLine, d.StartLine)})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 )
@@ -43,7 +44,7 @@ func ruleCorpus(t *testing.T) *Corpus {
 		corpus.Doc{ID: "docs/guide.md#usage", Path: "docs/guide.md", Kind: "doc_section", Symbol: "Usage", StartLine: 10, EndLine: 20, Text: "# Usage\nimport pkg"},
 	)
 	jc := NewCorpus(c)
-	jc.Qualify = chunk.NewQualifier(files).Name
+	jc.Qualify = codetext.NewQualifier(files).Name
 	return jc
 }
 
@@ -221,7 +222,7 @@ func TestRuleSymbolPath(t *testing.T) {
 	}
 	c.Docs = append(c.Docs, corpus.Doc{ID: "README.md#store", Path: "README.md", Kind: "doc_section", Symbol: "Store", StartLine: 1, EndLine: 3, Text: "# Store\nThe store."})
 	jc := NewCorpus(c)
-	jc.Qualify = chunk.NewQualifier(files).Name
+	jc.Qualify = codetext.NewQualifier(files).Name
 	get := func(path string) Item {
 		for i := range c.Docs {
 			if d := &c.Docs[i]; d.Path == path && d.Symbol == "Store.get" {

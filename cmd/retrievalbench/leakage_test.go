@@ -42,3 +42,23 @@ func TestLeakageUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestLeakageCatalogue: a dataset named from the catalogue is the one its
+// files give: cases/fixture is the fixture's case file and manifest, read
+// through -cases.
+func TestLeakageCatalogue(t *testing.T) {
+	var byName, byFile, errb bytes.Buffer
+	if err := run([]string{"leakage", "-json", "cases/fixture"}, &byName, &errb); err != nil {
+		t.Fatalf("leakage cases/fixture: %v\n%s", err, errb.String())
+	}
+	if err := run([]string{"leakage", "-json", "-cases", "../../fixtures/cases/cases.jsonl", "-manifest", "../../fixtures/cases/manifest.json"}, &byFile, &errb); err != nil {
+		t.Fatalf("leakage -cases: %v\n%s", err, errb.String())
+	}
+	if byName.String() != byFile.String() {
+		t.Errorf("leakage cases/fixture:\n%s\nwant what -cases gives for its files:\n%s", byName.String(), byFile.String())
+	}
+	var r struct{ Tasks int }
+	if err := json.Unmarshal(byName.Bytes(), &r); err != nil || r.Tasks != 10 {
+		t.Errorf("report %q (%v), want the fixture's 10 tasks", byName.String(), err)
+	}
+}

@@ -23,12 +23,12 @@
 // that spelling; "path" alone becomes a file judgment); a symbol must name
 // a definition the chunker cuts from the repository the way its language
 // imports it: its fully qualified name or any dotted suffix of it
-// (chunk.Qualifier, chunk.SymbolMatches — the judge's rule), so
+// (codetext.Qualifier, codetext.SymbolMatches — the judge's rule), so
 // "requests.adapters.HTTPAdapter.send", "adapters.HTTPAdapter.send" and
 // "HTTPAdapter.send" are all accepted, in the judgment's file when "path"
 // is given too; a name a Python package re-exports is accepted the way it
 // is imported ("flask.Flask", which src/flask/__init__.py imports from
-// .app: chunk.Qualifier.Resolve). The symbol is stored as written, with
+// .app: codetext.Qualifier.Resolve). The symbol is stored as written, with
 // its "path" (judged in that file only). In files the chunker
 // cannot split (languages without a grammar) the check falls back to
 // lexical: the symbol's last name part must be defined there
@@ -51,6 +51,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/fileline"
@@ -236,7 +237,7 @@ type repoIndex struct {
 	sections map[string][]corpus.Doc // documentation file → its section docs
 	symbols  map[string][]string     // file → fully qualified names of its chunks' symbols
 	defs     map[string][]string     // lexically defined name → files the chunker left whole
-	q        *chunk.Qualifier        // resolves names through re-exports
+	q        *codetext.Qualifier     // resolves names through re-exports
 }
 
 // defRE finds definitions in the languages the chunker knows, plus the
@@ -258,7 +259,7 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chunking %s: %w", c.ID, err)
 	}
-	q := chunk.NewQualifier(c)
+	q := codetext.NewQualifier(c)
 	idx.q = q
 	parsed := map[string]bool{}
 	for _, ch := range chunks.Docs {
@@ -292,8 +293,8 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 
 // hasSymbol reports whether id names a definition, in file p when p is
 // set: the fully qualified name of a chunk's symbol or a dotted suffix of
-// it (chunk.SymbolMatches, the judge's rule), as written or resolved
-// through a package's re-exports (chunk.Qualifier.Resolve: "flask.Flask"
+// it (codetext.SymbolMatches, the judge's rule), as written or resolved
+// through a package's re-exports (codetext.Qualifier.Resolve: "flask.Flask"
 // is "flask.app.Flask"), or, in a file the chunker could not split, a
 // lexical definition of id's last name part.
 func (x *repoIndex) hasSymbol(id, p string) bool {
@@ -303,7 +304,7 @@ func (x *repoIndex) hasSymbol(id, p string) bool {
 			continue
 		}
 		for _, s := range syms {
-			if chunk.SymbolMatches(s, id) || chunk.SymbolMatches(s, resolved) {
+			if codetext.SymbolMatches(s, id) || codetext.SymbolMatches(s, resolved) {
 				return true
 			}
 		}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -82,7 +82,7 @@ func addFile(c *corpus.Corpus, p string, b []byte) {
 }
 
 // language is the chunker's language of a file, "" for prose and config.
-func language(p string) string { return chunk.LanguageOf(p) }
+func language(p string) string { return codetext.LanguageOf(p) }
 
 func hidden(name string) bool { return strings.HasPrefix(name, ".") && name != "." }
 

@@ -48,7 +48,7 @@ func TestQualifiedSymbols(t *testing.T) {
 		{"python module suffix", "adapters.HTTPAdapter.send", "", "", "a dotted suffix of the qualified name"},
 		{"python chunk symbol", "HTTPAdapter.send", "src/requests/adapters.py", "", "the chunker's own name still works"},
 		{"python package export", "requests.HTTPAdapter.send", "", "",
-			"requests/__init__.py imports HTTPAdapter from .adapters: users write the name the package exports (chunk.Qualifier.Resolve)"},
+			"requests/__init__.py imports HTTPAdapter from .adapters: users write the name the package exports (codetext.Qualifier.Resolve)"},
 		{"python package export in its file", "requests.HTTPAdapter.send", "src/requests/adapters.py", "", "the re-exported name, judged in the file that defines it"},
 		{"python not exported", "requests.BaseAdapter.send", "", `symbol "requests.BaseAdapter.send": no definition in the repository`,
 			"the package does not import BaseAdapter: not its name"},

@@ -3,7 +3,7 @@ package repoqa
 import (
 	"slices"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 )
 
 // Languages returns the language keys of the RepoQA release, sorted.
@@ -15,7 +15,7 @@ func Languages() []string {
 // table, shared by every loader), or fallback when the extension is not one
 // of the six languages.
 func LanguageOf(p, fallback string) string {
-	if l := chunk.LanguageOf(p); l != "" {
+	if l := codetext.LanguageOf(p); l != "" {
 		return l
 	}
 	return fallback

@@ -22,7 +22,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/fileline"
@@ -276,7 +276,7 @@ func ReadCorpus(file, id, commit string) (*corpus.Corpus, error) {
 
 // Language names the programming language of a file by its extension
 // (the chunker's names), "" for prose and configuration.
-func Language(p string) string { return chunk.LanguageOf(p) }
+func Language(p string) string { return codetext.LanguageOf(p) }
 
 func readRepoCommits(file string) (map[string]*repoInfo, error) {
 	repos := make(map[string]*repoInfo)

@@ -10,6 +10,7 @@ import (
 
 	"example.com/wordcount/wordcount"
 	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 )
@@ -47,7 +48,7 @@ func TestReadme(t *testing.T) {
 		Golden:  "testdata/golden",
 		Flags:   flags,
 	}
-	benchtest.Test(t, suite, benchtest.RepoQA()) // TestReadme/mcpgrep/window12/fixture, …
+	benchtest.Test(t, suite, catalogue.RepoQA()) // TestReadme/mcpgrep/window12/fixture, …
 	// README:end
 }
 
@@ -59,7 +60,7 @@ func TestCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	suite := benchtest.Suite{Systems: []systems.Spec{wordcount.Spec(), external.Spec(mcpServer)}, Golden: "testdata/golden", Flags: flags}
-	benchtest.Test(t, suite, benchtest.Cases())
+	benchtest.Test(t, suite, catalogue.Cases())
 }
 
 // TestReadmeShowsThisTest is the doc test: the README's example block must

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 )
@@ -23,8 +24,8 @@ func suite() benchtest.Suite {
 	return benchtest.Suite{Systems: specs, Golden: "testdata/golden", Flags: flags}
 }
 
-func TestRepoQA(t *testing.T) { benchtest.Test(t, suite(), benchtest.RepoQA()) }
-func TestTREC(t *testing.T)   { benchtest.Test(t, suite(), benchtest.TREC()) }
-func TestCases(t *testing.T)  { benchtest.Test(t, suite(), benchtest.Cases()) }
+func TestRepoQA(t *testing.T) { benchtest.Test(t, suite(), catalogue.RepoQA()) }
+func TestTREC(t *testing.T)   { benchtest.Test(t, suite(), catalogue.TREC()) }
+func TestCases(t *testing.T)  { benchtest.Test(t, suite(), catalogue.Cases()) }
 
-func BenchmarkRepoQA(b *testing.B) { benchtest.Benchmark(b, suite(), benchtest.RepoQA()) }
+func BenchmarkRepoQA(b *testing.B) { benchtest.Benchmark(b, suite(), catalogue.RepoQA()) }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -35,7 +36,7 @@ func repoqaSample(tb testing.TB, n int) *corpus.Corpus {
 		sort.Strings(paths)
 		for _, p := range paths {
 			files.Docs = append(files.Docs, corpus.Doc{
-				ID: r.Repo + "/" + p, Path: p, Kind: "file", Language: chunk.LanguageOf(p), Text: r.Content[p],
+				ID: r.Repo + "/" + p, Path: p, Kind: "file", Language: codetext.LanguageOf(p), Text: r.Content[p],
 			})
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/benchtest"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -66,12 +67,12 @@ var canaryOrder = []string{"canary-command", "canary-mcp", "canary-http"}
 // key into its hits and stderr (LEAK), so that its golden files are
 // written, and one with a task that fails with the key in its error
 // (SECRET), so that the run prints and records that error.
-func canaryFamily() benchtest.Family {
+func canaryFamily() catalogue.Family {
 	gold := func(path string) []datasets.Relevant {
 		return []datasets.Relevant{{Kind: "file", ID: path, Grade: 1}}
 	}
-	ds := func(name string, tasks ...datasets.Task) benchtest.Dataset {
-		return benchtest.Dataset{Name: name, Hermetic: true, Load: func(string, string) (*datasets.Dataset, error) {
+	ds := func(name string, tasks ...datasets.Task) catalogue.Dataset {
+		return catalogue.Dataset{Name: name, Hermetic: true, Load: func(string, string) (*datasets.Dataset, error) {
 			c := testCorpus()
 			for i := range tasks {
 				tasks[i].CorpusID = c.ID
@@ -87,7 +88,7 @@ func canaryFamily() benchtest.Family {
 		{ID: "frobnicate", Query: "frobnicate LEAK", Gold: gold("pkg/a.py")},
 		{ID: "symbol", Query: "frobnicate LEAKSYM", Gold: gold("pkg/a.py")},
 	}
-	return benchtest.Family{Name: "canary", Datasets: []benchtest.Dataset{
+	return catalogue.Family{Name: "canary", Datasets: []catalogue.Dataset{
 		ds("leaks", leaks...),
 		ds("fails",
 			datasets.Task{ID: "secret", Query: "widget SECRET", Gold: gold("pkg/b.py")},

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
@@ -119,8 +119,8 @@ func Build(c *corpus.Corpus, maxCandidates int) *Graph {
 		if d.Language == "" {
 			continue
 		}
-		b.tokens[i] = chunk.Tokens(d.Language, d.Text)
-		if d.Language == chunk.Python && d.Path != "" {
+		b.tokens[i] = codetext.Tokens(d.Language, d.Text)
+		if d.Language == codetext.Python && d.Path != "" {
 			pyFiles[d.Path] = true
 		}
 		name := defName(d.Symbol)
@@ -141,7 +141,7 @@ func Build(c *corpus.Corpus, maxCandidates int) *Graph {
 		}
 	}
 	for i := range c.Docs {
-		if c.Docs[i].Language == chunk.Python {
+		if c.Docs[i].Language == codetext.Python {
 			b.readImports(i)
 		}
 	}
@@ -232,7 +232,7 @@ var defKeywords = map[string]bool{
 // definition names, Python import statements and dunder names.
 func (b *builder) uses(i int) []string {
 	toks := b.tokens[i]
-	python := b.c.Docs[i].Language == chunk.Python
+	python := b.c.Docs[i].Language == codetext.Python
 	var out []string
 	seen := map[string]bool{}
 	for k := 0; k < len(toks); k++ {
@@ -421,7 +421,7 @@ func (b *builder) resolve(i int, n string) []int {
 	if ds := without(b.fileDefs[d.Path][n], i); len(ds) > 0 {
 		return ds
 	}
-	if d.Language == chunk.Python {
+	if d.Language == codetext.Python {
 		if imp := b.imports[d.Path]; imp != nil {
 			if u, ok := imp.named[n]; ok {
 				var ds []int

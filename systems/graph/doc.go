@@ -9,7 +9,7 @@
 // Symbol is set and is not "<module>" defines the last component of its
 // Symbol ("Line.append" defines "append", "Line" defines "Line"). An edge
 // u → v means that the text of u uses a name that resolves to the definition
-// v. Names are found lexically: chunk.Tokens lexes the text (comments are
+// v. Names are found lexically: codetext.Tokens lexes the text (comments are
 // dropped, string literals are one token, so a name inside a string or a
 // comment is not a use), and every identifier token is a use, whether it is
 // called, passed, subclassed or read as an attribute, except

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/systemstest"
@@ -67,7 +68,7 @@ func chainCorpus(t *testing.T) *corpus.Corpus {
 	t.Helper()
 	c := &corpus.Corpus{ID: "chain"}
 	for _, p := range []string{"pkg/__init__.py", "pkg/app.py", "pkg/core.py", "pkg/other.py", "pkg/util.py"} {
-		c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: chunk.KindFile, Language: chunk.Python, Text: chain[p]})
+		c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: chunk.KindFile, Language: codetext.Python, Text: chain[p]})
 	}
 	cc, _, err := chunk.Split(c, chunk.DefaultOptions())
 	require.NoError(t, err)
@@ -154,7 +155,7 @@ func TestParseImport(t *testing.T) {
 		{"raise-from", "raise … from is not an import", "from err\nx = 1", importStmt{}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			toks := chunk.Tokens(chunk.Python, tc.src)
+			toks := codetext.Tokens(codetext.Python, tc.src)
 			got, end, ok := parseImport(toks, 0)
 			if ok != tc.ok || (ok && end != tc.end) {
 				t.Fatalf("%s: parseImport(%q) = end %d ok %v, want end %d ok %v (tokens %q)", tc.reason, tc.src, end, ok, tc.end, tc.ok, toks)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -40,7 +41,7 @@ func TestStructuralEdges(t *testing.T) {
 			graphs[r.Repo], chunked[r.Repo] = g, c
 		}
 		name := r.SeedQName[strings.LastIndexByte(r.SeedQName, '.')+1:]
-		m := chunk.NewMatcher(chunk.Python, r.GoldASTBody)
+		m := codetext.NewMatcher(codetext.Python, r.GoldASTBody)
 		var seed string
 		gold := map[string]bool{}
 		for _, d := range c.Docs {

@@ -27,7 +27,7 @@ package locate
 import (
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -48,7 +48,7 @@ func New(c *corpus.Corpus) *Chunks {
 	if files == nil {
 		files = c
 	}
-	q := chunk.NewQualifier(files)
+	q := codetext.NewQualifier(files)
 	jc := judge.NewCorpus(c)
 	jc.Qualify, jc.Resolve = q.Name, q.Resolve
 	x := &Chunks{jc: jc, paths: map[string]bool{}}
@@ -66,7 +66,7 @@ func (x *Chunks) Resolve(h systems.Hit) (string, bool) {
 	if h.Path == "" || !x.paths[h.Path] {
 		return "", false
 	}
-	it := judge.Item{Located: true, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Language: chunk.LanguageOf(h.Path)}
+	it := judge.Item{Located: true, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Language: codetext.LanguageOf(h.Path)}
 	if d, ok := x.jc.TargetDoc(it); ok {
 		return d.ID, true
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/judge"
@@ -132,7 +133,7 @@ func TestAgreesWithJudge(t *testing.T) {
 	c := chunked(t)
 	x := New(c)
 	jc := judge.NewCorpus(c)
-	q := chunk.NewQualifier(c.Files)
+	q := codetext.NewQualifier(c.Files)
 	jc.Qualify, jc.Resolve = q.Name, q.Resolve
 	gold := []datasets.Relevant{
 		{Kind: "file", ID: "pkg/b.py", Grade: 1},
@@ -151,7 +152,7 @@ func TestAgreesWithJudge(t *testing.T) {
 	}
 	hits = append(hits, systems.Hit{Path: "pkg/b.py"}, systems.Hit{Path: "README.md"})
 	for _, h := range hits {
-		raw := jc.Target(judge.Item{Located: true, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Language: chunk.LanguageOf(h.Path)})
+		raw := jc.Target(judge.Item{Located: true, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Language: codetext.LanguageOf(h.Path)})
 		out := x.Hits([]systems.Hit{h}, nil)
 		if len(out) != 1 {
 			t.Fatalf("Hits(%+v) = %v, want one hit", h, out)

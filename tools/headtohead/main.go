@@ -4,7 +4,7 @@
 // CIs), the paired randomization test of nDCG@10 against the best built-in
 // system, p50 query latency, index time and peak RSS (from the cell files).
 //
-//	go run ./peers/headtohead -results DIR[,DIR…] [-warm DIR,…] [-builtin bm25,dense,hybrid,graph,static]
+//	go run ./tools/headtohead -results DIR[,DIR…] [-warm DIR,…] [-builtin bm25,dense,hybrid,graph,static]
 //
 // A cell present in several directories is taken from the first that has
 // it, so a cold run of the slow cells can be listed before a run of the rest.

@@ -1,4 +1,4 @@
-package chunk
+package codetext
 
 import (
 	"path"

@@ -6,8 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/datasets"
-	"github.com/retrievalbench/retrievalbench/datasets/coderag"
-	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
+	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
@@ -22,20 +21,17 @@ func TestDatapack(t *testing.T) {
 	dir, _ := testenv.DataDir()
 	for _, tc := range []struct {
 		name     string
-		load     func() (*datasets.Dataset, error)
 		allLeak  bool
 		noneLeak bool
 	}{
-		{"humaneval", func() (*datasets.Dataset, error) {
-			return coderag.Load(dir, coderag.HumanEval, coderag.DefaultConfig())
-		}, true, false},
-		{"mbpp", func() (*datasets.Dataset, error) { return coderag.Load(dir, coderag.MBPP, coderag.DefaultConfig()) }, true, false},
-		{"repoqa-docstring", func() (*datasets.Dataset, error) {
-			return repoqa.PythonDocstring(dir, datasets.SplitAll, repoqa.DefaultConfig())
-		}, false, true},
+		{"coderag/humaneval", true, false},
+		{"coderag/mbpp", true, false},
+		{"repoqa/docstring", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := tc.load()
+			_, d, err := catalogue.Lookup(tc.name)
+			require.NoError(t, err)
+			ds, err := d.Load(dir, datasets.SplitAll)
 			require.NoError(t, err)
 			r, err := Measure(ds, DefaultConfig())
 			require.NoError(t, err)

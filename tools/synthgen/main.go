@@ -1,7 +1,7 @@
 // Command synthgen writes the synthetic qrels and run of internal/synth to
 // a directory, for measuring "retrievalbench eval" outside go test:
 //
-//	go run ./internal/synth/synthgen -out /tmp/synth
+//	go run ./tools/synthgen -out /tmp/synth
 //	/usr/bin/time -v retrievalbench eval -m all_trec /tmp/synth/qrels.txt /tmp/synth/run.txt
 package main
 

@@ -1,4 +1,4 @@
-package chunk
+package codetext
 
 import (
 	"strings"
@@ -506,4 +506,8 @@ func (lx *lexer) cppStr(s string) bool {
 		return true
 	}
 	return false
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\n' || b == '\f' || b == '\v'
 }

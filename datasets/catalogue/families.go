@@ -1,4 +1,4 @@
-package benchtest
+package catalogue
 
 import (
 	"path/filepath"
@@ -14,7 +14,7 @@ import (
 )
 
 // Families returns every benchmark family, in the order the repository's
-// bench package runs them.
+// bench package runs them. Each call builds fresh values.
 func Families() []Family {
 	return []Family{RepoQA(), RepoQALangs(), SWEQA(), CodeRAG(), CoSQA(), TREC(), BEIR(), Cases()}
 }
@@ -49,8 +49,8 @@ func RepoQA() Family {
 }
 
 // smallDenseModel is dense.DefaultModel, named here so that a user's module
-// that imports benchtest does not link ONNX Runtime for it (bench's
-// TestSmallDenseModel keeps the two equal).
+// that imports the catalogue (through benchtest) does not link ONNX Runtime
+// for it (bench's TestSmallDenseModel keeps the two equal).
 const smallDenseModel = "minilm-l6-q"
 
 // RepoQALangs is documentation → definition retrieval in RepoQA's five
@@ -76,10 +76,10 @@ func RepoQALangs() Family {
 	for _, lang := range repoqa.DocLanguages() {
 		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-doc", Load: func(dir, split string) (*datasets.Dataset, error) {
 			return repoqa.DocComment(dir, lang, split, cfg)
-		}, Small: small[lang], LoadSmall: func(dir string) (*datasets.Dataset, error) {
+		}, Small: small[lang], LoadSmallCorpora: func(dir, split string) (*datasets.Dataset, error) {
 			c := cfg
 			c.Repos = small[lang]
-			return repoqa.DocComment(dir, lang, datasets.SplitTest, c)
+			return repoqa.DocComment(dir, lang, split, c)
 		}})
 	}
 	return f
@@ -88,14 +88,14 @@ func RepoQALangs() Family {
 // SWEQA is SWE-QA (file-level pseudo-qrels extracted from the answers'
 // citations) and the seed harness's SWE-QA and SWE-QA-Pro fixtures.
 func SWEQA() Family {
-	load := func(repos ...string) func(dir, split string) (*datasets.Dataset, error) {
+	load := func(repos ...string) Loader {
 		return func(dir, split string) (*datasets.Dataset, error) {
 			cfg := sweqa.DefaultConfig()
 			cfg.Repos, cfg.Split = repos, split
 			return sweqa.Load(dir, cfg)
 		}
 	}
-	seed := func(questions string) func(dir, split string) (*datasets.Dataset, error) {
+	seed := func(questions string) Loader {
 		return func(dir, _ string) (*datasets.Dataset, error) {
 			return sweqa.LoadSeed(filepath.Join(dir, "pydocs-eval", questions), filepath.Join(dir, "pydocs-eval", "swe_qa_corpus.jsonl"))
 		}
@@ -113,7 +113,7 @@ func SWEQA() Family {
 // oracle), and the seed harness's DS-1000 fixture. Their corpora are small
 // (≤ 500 docs), so every size runs them whole; -size=small takes small_test.
 func CodeRAG() Family {
-	load := func(name, run string) func(dir, split string) (*datasets.Dataset, error) {
+	load := func(name, run string) Loader {
 		return func(dir, split string) (*datasets.Dataset, error) {
 			cfg := coderag.DefaultConfig()
 			cfg.Run, cfg.Split = run, split
