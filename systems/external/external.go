@@ -6,6 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/corpusdir"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 	"io"
 	"maps"
 	"net"
@@ -13,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,13 +56,13 @@ type System struct {
 	opt systems.Options
 	rt  *runtime
 	t   transport
-	m   *mapping
+	m   *mapping.Mapping
 
 	outside   int      // hits whose path was outside the corpus, in all
 	retryLine string   // the retries' warning last returned
 	warnings  []string // noticed since the last Warnings call
 	index     systems.IndexReport
-	peak      peakRSS // of the child processes, for PeakRSS
+	peak      proc.PeakRSS // of the child processes, for PeakRSS
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -67,11 +71,11 @@ type runtime struct {
 	name string
 	env  []string // the process environment plus the config's env
 	work string   // the work directory, cwd of every child
-	red  *redactor
-	base vars // {corpus} {work} {cache} {port}
+	red  *redact.Redactor
+	base template.Vars // {corpus} {work} {cache} {port}
 	life context.Context
 	logf func(format string, args ...any)
-	peak *peakRSS
+	peak *proc.PeakRSS
 
 	retries retryStats // of the HTTP requests, for Warnings
 }
@@ -94,7 +98,7 @@ type transport interface {
 	start(ctx context.Context) error
 	// call runs the query's calls with v; it returns the result to map and
 	// v with the values the calls captured.
-	call(ctx context.Context, v vars) (payload, vars, error)
+	call(ctx context.Context, v template.Vars) (mapping.Payload, template.Vars, error)
 	// close stops what start started; it is safe to call more than once.
 	close()
 }
@@ -114,10 +118,10 @@ func New(cfg *Config, opt systems.Options) (*System, error) {
 // processes the system ran and saw exit — the index command, the server,
 // one process per query — as the kernel reports it when each is reaped
 // (ru_maxrss, Linux) where that figure is the child's own, and as sampled
-// from /proc while it ran where it is not (peakRSS says when). A server
+// from /proc while it ran where it is not (proc.PeakRSS says when). A server
 // counts once Close has stopped it; 0 before any process exited. This is
 // the peer's memory, not the caller's.
-func (s *System) PeakRSS() uint64 { return s.peak.bytes() }
+func (s *System) PeakRSS() uint64 { return s.peak.Bytes() }
 
 // WholeFiles reports true: an external system indexes the corpus's files
 // by its own rules.
@@ -141,9 +145,9 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if !cfg.Corpus.None {
 		var err error
 		if cfg.Corpus.JSONL {
-			dir, err = corpusJSONL(cache, c, chash)
+			dir, err = corpusdir.JSONL(cache, c, chash)
 		} else {
-			dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
+			dir, err = corpusdir.Tree(ctx, cache, c, chash, cfg.Corpus.Git)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", cfg.Name(), err)
@@ -151,11 +155,11 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	hash := cfg.Hash()
 	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
-	base := map[string]string{phCorpus: dir, phWork: work, phCache: cache}
+	base := map[string]string{template.PhCorpus: dir, template.PhWork: work, template.PhCache: cache}
 	tool := ""
 	if cfg.Index != nil {
 		var err error
-		if tool, err = toolKey(ctx, cfg, vars{ph: base, getenv: os.LookupEnv}); err != nil {
+		if tool, err = toolKey(ctx, cfg, template.Vars{Values: base, Getenv: os.LookupEnv}); err != nil {
 			// Without the tool's version no index can be trusted: build one.
 			logf("%s: the index will not be reused: %v", cfg.Name(), err)
 		}
@@ -174,25 +178,25 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	if cfg.hasPort() {
+	if cfg.HasPort() {
 		port, err := freePort()
 		if err != nil {
 			return fmt.Errorf("%s: choosing a port: %w", cfg.Name(), err)
 		}
-		base[phPort] = strconv.Itoa(port)
+		base[template.PhPort] = strconv.Itoa(port)
 	}
-	v := vars{ph: base, getenv: os.LookupEnv}
-	env := cfg.baseEnv()
+	v := template.Vars{Values: base, Getenv: os.LookupEnv}
+	env := cfg.BaseEnv()
 	set := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-		x, err := v.expand(cfg.Env[k])
+		x, err := v.Expand(cfg.Env[k])
 		if err != nil {
 			return fmt.Errorf("%s: env %s: %w", cfg.Name(), k, err)
 		}
 		set[k] = x
 		env = append(env, k+"="+x)
 	}
-	red := newRedactor(cfg.secretValues(func(name string) (string, bool) {
+	red := redact.New(cfg.SecretValues(func(name string) (string, bool) {
 		if x, ok := set[name]; ok {
 			return x, true
 		}
@@ -210,7 +214,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		return err
 	}
 	s.index = rep
-	strip, err := v.expand(cfg.Result.StripPrefix)
+	strip, err := v.Expand(cfg.Result.StripPrefix)
 	if err != nil {
 		return fmt.Errorf("%s: result.strip_prefix: %w", cfg.Name(), err)
 	}
@@ -218,10 +222,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
 		dirs = append(dirs, real)
 	}
-	s.m = &mapping{spec: cfg.Result, strip: strip, dirs: dirs, red: red}
-	if cfg.Result.From == FromText {
-		s.m.re = regexp.MustCompile(cfg.Result.ItemRegex) // Validate compiled it
-	}
+	s.m = mapping.New(cfg.Result, strip, dirs, red)
 	var cancel context.CancelFunc
 	rt.life, cancel = context.WithCancel(context.Background())
 	switch cfg.Transport {
@@ -234,7 +235,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	s.t = &lifetime{transport: s.t, cancel: cancel}
 	s.rt = rt
-	sctx, scancel := context.WithTimeout(ctx, cfg.startTimeout())
+	sctx, scancel := context.WithTimeout(ctx, cfg.StartWait())
 	defer scancel()
 	if err := s.t.start(sctx); err != nil {
 		return red.Error(fmt.Errorf("%s: starting: %w", rt.name, err))
@@ -255,17 +256,17 @@ func (l *lifetime) close() {
 
 func writeFiles(rt *runtime, files map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(files)) {
-		name, err := rt.base.expand(k)
+		name, err := rt.base.Expand(k)
 		if err != nil {
 			return fmt.Errorf("%s: files %q: %w", rt.name, k, err)
 		}
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(rt.work, name)
 		}
-		if _, ok := relPath([]string{rt.work}, name); !ok {
+		if _, ok := mapping.RelPath([]string{rt.work}, name); !ok {
 			return fmt.Errorf("%s: files %q: %s is outside the work directory %s", rt.name, k, name, rt.work)
 		}
-		text, err := rt.base.expand(files[k])
+		text, err := rt.base.Expand(files[k])
 		if err != nil {
 			return rt.red.Error(fmt.Errorf("%s: files %q: %w", rt.name, k, err))
 		}
@@ -289,19 +290,19 @@ func runIndex(ctx context.Context, rt *runtime, want indexMarker) (systems.Index
 		rt.logf("%s: index reused from %s (built in %s)", rt.name, rt.work, built.Round(time.Millisecond))
 		return systems.IndexReport{Reused: true, BuildTime: built}, nil
 	}
-	argv, err := rt.base.expandAll(ix.Command)
+	argv, err := rt.base.ExpandAll(ix.Command)
 	if err != nil {
 		return systems.IndexReport{}, rt.red.Error(fmt.Errorf("%s: index.command: %w", rt.name, err))
 	}
-	ctx, cancel := context.WithTimeout(ctx, rt.cfg.indexTimeout())
+	ctx, cancel := context.WithTimeout(ctx, rt.cfg.IndexWait())
 	defer cancel()
 	start := time.Now()
-	stop := heartbeat(heartbeatEvery, rt.cfg.indexTimeout(), rt.logf, rt.name+": indexing")
-	_, _, err = run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
+	stop := heartbeat(heartbeatEvery, rt.cfg.IndexWait(), rt.logf, rt.name+": indexing")
+	_, _, err = proc.Run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
 	stop()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return systems.IndexReport{}, fmt.Errorf("%s: index: timed out after %s (index.timeout): %w", rt.name, rt.cfg.indexTimeout(), err)
+			return systems.IndexReport{}, fmt.Errorf("%s: index: timed out after %s (index.timeout): %w", rt.name, rt.cfg.IndexWait(), err)
 		}
 		return systems.IndexReport{}, fmt.Errorf("%s: index: %w", rt.name, err)
 	}
@@ -346,7 +347,7 @@ func readMarker(work string) (indexMarker, bool) {
 // the programs its index, server and search commands start — so that an
 // upgraded tool does not read the index an older one built. "" with an
 // error when the version cannot be known.
-func toolKey(ctx context.Context, cfg *Config, v vars) (string, error) {
+func toolKey(ctx context.Context, cfg *Config, v template.Vars) (string, error) {
 	if len(cfg.VersionCommand) > 0 {
 		vs, err := cfg.Versions(ctx)
 		if err != nil {
@@ -367,7 +368,7 @@ func toolKey(ctx context.Context, cfg *Config, v vars) (string, error) {
 	}
 	var parts []string
 	for _, n := range names {
-		p, err := v.expand(n)
+		p, err := v.Expand(n)
 		if err != nil {
 			return "", fmt.Errorf("naming the tool's files: %w", err)
 		}
@@ -420,7 +421,7 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 		return nil, fmt.Errorf("%s: Search before Index", s.cfg.Name())
 	}
 	rt := s.rt
-	v := rt.base.with(phQuery, q.Text, phK, strconv.Itoa(k), phLibrary, q.Library, phRepo, q.Repo)
+	v := rt.base.With(template.PhQuery, q.Text, template.PhK, strconv.Itoa(k), template.PhLibrary, q.Library, template.PhRepo, q.Repo)
 	release, err := acquire(ctx, s.cfg.Name(), s.cfg.MaxConcurrency)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rt.name, err)
@@ -430,16 +431,16 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	if err != nil {
 		return nil, rt.red.Error(fmt.Errorf("%s: %w", rt.name, err))
 	}
-	hits, outside, err := s.m.hits(p, k)
+	hits, outside, err := s.m.Hits(p, k)
 	if err != nil {
 		err = fmt.Errorf("%s: %s: mapping the result: %w", rt.name, taskName(q), err)
-		if p.stderr != "" {
-			err = fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, stderrTail, p.stderr)
+		if p.Stderr != "" {
+			err = fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, proc.StderrTail, p.Stderr)
 		}
 		return nil, rt.red.Error(err)
 	}
 	if s.cfg.Result.Library != "" {
-		lib, err := v.expand(s.cfg.Result.Library)
+		lib, err := v.Expand(s.cfg.Result.Library)
 		if err != nil {
 			return nil, rt.red.Error(fmt.Errorf("%s: result.library: %w", rt.name, err))
 		}
@@ -449,7 +450,7 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	}
 	if outside > 0 {
 		if s.outside == 0 {
-			rt.logf("%s: a hit outside the corpus %s was kept as a non-matching hit (see Warnings)", rt.name, s.m.dirs[0])
+			rt.logf("%s: a hit outside the corpus %s was kept as a non-matching hit (see Warnings)", rt.name, s.m.Dir())
 		}
 		s.outside += outside
 		s.warnings = append(s.warnings, fmt.Sprintf("%s: %d of %d hits named a path outside the corpus and match nothing (kept at their ranks)", rt.name, outside, len(hits)))
@@ -488,7 +489,7 @@ func taskName(q systems.Query) string {
 	if q.Task != "" {
 		return "task " + q.Task
 	}
-	return fmt.Sprintf("query %q", snippetN(q.Text, 80))
+	return fmt.Sprintf("query %q", mapping.SnippetN(q.Text, 80))
 }
 
 // retryWarnings is the retries' line of Warnings when the counts moved
