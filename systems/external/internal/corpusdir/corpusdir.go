@@ -47,6 +47,21 @@ func Tree(ctx context.Context, cache string, c *corpus.Corpus, hash string, git 
 	if git {
 		name += "-git"
 	}
+	return publish(cache, name, func(tmp string) error {
+		if err := writeTree(tmp, c); err != nil {
+			return err
+		}
+		if git {
+			return gitCommit(ctx, tmp, c)
+		}
+		return nil
+	})
+}
+
+// publish returns <cache>/external/corpora/<name>, filling it with fill when
+// it is absent: fill writes into a temporary sibling, which is renamed into
+// place, so the directory exists only once complete.
+func publish(cache, name string, fill func(tmp string) error) (string, error) {
 	parent := filepath.Join(cache, "external", "corpora")
 	final := filepath.Join(parent, name)
 	if st, err := os.Stat(final); err == nil && st.IsDir() {
@@ -60,13 +75,8 @@ func Tree(ctx context.Context, cache string, c *corpus.Corpus, hash string, git 
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := writeTree(tmp, c); err != nil {
+	if err := fill(tmp); err != nil {
 		return "", err
-	}
-	if git {
-		if err := gitCommit(ctx, tmp, c); err != nil {
-			return "", err
-		}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", err
@@ -177,30 +187,7 @@ func JSONL(cache string, c *corpus.Corpus, hash string) (string, error) {
 			return "", err
 		}
 	}
-	parent := filepath.Join(cache, "external", "corpora")
-	final := filepath.Join(parent, hash+"-jsonl")
-	if st, err := os.Stat(final); err == nil && st.IsDir() {
-		return final, nil
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(parent, ".tmp-"+hash+"-jsonl-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := os.WriteFile(filepath.Join(tmp, "docs.jsonl"), []byte(b.String()), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if st, serr := os.Stat(final); serr == nil && st.IsDir() {
-			return final, nil
-		}
-		return "", err
-	}
-	return final, nil
+	return publish(cache, hash+"-jsonl", func(tmp string) error {
+		return os.WriteFile(filepath.Join(tmp, "docs.jsonl"), []byte(b.String()), 0o644)
+	})
 }
