@@ -3,6 +3,7 @@ package external
 import (
 	"context"
 	"fmt"
+
 	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
 	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
 	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"

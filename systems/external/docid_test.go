@@ -1,7 +1,6 @@
 package external
 
 import (
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // abstracts is a document collection as TREC and BEIR loaders give it: ids

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 	"io"
 	"maps"
 	"net/http"
 	"slices"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // httpTransport sends one request per query, to a hosted service or to a

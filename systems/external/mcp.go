@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/config"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 	"maps"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/config"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // maxRestarts is how many times in a row a server that failed a call

@@ -3,12 +3,13 @@ package external
 import (
 	"context"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
 	"maps"
 	"net/http"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
 )
 
 // connectHTTP connects to an MCP server over HTTP at mcp.url — Streamable

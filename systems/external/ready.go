@@ -3,11 +3,12 @@ package external
 import (
 	"context"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // startListening starts a local server (http.command, or mcp.command with

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 	"math"
 	"path"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 )
 
 // Result sources.

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 	"io"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 )
 
 // Bounds of what is kept from a child process.

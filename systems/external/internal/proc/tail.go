@@ -3,9 +3,10 @@ package proc
 import (
 	"bytes"
 	"fmt"
-	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 	"strings"
 	"sync"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 )
 
 // Tail keeps the last StderrTail bytes written to it, redacted. Redaction
