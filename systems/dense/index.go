@@ -90,8 +90,8 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.CacheDir == "" {
-		return nil, fmt.Errorf("dense[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
+	if err := modelconfig.CheckCache("dense", cfg.Name, opt.CacheDir); err != nil {
+		return nil, err
 	}
 	m, err := cfg.model()
 	if err != nil {

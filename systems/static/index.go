@@ -59,8 +59,8 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.CacheDir == "" {
-		return nil, fmt.Errorf("static[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
+	if err := modelconfig.CheckCache("static", cfg.Name, opt.CacheDir); err != nil {
+		return nil, err
 	}
 	m, err := models.Lookup(cfg.Model)
 	if err != nil {

@@ -2,7 +2,7 @@
 // share — dense (ONNX models and endpoints) and static (static embedding
 // tables), each a Config naming a model of the catalog (embed/models): the
 // check of a config against its model, the model's part of the config hash
-// and what a model needs in the cache.
+// and what a model needs in the cache (Missing, CheckCache).
 package modelconfig
 
 import (
@@ -56,6 +56,15 @@ func HashFields(m models.Model) []string {
 func Missing(cacheDir string, m models.Model) *systems.Requirement {
 	if err := models.Verify(cacheDir, m); errors.Is(err, models.ErrMissing) {
 		return &systems.Requirement{Kind: systems.NeedsModels, Reason: err.Error()}
+	}
+	return nil
+}
+
+// CheckCache reports an empty cache dir, where the system (dense, static)
+// config name would read its model files from.
+func CheckCache(system, name, cacheDir string) error {
+	if cacheDir == "" {
+		return fmt.Errorf("%s[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", system, name)
 	}
 	return nil
 }
