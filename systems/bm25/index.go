@@ -383,13 +383,12 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 		return fmt.Errorf("%s: doc ids differ from the corpus", path)
 	}
 	w := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	stmt, err := db.Prepare(`SELECT rowid, -bm25(fts, ` + w(x.cfg.SymbolWeight) + `, ` + w(x.cfg.PathWeight) + `, ` + w(x.cfg.BodyWeight) +
-		`) AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`)
+	score := `-bm25(fts, ` + w(x.cfg.SymbolWeight) + `, ` + w(x.cfg.PathWeight) + `, ` + w(x.cfg.BodyWeight) + `)`
+	stmt, err := db.Prepare(`SELECT rowid, ` + score + ` AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`)
 	if err != nil {
 		return fmt.Errorf("%s: preparing search: %w", path, err)
 	}
-	term, err := db.Prepare(`SELECT rowid, -bm25(fts, ` + w(x.cfg.SymbolWeight) + `, ` + w(x.cfg.PathWeight) + `, ` + w(x.cfg.BodyWeight) +
-		`) FROM fts WHERE fts MATCH ?`)
+	term, err := db.Prepare(`SELECT rowid, ` + score + ` FROM fts WHERE fts MATCH ?`)
 	if err != nil {
 		stmt.Close()
 		return fmt.Errorf("%s: preparing term search: %w", path, err)
@@ -409,15 +408,9 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 // Search returns the k best docs for query, best first; ties are broken by
 // doc ID ascending. A query without word characters has no hits.
 func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit, error) {
-	if x.search == nil {
-		return nil, errors.New("bm25: Search before Index")
-	}
-	if k <= 0 {
-		return nil, nil
-	}
-	terms := queryTerms(x.cfg.Tokenizer, query)
+	terms, err := x.terms(query, k)
 	if len(terms) == 0 {
-		return nil, nil
+		return nil, err
 	}
 	if x.mem != nil {
 		hits, ok, err := x.sc.searchMem(ctx, x, terms, k)
@@ -435,18 +428,25 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 	return hits, nil
 }
 
-// SearchFTS5 is Search ranked by FTS5's own bm25() in SQL: the reference
-// that Search's ranking is checked against.
-func (x *Index) SearchFTS5(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+// terms opens Search and SearchFTS5: the terms of query, none (and no
+// error) for k <= 0 or a query without word characters, an error before
+// Index.
+func (x *Index) terms(query string, k int) ([]string, error) {
 	if x.search == nil {
 		return nil, errors.New("bm25: Search before Index")
 	}
 	if k <= 0 {
 		return nil, nil
 	}
-	terms := queryTerms(x.cfg.Tokenizer, query)
+	return queryTerms(x.cfg.Tokenizer, query), nil
+}
+
+// SearchFTS5 is Search ranked by FTS5's own bm25() in SQL: the reference
+// that Search's ranking is checked against.
+func (x *Index) SearchFTS5(ctx context.Context, query string, k int) ([]systems.Hit, error) {
+	terms, err := x.terms(query, k)
 	if len(terms) == 0 {
-		return nil, nil
+		return nil, err
 	}
 	rows, err := x.search.QueryContext(ctx, matchExpr(terms), k)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
 	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
@@ -83,20 +84,12 @@ func ConfigByName(name string) (Config, error) {
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
-	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
-		return err
-	}
-	m, err := c.model()
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidConfig, c.Name, err)
-	}
-	if !m.IsONNX() && !m.IsEndpoint() {
-		return fmt.Errorf("%w: %s: model %s is a %s model, not an ONNX one (systems/static runs it)", ErrInvalidConfig, c.Name, m.ID, m.Kind)
-	}
-	if c.BatchSize < 0 {
-		return fmt.Errorf("%w: %s: batch size %d", ErrInvalidConfig, c.Name, c.BatchSize)
-	}
-	return nil
+	return modelconfig.Check(ErrInvalidConfig, c.Name, c.model, func(m models.Model) string {
+		if !m.IsONNX() && !m.IsEndpoint() {
+			return fmt.Sprintf("model %s is a %s model, not an ONNX one (systems/static runs it)", m.ID, m.Kind)
+		}
+		return ""
+	}, "batch size", c.BatchSize)
 }
 
 // Hash returns a stable hex SHA-256 of c, of its model's description
@@ -107,10 +100,7 @@ func (c Config) Validate() error {
 func (c Config) Hash() string {
 	fields := []string{indexVersion, c.Name, c.Model, strconv.Itoa(c.BatchSize)}
 	if m, err := c.model(); err == nil {
-		fields = append(fields, strconv.Itoa(m.Dimension), m.Pooling, strconv.Itoa(m.MaxTokens), m.QueryPrefix, m.PassagePrefix)
-		for _, f := range m.Files {
-			fields = append(fields, f.Name, f.SHA256)
-		}
+		fields = append(fields, modelconfig.HashFields(m)...)
 		fields = append(fields, m.Settings()...) // none for the built-in models
 		if ep := m.Endpoint; ep != nil {         // the served model, not where it is served
 			fields = append(fields, "endpoint", ep.Model, ep.Revision, strconv.Itoa(ep.RequestDimensions))

@@ -2,7 +2,6 @@ package dense
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
 )
 
 var _ systems.System = (*Index)(nil)
@@ -39,10 +39,7 @@ func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	if _, err := embed.LibraryPath(cacheDir); err != nil {
 		return &systems.Requirement{Kind: systems.NeedsONNX, Reason: err.Error()}
 	}
-	if err := models.Verify(cacheDir, m); errors.Is(err, models.ErrMissing) {
-		return &systems.Requirement{Kind: systems.NeedsModels, Reason: err.Error()}
-	}
-	return nil
+	return modelconfig.Missing(cacheDir, m)
 }
 
 // Stats describes the last Index call.
@@ -93,8 +90,8 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.CacheDir == "" {
-		return nil, fmt.Errorf("dense[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
+	if err := modelconfig.CheckCache("dense", cfg.Name, opt.CacheDir); err != nil {
+		return nil, err
 	}
 	m, err := cfg.model()
 	if err != nil {

@@ -56,7 +56,7 @@ func TestCommandHits(t *testing.T) {
 	}
 	b, err = os.ReadFile(filepath.Join(work, "notes", "hello.txt"))
 	require.NoError(t, err)
-	if want := "zanzibar at " + s.m.dirs[0] + "\n"; string(b) != want {
+	if want := "zanzibar at " + s.m.Dir() + "\n"; string(b) != want {
 		t.Errorf("files: got %q, want %q", b, want)
 	}
 }
@@ -137,7 +137,7 @@ func TestCommandOutsideCorpus(t *testing.T) {
 	got, err := s.Search(t.Context(), "zanzibar", 10)
 	require.NoError(t, err)
 	// Kept at its rank, matching nothing: no path, lines or symbol.
-	diffHits(t, "outside", []systems.Hit{{Score: 1, Text: "zanzibar at " + s.m.dirs[0]}}, got)
+	diffHits(t, "outside", []systems.Hit{{Score: 1, Text: "zanzibar at " + s.m.Dir()}}, got)
 	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], "1 hits named a path outside the corpus") {
 		t.Errorf("Warnings = %q, want one counting 1 hit outside the corpus", w)
 	}

@@ -65,6 +65,14 @@
 // maxRestarts times). Every child runs in its own process group, which is
 // killed as a whole when its context ends, after a command exits, and on
 // Close — and when the program running the benchmark dies, however it dies
-// (reaper.go). The values of the variables named in "secrets" are replaced by
-// "***" in every error, stderr tail, log line and hit text.
+// (internal/proc/reaper.go). The values of the variables named in "secrets"
+// are replaced by "***" in every error, stderr tail, log line and hit text.
+//
+// # Layout
+//
+// This package is the System and its transports, a file each. The config
+// language is internal/config (its placeholders internal/template, its
+// result section internal/mapping), re-exported here as aliases; process
+// supervision is internal/proc, the corpus handover internal/corpusdir and
+// secret redaction internal/redact.
 package external

@@ -10,6 +10,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // abstracts is a document collection as TREC and BEIR loaders give it: ids
@@ -46,7 +47,7 @@ func TestDocIDs(t *testing.T) {
 	require.NoError(t, err)
 	// "widget": d1 has it three times (title and text), d2 once.
 	diffHits(t, "doc ids", []systems.Hit{{DocID: "d1", Score: 3}, {DocID: "d2", Score: 1}}, got)
-	b, err := os.ReadFile(filepath.Join(s.rt.base.ph[phCorpus], "docs.jsonl"))
+	b, err := os.ReadFile(filepath.Join(s.rt.base.Values[template.PhCorpus], "docs.jsonl"))
 	require.NoError(t, err)
 	if want := `{"_id":"d1","title":"Widgets","text":"A widget renders a widget."}`; !strings.HasPrefix(string(b), want+"\n") {
 		t.Errorf("docs.jsonl starts %q, want %q", b, want)

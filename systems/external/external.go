@@ -2,49 +2,32 @@ package external
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
-	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/corpusdir"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 var (
-	_ systems.System        = (*System)(nil)
 	_ systems.QuerySearcher = (*System)(nil)
 	_ systems.FileIndexer   = (*System)(nil)
 	_ systems.Warner        = (*System)(nil)
 	_ systems.IndexReporter = (*System)(nil)
 )
-
-// indexedMarker is written into the work directory once the index command
-// has succeeded; it holds an indexMarker.
-const indexedMarker = ".retrievalbench-indexed"
-
-// indexMarker is what an index in a work directory was built with and how
-// long building it took. An index is reused only when both the config hash
-// and the tool key match: a new version of the tool (or of the files it
-// runs) builds a new index rather than reading a stale one.
-type indexMarker struct {
-	ConfigHash   string  `json:"config_hash"`
-	Tool         string  `json:"tool"`
-	BuildSeconds float64 `json:"build_seconds"`
-}
 
 // System is an external retrieval system driven by a Config.
 type System struct {
@@ -52,13 +35,13 @@ type System struct {
 	opt systems.Options
 	rt  *runtime
 	t   transport
-	m   *mapping
+	m   *mapping.Mapping
 
 	outside   int      // hits whose path was outside the corpus, in all
 	retryLine string   // the retries' warning last returned
 	warnings  []string // noticed since the last Warnings call
 	index     systems.IndexReport
-	peak      peakRSS // of the child processes, for PeakRSS
+	peak      proc.PeakRSS // of the child processes, for PeakRSS
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -67,11 +50,11 @@ type runtime struct {
 	name string
 	env  []string // the process environment plus the config's env
 	work string   // the work directory, cwd of every child
-	red  *redactor
-	base vars // {corpus} {work} {cache} {port}
+	red  *redact.Redactor
+	base template.Vars // {corpus} {work} {cache} {port}
 	life context.Context
 	logf func(format string, args ...any)
-	peak *peakRSS
+	peak *proc.PeakRSS
 
 	retries retryStats // of the HTTP requests, for Warnings
 }
@@ -94,7 +77,7 @@ type transport interface {
 	start(ctx context.Context) error
 	// call runs the query's calls with v; it returns the result to map and
 	// v with the values the calls captured.
-	call(ctx context.Context, v vars) (payload, vars, error)
+	call(ctx context.Context, v template.Vars) (mapping.Payload, template.Vars, error)
 	// close stops what start started; it is safe to call more than once.
 	close()
 }
@@ -114,10 +97,10 @@ func New(cfg *Config, opt systems.Options) (*System, error) {
 // processes the system ran and saw exit — the index command, the server,
 // one process per query — as the kernel reports it when each is reaped
 // (ru_maxrss, Linux) where that figure is the child's own, and as sampled
-// from /proc while it ran where it is not (peakRSS says when). A server
+// from /proc while it ran where it is not (proc.PeakRSS says when). A server
 // counts once Close has stopped it; 0 before any process exited. This is
 // the peer's memory, not the caller's.
-func (s *System) PeakRSS() uint64 { return s.peak.bytes() }
+func (s *System) PeakRSS() uint64 { return s.peak.Bytes() }
 
 // WholeFiles reports true: an external system indexes the corpus's files
 // by its own rules.
@@ -141,9 +124,9 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if !cfg.Corpus.None {
 		var err error
 		if cfg.Corpus.JSONL {
-			dir, err = corpusJSONL(cache, c, chash)
+			dir, err = corpusdir.JSONL(cache, c, chash)
 		} else {
-			dir, err = corpusDir(ctx, cache, c, chash, cfg.Corpus.Git)
+			dir, err = corpusdir.Tree(ctx, cache, c, chash, cfg.Corpus.Git)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", cfg.Name(), err)
@@ -151,11 +134,11 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	hash := cfg.Hash()
 	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
-	base := map[string]string{phCorpus: dir, phWork: work, phCache: cache}
+	base := map[string]string{template.PhCorpus: dir, template.PhWork: work, template.PhCache: cache}
 	tool := ""
 	if cfg.Index != nil {
 		var err error
-		if tool, err = toolKey(ctx, cfg, vars{ph: base, getenv: os.LookupEnv}); err != nil {
+		if tool, err = toolKey(ctx, cfg, template.Vars{Values: base, Getenv: os.LookupEnv}); err != nil {
 			// Without the tool's version no index can be trusted: build one.
 			logf("%s: the index will not be reused: %v", cfg.Name(), err)
 		}
@@ -174,25 +157,25 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	if cfg.hasPort() {
+	if cfg.HasPort() {
 		port, err := freePort()
 		if err != nil {
 			return fmt.Errorf("%s: choosing a port: %w", cfg.Name(), err)
 		}
-		base[phPort] = strconv.Itoa(port)
+		base[template.PhPort] = strconv.Itoa(port)
 	}
-	v := vars{ph: base, getenv: os.LookupEnv}
-	env := cfg.baseEnv()
+	v := template.Vars{Values: base, Getenv: os.LookupEnv}
+	env := cfg.BaseEnv()
 	set := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-		x, err := v.expand(cfg.Env[k])
+		x, err := v.Expand(cfg.Env[k])
 		if err != nil {
 			return fmt.Errorf("%s: env %s: %w", cfg.Name(), k, err)
 		}
 		set[k] = x
 		env = append(env, k+"="+x)
 	}
-	red := newRedactor(cfg.secretValues(func(name string) (string, bool) {
+	red := redact.New(cfg.SecretValues(func(name string) (string, bool) {
 		if x, ok := set[name]; ok {
 			return x, true
 		}
@@ -210,7 +193,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 		return err
 	}
 	s.index = rep
-	strip, err := v.expand(cfg.Result.StripPrefix)
+	strip, err := v.Expand(cfg.Result.StripPrefix)
 	if err != nil {
 		return fmt.Errorf("%s: result.strip_prefix: %w", cfg.Name(), err)
 	}
@@ -218,10 +201,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
 		dirs = append(dirs, real)
 	}
-	s.m = &mapping{spec: cfg.Result, strip: strip, dirs: dirs, red: red}
-	if cfg.Result.From == FromText {
-		s.m.re = regexp.MustCompile(cfg.Result.ItemRegex) // Validate compiled it
-	}
+	s.m = mapping.New(cfg.Result, strip, dirs, red)
 	var cancel context.CancelFunc
 	rt.life, cancel = context.WithCancel(context.Background())
 	switch cfg.Transport {
@@ -234,7 +214,7 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	s.t = &lifetime{transport: s.t, cancel: cancel}
 	s.rt = rt
-	sctx, scancel := context.WithTimeout(ctx, cfg.startTimeout())
+	sctx, scancel := context.WithTimeout(ctx, cfg.StartWait())
 	defer scancel()
 	if err := s.t.start(sctx); err != nil {
 		return red.Error(fmt.Errorf("%s: starting: %w", rt.name, err))
@@ -251,150 +231,6 @@ type lifetime struct {
 func (l *lifetime) close() {
 	l.transport.close()
 	l.cancel()
-}
-
-func writeFiles(rt *runtime, files map[string]string) error {
-	for _, k := range slices.Sorted(maps.Keys(files)) {
-		name, err := rt.base.expand(k)
-		if err != nil {
-			return fmt.Errorf("%s: files %q: %w", rt.name, k, err)
-		}
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(rt.work, name)
-		}
-		if _, ok := relPath([]string{rt.work}, name); !ok {
-			return fmt.Errorf("%s: files %q: %s is outside the work directory %s", rt.name, k, name, rt.work)
-		}
-		text, err := rt.base.expand(files[k])
-		if err != nil {
-			return rt.red.Error(fmt.Errorf("%s: files %q: %w", rt.name, k, err))
-		}
-		if err := atomicfile.WriteFile(name, []byte(text)); err != nil {
-			return fmt.Errorf("%s: files %q: %w", rt.name, k, err)
-		}
-	}
-	return nil
-}
-
-// runIndex runs the index command unless the work directory holds an
-// index built with want's config hash and tool key (Index has emptied one
-// built with others), and reports which it did.
-func runIndex(ctx context.Context, rt *runtime, want indexMarker) (systems.IndexReport, error) {
-	ix := rt.cfg.Index
-	if ix == nil {
-		return systems.IndexReport{}, nil
-	}
-	if m, ok := readMarker(rt.work); ok && want.Tool != "" && m.ConfigHash == want.ConfigHash && m.Tool == want.Tool {
-		built := time.Duration(m.BuildSeconds * float64(time.Second))
-		rt.logf("%s: index reused from %s (built in %s)", rt.name, rt.work, built.Round(time.Millisecond))
-		return systems.IndexReport{Reused: true, BuildTime: built}, nil
-	}
-	argv, err := rt.base.expandAll(ix.Command)
-	if err != nil {
-		return systems.IndexReport{}, rt.red.Error(fmt.Errorf("%s: index.command: %w", rt.name, err))
-	}
-	ctx, cancel := context.WithTimeout(ctx, rt.cfg.indexTimeout())
-	defer cancel()
-	start := time.Now()
-	stop := heartbeat(heartbeatEvery, rt.cfg.indexTimeout(), rt.logf, rt.name+": indexing")
-	_, _, err = run(ctx, argv, rt.env, rt.work, -1, rt.red, rt.peak)
-	stop()
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return systems.IndexReport{}, fmt.Errorf("%s: index: timed out after %s (index.timeout): %w", rt.name, rt.cfg.indexTimeout(), err)
-		}
-		return systems.IndexReport{}, fmt.Errorf("%s: index: %w", rt.name, err)
-	}
-	built := time.Since(start)
-	rt.logf("%s: indexed in %s", rt.name, built.Round(time.Millisecond))
-	want.BuildSeconds = built.Seconds()
-	if err := atomicfile.WriteJSON(filepath.Join(rt.work, indexedMarker), want); err != nil {
-		return systems.IndexReport{}, err
-	}
-	return systems.IndexReport{BuildTime: built}, nil
-}
-
-// serverCommand is the argv of the process a config starts to answer
-// queries: its MCP or HTTP server, or its per-query search command.
-func serverCommand(cfg *Config) []string {
-	switch {
-	case cfg.MCP != nil:
-		return cfg.MCP.Command
-	case cfg.HTTP != nil:
-		return cfg.HTTP.Command
-	case cfg.Command != nil:
-		return cfg.Command.Search
-	}
-	return nil
-}
-
-// readMarker reads the index marker of work; false when there is none or
-// it is not one this version wrote (an older marker held the config hash
-// alone: its index is rebuilt once).
-func readMarker(work string) (indexMarker, bool) {
-	var m indexMarker
-	b, err := os.ReadFile(filepath.Join(work, indexedMarker))
-	if err != nil || json.Unmarshal(b, &m) != nil {
-		return indexMarker{}, err == nil
-	}
-	return m, true
-}
-
-// toolKey names the version of the tool a config runs, for the index
-// cache: the output of its version_command when it has one, else the
-// SHA-256 of every file the config names — the files its requires list and
-// the programs its index, server and search commands start — so that an
-// upgraded tool does not read the index an older one built. "" with an
-// error when the version cannot be known.
-func toolKey(ctx context.Context, cfg *Config, v vars) (string, error) {
-	if len(cfg.VersionCommand) > 0 {
-		vs, err := cfg.Versions(ctx)
-		if err != nil {
-			return "", err
-		}
-		return "version_command: " + vs[cfg.System], nil
-	}
-	var names []string
-	for _, r := range cfg.Requires {
-		if r.Path != "" {
-			names = append(names, r.Path)
-		}
-	}
-	for _, argv := range [][]string{cfg.Index.Command, serverCommand(cfg)} {
-		if len(argv) > 0 {
-			names = append(names, argv[0])
-		}
-	}
-	var parts []string
-	for _, n := range names {
-		p, err := v.expand(n)
-		if err != nil {
-			return "", fmt.Errorf("naming the tool's files: %w", err)
-		}
-		if !strings.Contains(p, "/") {
-			if p, err = exec.LookPath(p); err != nil {
-				continue // a requirement reports a missing program
-			}
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			continue // a requirement reports a missing file
-		}
-		h := sha256.New()
-		st, err := f.Stat()
-		if err == nil && st.Mode().IsRegular() {
-			_, err = io.Copy(h, f)
-		}
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("hashing %s: %w", p, err)
-		}
-		if st.Mode().IsRegular() {
-			parts = append(parts, fmt.Sprintf("%s sha256:%x", n, h.Sum(nil)[:8]))
-		}
-	}
-	slices.Sort(parts)
-	return "files: " + strings.Join(slices.Compact(parts), ", "), nil
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -420,7 +256,7 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 		return nil, fmt.Errorf("%s: Search before Index", s.cfg.Name())
 	}
 	rt := s.rt
-	v := rt.base.with(phQuery, q.Text, phK, strconv.Itoa(k), phLibrary, q.Library, phRepo, q.Repo)
+	v := rt.base.With(template.PhQuery, q.Text, template.PhK, strconv.Itoa(k), template.PhLibrary, q.Library, template.PhRepo, q.Repo)
 	release, err := acquire(ctx, s.cfg.Name(), s.cfg.MaxConcurrency)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rt.name, err)
@@ -430,16 +266,16 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	if err != nil {
 		return nil, rt.red.Error(fmt.Errorf("%s: %w", rt.name, err))
 	}
-	hits, outside, err := s.m.hits(p, k)
+	hits, outside, err := s.m.Hits(p, k)
 	if err != nil {
 		err = fmt.Errorf("%s: %s: mapping the result: %w", rt.name, taskName(q), err)
-		if p.stderr != "" {
-			err = fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, stderrTail, p.stderr)
+		if p.Stderr != "" {
+			err = fmt.Errorf("%w\nstderr (last %d bytes):\n%s", err, proc.StderrTail, p.Stderr)
 		}
 		return nil, rt.red.Error(err)
 	}
 	if s.cfg.Result.Library != "" {
-		lib, err := v.expand(s.cfg.Result.Library)
+		lib, err := v.Expand(s.cfg.Result.Library)
 		if err != nil {
 			return nil, rt.red.Error(fmt.Errorf("%s: result.library: %w", rt.name, err))
 		}
@@ -449,7 +285,7 @@ func (s *System) SearchQuery(ctx context.Context, q systems.Query, k int) ([]sys
 	}
 	if outside > 0 {
 		if s.outside == 0 {
-			rt.logf("%s: a hit outside the corpus %s was kept as a non-matching hit (see Warnings)", rt.name, s.m.dirs[0])
+			rt.logf("%s: a hit outside the corpus %s was kept as a non-matching hit (see Warnings)", rt.name, s.m.Dir())
 		}
 		s.outside += outside
 		s.warnings = append(s.warnings, fmt.Sprintf("%s: %d of %d hits named a path outside the corpus and match nothing (kept at their ranks)", rt.name, outside, len(hits)))
@@ -488,7 +324,7 @@ func taskName(q systems.Query) string {
 	if q.Task != "" {
 		return "task " + q.Task
 	}
-	return fmt.Sprintf("query %q", snippetN(q.Text, 80))
+	return fmt.Sprintf("query %q", mapping.SnippetN(q.Text, 80))
 }
 
 // retryWarnings is the retries' line of Warnings when the counts moved

@@ -10,6 +10,10 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // httpTransport sends one request per query, to a hosted service or to a
@@ -17,7 +21,7 @@ import (
 type httpTransport struct {
 	rt       *runtime
 	client   *http.Client
-	srv      *server // nil without http.command
+	srv      *proc.Server // nil without http.command
 	restarts int
 	lastErr  error
 }
@@ -34,11 +38,11 @@ func (t *httpTransport) start(ctx context.Context) error {
 // startListening).
 func (t *httpTransport) startServer(ctx context.Context) error {
 	rt := t.rt
-	argv, err := rt.base.expandAll(rt.cfg.HTTP.Command)
+	argv, err := rt.base.ExpandAll(rt.cfg.HTTP.Command)
 	if err != nil {
 		return fmt.Errorf("http.command: %w", err)
 	}
-	ready, err := rt.base.expand(rt.cfg.HTTP.ReadyURL)
+	ready, err := rt.base.Expand(rt.cfg.HTTP.ReadyURL)
 	if err != nil {
 		return fmt.Errorf("http.ready_url: %w", err)
 	}
@@ -52,7 +56,7 @@ func (t *httpTransport) startServer(ctx context.Context) error {
 
 func (t *httpTransport) close() {
 	if t.srv != nil {
-		t.srv.stop()
+		t.srv.Stop()
 		t.srv = nil
 	}
 	if t.client != nil {
@@ -60,73 +64,73 @@ func (t *httpTransport) close() {
 	}
 }
 
-func (t *httpTransport) call(ctx context.Context, v vars) (payload, vars, error) {
+func (t *httpTransport) call(ctx context.Context, v template.Vars) (mapping.Payload, template.Vars, error) {
 	rt, h := t.rt, t.rt.cfg.HTTP
 	if len(h.Command) > 0 && t.srv == nil {
 		if t.restarts >= maxRestarts {
-			return payload{}, v, fmt.Errorf("server not restarted after %d restarts; last error: %w", maxRestarts, t.lastErr)
+			return mapping.Payload{}, v, fmt.Errorf("server not restarted after %d restarts; last error: %w", maxRestarts, t.lastErr)
 		}
 		t.restarts++
-		sctx, cancel := context.WithTimeout(ctx, rt.cfg.startTimeout())
+		sctx, cancel := context.WithTimeout(ctx, rt.cfg.StartWait())
 		err := t.startServer(sctx)
 		cancel()
 		if err != nil {
 			t.lastErr = err
-			return payload{}, v, fmt.Errorf("restarting the server: %w", err)
+			return mapping.Payload{}, v, fmt.Errorf("restarting the server: %w", err)
 		}
 		rt.logf("%s: server restarted (%d of at most %d)", rt.name, t.restarts, maxRestarts)
 	}
 	req, err := t.request(ctx, v)
 	if err != nil {
-		return payload{}, v, err
+		return mapping.Payload{}, v, err
 	}
-	d := rt.cfg.timeout()
+	d := rt.cfg.CallTimeout()
 	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var mark int64 // stderr of this query only
 	if t.srv != nil {
-		mark = t.srv.tail.mark()
+		mark = t.srv.Tail.Mark()
 	}
 	body, status, err := t.do(req.WithContext(cctx))
 	if err != nil {
 		err = callTimeout(ctx, cctx, req.Method+" "+req.URL.Redacted(), d, err)
 		if t.srv != nil {
 			kill := errors.Is(err, context.DeadlineExceeded)
-			st := t.srv.status(kill) // waits a moment for a dying server
-			err = withTailSince(fmt.Errorf("%w (%s)", err, st), t.srv.tail, mark)
-			if kill || t.srv.gone() {
-				t.srv.stop() // a server that hangs or died is replaced for the next query
+			st := t.srv.Status(kill) // waits a moment for a dying server
+			err = proc.WithTailSince(fmt.Errorf("%w (%s)", err, st), t.srv.Tail, mark)
+			if kill || t.srv.Gone() {
+				t.srv.Stop() // a server that hangs or died is replaced for the next query
 				t.srv, t.lastErr = nil, err
 			}
 		}
-		return payload{}, v, err
+		return mapping.Payload{}, v, err
 	}
-	p := payload{text: string(body)}
+	p := mapping.Payload{Text: string(body)}
 	if t.srv != nil {
-		p.stderr = t.srv.tail.since(mark)
+		p.Stderr = t.srv.Tail.Since(mark)
 	}
 	if status/100 != 2 {
-		err := fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Redacted(), status, snippetN(p.text, 1<<10))
+		err := fmt.Errorf("%s %s: HTTP %d: %s", req.Method, req.URL.Redacted(), status, mapping.SnippetN(p.Text, 1<<10))
 		if t.srv != nil {
-			err = withTailSince(err, t.srv.tail, mark)
+			err = proc.WithTailSince(err, t.srv.Tail, mark)
 		}
-		return payload{}, v, err
+		return mapping.Payload{}, v, err
 	}
 	t.restarts = 0
 	return p, v, nil
 }
 
 // request builds the query's request from the templates.
-func (t *httpTransport) request(ctx context.Context, v vars) (*http.Request, error) {
+func (t *httpTransport) request(ctx context.Context, v template.Vars) (*http.Request, error) {
 	h := t.rt.cfg.HTTP
-	url, err := v.expandURL(h.URL)
+	url, err := v.ExpandURL(h.URL)
 	if err != nil {
 		return nil, fmt.Errorf("http.url: %w", err)
 	}
 	method := h.Method
 	var body io.Reader
 	if h.Body != nil {
-		x, err := v.expandJSON(h.Body)
+		x, err := v.ExpandJSON(h.Body)
 		if err != nil {
 			return nil, fmt.Errorf("http.body: %w", err)
 		}
@@ -151,7 +155,7 @@ func (t *httpTransport) request(ctx context.Context, v vars) (*http.Request, err
 	}
 	req.Header.Set("Accept", "application/json")
 	for _, k := range slices.Sorted(maps.Keys(h.Headers)) {
-		x, err := v.expand(h.Headers[k])
+		x, err := v.Expand(h.Headers[k])
 		if err != nil {
 			return nil, fmt.Errorf("http.headers.%s: %w", k, err)
 		}
@@ -167,7 +171,7 @@ func (t *httpTransport) do(req *http.Request) ([]byte, int, error) {
 		return nil, 0, err
 	}
 	defer resp.Body.Close()
-	limit := t.rt.cfg.maxOutput()
+	limit := t.rt.cfg.OutputLimit()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading the body: %w", err)

@@ -8,6 +8,11 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/config"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/mapping"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // maxRestarts is how many times in a row a server that failed a call
@@ -18,7 +23,7 @@ const maxRestarts = 3
 // mcpTransport talks to a server over stdio with the official Go SDK.
 type mcpTransport struct {
 	rt       *runtime
-	srv      *server
+	srv      *proc.Server
 	sess     *mcp.ClientSession
 	restarts int
 	lastErr  error
@@ -40,19 +45,19 @@ func (t *mcpTransport) connect(ctx context.Context) error {
 // one huge reply fails the call instead of filling memory.
 func (t *mcpTransport) connectStdio(ctx context.Context) error {
 	rt := t.rt
-	argv, err := rt.base.expandAll(rt.cfg.MCP.Command)
+	argv, err := rt.base.ExpandAll(rt.cfg.MCP.Command)
 	if err != nil {
 		return fmt.Errorf("mcp.command: %w", err)
 	}
-	srv, err := startServer(rt.life, argv, rt.env, rt.work, true, rt.red, rt.peak)
+	srv, err := proc.StartServer(rt.life, argv, rt.env, rt.work, true, rt.red, rt.peak)
 	if err != nil {
 		return err
 	}
-	tr := &mcp.IOTransport{Reader: srv.out, Writer: srv.stdin, MaxLineLength: rt.cfg.maxOutput()}
+	tr := &mcp.IOTransport{Reader: srv.Out, Writer: srv.Stdin, MaxLineLength: rt.cfg.OutputLimit()}
 	sess, err := t.handshake(ctx, tr)
 	if err != nil {
-		err = withTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.status(true)), srv.tail)
-		srv.stop()
+		err = proc.WithTail(fmt.Errorf("MCP handshake with %s: %w (%s)", argv[0], err, srv.Status(true)), srv.Tail)
+		srv.Stop()
 		return err
 	}
 	t.srv, t.sess = srv, sess
@@ -62,10 +67,10 @@ func (t *mcpTransport) connectStdio(ctx context.Context) error {
 // handshake connects an MCP client over tr within ctx (start_timeout).
 func (t *mcpTransport) handshake(ctx context.Context, tr mcp.Transport) (*mcp.ClientSession, error) {
 	rt := t.rt
-	client := mcp.NewClient(&mcp.Implementation{Name: "retrievalbench", Version: hashVersion}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "retrievalbench", Version: config.HashVersion}, nil)
 	sess, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: rt.cfg.MCP.ProtocolVersion})
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within %s (start_timeout): %w", rt.cfg.startTimeout(), err)
+		err = fmt.Errorf("no answer within %s (start_timeout): %w", rt.cfg.StartWait(), err)
 	}
 	return sess, err
 }
@@ -83,7 +88,7 @@ func (t *mcpTransport) stop() {
 		close(closed)
 	}()
 	if t.srv != nil {
-		t.srv.stop()
+		t.srv.Stop()
 	}
 	<-closed
 	t.srv, t.sess = nil, nil
@@ -97,9 +102,9 @@ func (t *mcpTransport) fault(err error, killing bool, mark int64) error {
 		return err
 	}
 	if killing {
-		err = fmt.Errorf("%w (%s)", err, t.srv.status(true))
+		err = fmt.Errorf("%w (%s)", err, t.srv.Status(true))
 	}
-	return withTailSince(err, t.srv.tail, mark)
+	return proc.WithTailSince(err, t.srv.Tail, mark)
 }
 
 // stderrMark is the position in the server's stderr before a query.
@@ -107,7 +112,7 @@ func (t *mcpTransport) stderrMark() int64 {
 	if t.srv == nil {
 		return 0
 	}
-	return t.srv.tail.mark()
+	return t.srv.Tail.Mark()
 }
 
 // stderrSince is what the server wrote to stderr since mark.
@@ -115,35 +120,35 @@ func (t *mcpTransport) stderrSince(mark int64) string {
 	if t.srv == nil {
 		return ""
 	}
-	return t.srv.tail.since(mark)
+	return t.srv.Tail.Since(mark)
 }
 
 func (t *mcpTransport) close() { t.stop() }
 
-func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) {
+func (t *mcpTransport) call(ctx context.Context, v template.Vars) (mapping.Payload, template.Vars, error) {
 	rt := t.rt
 	if t.sess == nil {
 		if t.restarts >= maxRestarts {
-			return payload{}, v, fmt.Errorf("server not restarted after %d restarts; last error: %w", maxRestarts, t.lastErr)
+			return mapping.Payload{}, v, fmt.Errorf("server not restarted after %d restarts; last error: %w", maxRestarts, t.lastErr)
 		}
 		t.restarts++
-		sctx, cancel := context.WithTimeout(ctx, rt.cfg.startTimeout())
+		sctx, cancel := context.WithTimeout(ctx, rt.cfg.StartWait())
 		err := t.connect(sctx)
 		cancel()
 		if err != nil {
 			t.lastErr = err
-			return payload{}, v, fmt.Errorf("restarting the server: %w", err)
+			return mapping.Payload{}, v, fmt.Errorf("restarting the server: %w", err)
 		}
 		rt.logf("%s: server restarted (%d of at most %d)", rt.name, t.restarts, maxRestarts)
 	}
-	d := rt.cfg.timeout()
+	d := rt.cfg.CallTimeout()
 	mark := t.stderrMark() // stderr of this query only
-	var p payload
+	var p mapping.Payload
 	for i, c := range rt.cfg.MCP.Calls {
 		what := fmt.Sprintf("call %d (%s)", i, c.Tool)
-		args, err := v.expandJSON(map[string]any(c.Arguments))
+		args, err := v.ExpandJSON(map[string]any(c.Arguments))
 		if err != nil {
-			return payload{}, v, fmt.Errorf("%s: arguments: %w", what, err)
+			return mapping.Payload{}, v, fmt.Errorf("%s: arguments: %w", what, err)
 		}
 		cctx, cancel := context.WithTimeout(ctx, d)
 		res, err := t.sess.CallTool(cctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args})
@@ -154,25 +159,25 @@ func (t *mcpTransport) call(ctx context.Context, v vars) (payload, vars, error) 
 			err = t.fault(callTimeout(ctx, cctx, what, d, err), true, mark)
 			t.stop()
 			t.lastErr = err
-			return payload{}, v, err
+			return mapping.Payload{}, v, err
 		}
-		p = payload{structured: res.StructuredContent, stderr: t.stderrSince(mark)}
+		p = mapping.Payload{Structured: res.StructuredContent, Stderr: t.stderrSince(mark)}
 		var texts []string
 		for _, ct := range res.Content {
 			if tc, ok := ct.(*mcp.TextContent); ok {
 				texts = append(texts, tc.Text)
 			}
 		}
-		p.text = joinText(texts)
+		p.Text = mapping.JoinText(texts)
 		if res.IsError {
-			return payload{}, v, t.fault(fmt.Errorf("%s: the tool reported an error: %s", what, snippetN(p.text, 1<<10)), false, mark)
+			return mapping.Payload{}, v, t.fault(fmt.Errorf("%s: the tool reported an error: %s", what, mapping.SnippetN(p.Text, 1<<10)), false, mark)
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.Capture)) {
-			x, err := capture(p, c.Capture[name])
+			x, err := mapping.Capture(p, c.Capture[name])
 			if err != nil {
-				return payload{}, v, fmt.Errorf("%s: capture %s: %w", what, name, err)
+				return mapping.Payload{}, v, fmt.Errorf("%s: capture %s: %w", what, name, err)
 			}
-			v = v.with(phCapture+name, x)
+			v = v.With(template.PhCapture+name, x)
 		}
 	}
 	t.restarts = 0 // the budget is for consecutive failures

@@ -63,8 +63,8 @@ func TestMCPTextSections(t *testing.T) {
 	got, err := s.Search(t.Context(), "widget", 10)
 	require.NoError(t, err)
 	want := []systems.Hit{
-		{Path: "pkg/b.py", StartLine: 1, EndLine: 2, Symbol: "Widget", Score: 3, Text: "## Widget — " + s.m.dirs[0] + "/pkg/b.py:1-2 (score 3)\nclass Widget:"},
-		{Path: "README.md", StartLine: 1, EndLine: 2, Symbol: "-", Score: 1, Text: "## - — " + s.m.dirs[0] + "/README.md:1-2 (score 1)\nWidget docs"},
+		{Path: "pkg/b.py", StartLine: 1, EndLine: 2, Symbol: "Widget", Score: 3, Text: "## Widget — " + s.m.Dir() + "/pkg/b.py:1-2 (score 3)\nclass Widget:"},
+		{Path: "README.md", StartLine: 1, EndLine: 2, Symbol: "-", Score: 1, Text: "## - — " + s.m.Dir() + "/README.md:1-2 (score 1)\nWidget docs"},
 	}
 	diffHits(t, "markdown sections", want, got)
 }

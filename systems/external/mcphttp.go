@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
 )
 
 // connectHTTP connects to an MCP server over HTTP at mcp.url — Streamable
@@ -17,25 +19,25 @@ import (
 // at max_output_bytes.
 func (t *mcpTransport) connectHTTP(ctx context.Context) error {
 	rt, m := t.rt, t.rt.cfg.MCP
-	endpoint, err := rt.base.expand(m.URL)
+	endpoint, err := rt.base.Expand(m.URL)
 	if err != nil {
 		return fmt.Errorf("mcp.url: %w", err)
 	}
 	headers := http.Header{}
 	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
-		x, err := rt.base.expand(m.Headers[k])
+		x, err := rt.base.Expand(m.Headers[k])
 		if err != nil {
 			return fmt.Errorf("mcp.headers.%s: %w", k, err)
 		}
 		headers.Set(k, x)
 	}
-	var srv *server
+	var srv *proc.Server
 	if len(m.Command) > 0 {
-		argv, err := rt.base.expandAll(m.Command)
+		argv, err := rt.base.ExpandAll(m.Command)
 		if err != nil {
 			return fmt.Errorf("mcp.command: %w", err)
 		}
-		ready, err := rt.base.expand(m.ReadyURL)
+		ready, err := rt.base.Expand(m.ReadyURL)
 		if err != nil {
 			return fmt.Errorf("mcp.ready_url: %w", err)
 		}
@@ -46,19 +48,19 @@ func (t *mcpTransport) connectHTTP(ctx context.Context) error {
 	client := &http.Client{Transport: &headerTransport{base: rt.roundTripper(), headers: headers}}
 	var tr mcp.Transport
 	if m.HTTPTransport == MCPSSE {
-		tr = &lastingTransport{&mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: rt.cfg.maxOutput()}, rt.life}
+		tr = &lastingTransport{&mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: rt.cfg.OutputLimit()}, rt.life}
 	} else {
 		// No standalone GET stream: the calls need only their answers,
 		// and stateless servers refuse it.
-		tr = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: rt.cfg.maxOutput(),
+		tr = &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: rt.cfg.OutputLimit(),
 			DisableStandaloneSSE: true, MaxRetries: -1}
 	}
 	sess, err := t.handshake(ctx, tr)
 	if err != nil {
 		err = fmt.Errorf("MCP handshake with %s: %w", endpoint, err)
 		if srv != nil {
-			err = withTail(fmt.Errorf("%w (%s)", err, srv.status(true)), srv.tail)
-			srv.stop()
+			err = proc.WithTail(fmt.Errorf("%w (%s)", err, srv.Status(true)), srv.Tail)
+			srv.Stop()
 		}
 		return err
 	}

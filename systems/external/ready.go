@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/template"
 )
 
 // startListening starts a local server (http.command, or mcp.command with
@@ -14,12 +17,12 @@ import (
 // connections on 127.0.0.1:{port}. It fails early if the server exits
 // first, and at ctx's end (start_timeout) naming the limit; the server is
 // stopped on failure.
-func startListening(ctx context.Context, rt *runtime, field string, argv []string, readyURL string) (*server, error) {
-	srv, err := startServer(rt.life, argv, rt.env, rt.work, false, rt.red, rt.peak)
+func startListening(ctx context.Context, rt *runtime, field string, argv []string, readyURL string) (*proc.Server, error) {
+	srv, err := proc.StartServer(rt.life, argv, rt.env, rt.work, false, rt.red, rt.peak)
 	if err != nil {
 		return nil, err
 	}
-	addr := net.JoinHostPort("127.0.0.1", rt.base.ph[phPort])
+	addr := net.JoinHostPort("127.0.0.1", rt.base.Values[template.PhPort])
 	what := "listen on " + addr
 	if readyURL != "" {
 		what = "answer GET " + readyURL + " with 2xx"
@@ -28,9 +31,9 @@ func startListening(ctx context.Context, rt *runtime, field string, argv []strin
 	defer client.CloseIdleConnections()
 	last := ""
 	for {
-		if done, werr := srv.exited(); done {
-			srv.stop()
-			return nil, withTail(fmt.Errorf("%s (%s) exited before it would %s: %v", argv[0], field, what, werr), srv.tail)
+		if done, werr := srv.Exited(); done {
+			srv.Stop()
+			return nil, proc.WithTail(fmt.Errorf("%s (%s) exited before it would %s: %v", argv[0], field, what, werr), srv.Tail)
 		}
 		if readyURL == "" {
 			c, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
@@ -50,8 +53,8 @@ func startListening(ctx context.Context, rt *runtime, field string, argv []strin
 		}
 		select {
 		case <-ctx.Done():
-			srv.stop()
-			return nil, withTail(fmt.Errorf("%s (%s) did not %s within %s (start_timeout)%s: %w", argv[0], field, what, rt.cfg.startTimeout(), last, ctx.Err()), srv.tail)
+			srv.Stop()
+			return nil, proc.WithTail(fmt.Errorf("%s (%s) did not %s within %s (start_timeout)%s: %w", argv[0], field, what, rt.cfg.StartWait(), last, ctx.Err()), srv.Tail)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -14,36 +14,6 @@ import (
 	"time"
 )
 
-// RetrySpec says how a request to an HTTP service (transport "http", or an
-// MCP server over HTTP) is retried when the service is overloaded or the
-// connection breaks: on HTTP 429 and 5xx answers and on connection resets
-// and refusals, at most Attempts times in all, waiting Initial, then twice
-// as long each time (at most MaxDelay), each wait scaled by a jitter factor
-// in [0.5, 1) from a generator seeded with Seed (default: from the config
-// hash), so a run's waits are reproducible. A Retry-After header is
-// honoured: the wait is at least what it asks, and a request whose
-// Retry-After exceeds MaxDelay fails at once, naming both.
-type RetrySpec struct {
-	Attempts int    `json:"attempts"`            // in all, first included; >= 1
-	Initial  string `json:"initial,omitempty"`   // default 500ms
-	MaxDelay string `json:"max_delay,omitempty"` // default 30s
-	Seed     uint64 `json:"seed,omitempty"`
-}
-
-// Defaults of RetrySpec.
-const (
-	DefaultRetryInitial  = 500 * time.Millisecond
-	DefaultRetryMaxDelay = 30 * time.Second
-)
-
-func (r *RetrySpec) validate(bad func(field, format string, args ...any)) {
-	if r.Attempts < 1 || r.Attempts > 20 {
-		bad("retry.attempts", "%d: want 1 (no retry) to 20 (tries in all)", r.Attempts)
-	}
-	duration(bad, "retry.initial", r.Initial)
-	duration(bad, "retry.max_delay", r.MaxDelay)
-}
-
 // retryStats counts what the retries of one System did, for Warnings.
 type retryStats struct {
 	status, conn, gaveUp atomic.Int64
@@ -79,8 +49,8 @@ func newRetrier(base http.RoundTripper, spec RetrySpec, seed uint64, stats *retr
 	}
 	return &retrier{
 		base: base, spec: spec, stats: stats, logf: logf,
-		initial:  dur(spec.Initial, DefaultRetryInitial),
-		maxDelay: dur(spec.MaxDelay, DefaultRetryMaxDelay),
+		initial:  spec.InitialWait(),
+		maxDelay: spec.MaxWait(),
 		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		sleep:    sleepCtx,
 	}

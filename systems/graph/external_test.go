@@ -60,7 +60,7 @@ func TestExpandsLocationHits(t *testing.T) {
 	x, err := NewWithBase(Config{Name: "t", Seeds: 2, Decay: 0.5, MaxCandidates: 1}, base)
 	require.NoError(t, err)
 	var logs []string
-	x.logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+	x.base.Logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
 	require.NoError(t, x.Index(t.Context(), c))
 	if base.Got != c.Files {
 		t.Errorf("the whole-file base indexed %v, want the corpus's whole files", base.Got)

@@ -319,7 +319,7 @@ func TestBM25Expansion(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Close()
 	require.NoError(t, x.Index(t.Context(), c))
-	base, err := x.base.Search(t.Context(), "sum values", 10)
+	base, err := x.base.Search(t.Context(), 0, systems.Query{Text: "sum values"}, 10)
 	require.NoError(t, err)
 	compute := idOf(t, c, "pkg/core.py", "compute")
 	require.NotEmpty(t, base)

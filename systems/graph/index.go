@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/internal/locate"
+	"github.com/retrievalbench/retrievalbench/systems/internal/members"
 )
 
 var (
@@ -20,14 +20,8 @@ var (
 // It is used by one goroutine at a time (systems.System).
 type Index struct {
 	cfg   Config
-	base  systems.System
+	base  *members.Set // the base system, its only member; its Logf logs for x too
 	graph *Graph
-	logf  func(string, ...any)
-
-	corpus *corpus.Corpus // the last indexed corpus
-	chunks *locate.Chunks // its chunks by path, built for the first location hit
-	tally  locate.Tally   // the base's location hits, logged at the next Index or Close
-	peak   uint64         // the base's PeakRSS, kept when Close lets it go
 }
 
 // New builds the base system of cfg with opt.
@@ -39,7 +33,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph %s: base %s: %w", cfg.Name, cfg.Base.Name(), err)
 	}
-	return &Index{cfg: cfg, base: base, logf: opt.Logf}, nil
+	return newIndex(cfg, base, opt.Logf), nil
 }
 
 // NewWithBase returns an Index that expands the given system instead of
@@ -51,7 +45,13 @@ func NewWithBase(cfg Config, base systems.System) (*Index, error) {
 	if err := check.Validate(); err != nil {
 		return nil, err
 	}
-	return &Index{cfg: cfg, base: base}, nil
+	return newIndex(cfg, base, nil), nil
+}
+
+func newIndex(cfg Config, base systems.System, logf func(string, ...any)) *Index {
+	x := &Index{cfg: cfg, base: members.New(logf)}
+	x.base.Add(base, "graph "+cfg.Name+": base "+cfg.Base.Name())
+	return x
 }
 
 // Config returns the configuration of x.
@@ -67,18 +67,17 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	if c == nil {
 		return fmt.Errorf("graph %s: nil corpus", x.cfg.Name)
 	}
-	x.logTally()
-	x.graph, x.corpus, x.chunks = nil, c, nil
-	if err := x.base.Index(ctx, locate.Input(x.base, c)); err != nil {
+	x.graph = nil
+	if _, err := x.base.Index(ctx, c); err != nil {
 		return fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	x.graph = Build(c, x.cfg.MaxCandidates)
-	if x.logf != nil {
+	if x.base.Logf != nil {
 		s := x.graph.Stats()
-		x.logf("graph[%s]: %s: %d docs, %d definitions, %d edges", x.cfg.Name, c.ID, s.Docs, s.Definitions, s.Edges)
+		x.base.Logf("graph[%s]: %s: %d docs, %d definitions, %d edges", x.cfg.Name, c.ID, s.Docs, s.Definitions, s.Edges)
 	}
 	return nil
 }
@@ -98,18 +97,13 @@ func (x *Index) SearchQuery(ctx context.Context, q systems.Query, k int) ([]syst
 	if k <= 0 {
 		return nil, nil
 	}
-	hits, err := systems.SearchQuery(ctx, x.base, q, max(k, x.cfg.Seeds))
+	hits, err := x.base.Search(ctx, 0, q, max(k, x.cfg.Seeds))
 	if err != nil {
 		return nil, fmt.Errorf("graph %s: base %s: %w", x.cfg.Name, x.cfg.Base.Name(), err)
 	}
-	if locate.Located(hits) {
-		// A location hit (an external base's) is expanded as the chunk it
-		// resolves to (package doc).
-		if x.chunks == nil {
-			x.chunks = locate.New(x.corpus)
-		}
-		hits = x.chunks.Hits(hits, &x.tally)
-	}
+	// A location hit (an external base's) is expanded as the chunk it
+	// resolves to (package doc); the graph exists, so the corpus does.
+	hits, _ = x.base.Resolve(0, hits)
 	return Expand(x.graph, hits, x.cfg, k), nil
 }
 
@@ -141,68 +135,26 @@ func Expand(g *Graph, hits []systems.Hit, cfg Config, k int) []systems.Hit {
 			put(g.ids[j], s)
 		}
 	}
-	keys := make([]string, 0, len(score))
-	for key := range score {
-		keys = append(keys, key)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if a, b := score[keys[i]], score[keys[j]]; a != b {
-			return a > b
-		}
-		return keys[i] < keys[j]
-	})
-	out := make([]systems.Hit, 0, min(k, len(keys)))
-	for _, key := range keys[:min(k, len(keys))] {
-		out = append(out, locate.FromKey(key, score[key]))
-	}
-	return out
+	out := locate.Ranked(score)
+	return out[:min(k, len(out))]
 }
 
 // Close closes the base system.
 func (x *Index) Close() error {
-	x.logTally()
 	x.graph = nil
-	if x.base == nil {
-		return nil
+	if errs := x.base.Close(); len(errs) > 0 {
+		return errs[0]
 	}
-	err := x.base.Close()
-	// After Close: the base's server process is measured when it is reaped.
-	x.peak = x.PeakRSS()
-	x.base = nil
-	return err
-}
-
-// logTally logs what became of the base's location hits over the corpus
-// indexed last.
-func (x *Index) logTally() {
-	if x.corpus != nil {
-		x.tally.Log(x.logf, "graph "+x.cfg.Name+": base "+x.cfg.Base.Name(), x.corpus.ID)
-	}
+	return nil
 }
 
 // PeakRSS is the peak resident set size, in bytes, of the processes the
 // base runs (an external base's PeakRSS, what benchtest.ChildPeaker asks),
 // also after Close; 0 when it runs none.
-func (x *Index) PeakRSS() uint64 {
-	peak := x.peak
-	if c, ok := x.base.(interface{ PeakRSS() uint64 }); ok {
-		peak = max(peak, c.PeakRSS())
-	}
-	return peak
-}
+func (x *Index) PeakRSS() uint64 { return x.base.PeakRSS() }
 
 // Models lists the models its base system embeds with.
-func (x *Index) Models() []systems.ModelInfo {
-	if m, ok := x.base.(systems.ModelReporter); ok {
-		return m.Models()
-	}
-	return nil
-}
+func (x *Index) Models() []systems.ModelInfo { return x.base.Models() }
 
 // Versions forwards what the base reports about the versions it runs on.
-func (x *Index) Versions() map[string]string {
-	if v, ok := x.base.(interface{ Versions() map[string]string }); ok {
-		return v.Versions()
-	}
-	return nil
-}
+func (x *Index) Versions() map[string]string { return x.base.Versions() }

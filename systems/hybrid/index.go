@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/internal/locate"
+	"github.com/retrievalbench/retrievalbench/systems/internal/members"
 )
 
 var (
@@ -20,13 +20,7 @@ var (
 // one goroutine at a time (systems.System).
 type Index struct {
 	cfg     Config
-	members []systems.System
-	logf    func(string, ...any)
-
-	corpus  *corpus.Corpus // the last indexed corpus
-	chunks  *locate.Chunks // its chunks by path, built for the first location hit
-	tallies []locate.Tally // location hits per member, logged at the next Index or Close
-	peak    uint64         // the members' PeakRSS, kept when Close lets them go
+	members *members.Set
 }
 
 // New builds every member of cfg with opt. On error the members already
@@ -35,13 +29,13 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	x := &Index{cfg: cfg, logf: opt.Logf}
+	x := &Index{cfg: cfg, members: members.New(opt.Logf)}
 	for _, m := range cfg.Members {
 		s, err := m.Spec.New(opt)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("hybrid %s: member %s: %w", cfg.Name, m.Spec.Name(), err), x.Close())
 		}
-		x.members = append(x.members, s)
+		x.members.Add(s, x.who(x.members.Len()))
 	}
 	return x, nil
 }
@@ -50,14 +44,29 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 // member of cfg in order, instead of building them; Close closes them. It
 // lets callers fuse systems that are not named configs (and tests fuse
 // scripted lists). cfg is validated except for member names.
-func NewWithMembers(cfg Config, members []systems.System) (*Index, error) {
-	if len(members) != len(cfg.Members) {
-		return nil, fmt.Errorf("%w: %s: %d systems for %d members", ErrInvalidConfig, cfg.Name, len(members), len(cfg.Members))
+func NewWithMembers(cfg Config, ms []systems.System) (*Index, error) {
+	if len(ms) != len(cfg.Members) {
+		return nil, fmt.Errorf("%w: %s: %d systems for %d members", ErrInvalidConfig, cfg.Name, len(ms), len(cfg.Members))
 	}
 	if err := cfg.validate(false); err != nil {
 		return nil, err
 	}
-	return &Index{cfg: cfg, members: members}, nil
+	x := &Index{cfg: cfg, members: members.New(nil)}
+	for i, s := range ms {
+		x.members.Add(s, x.who(i))
+	}
+	return x, nil
+}
+
+// who names member i in log lines.
+func (x *Index) who(i int) string {
+	return "hybrid " + x.cfg.Name + ": member " + x.cfg.Members[i].Spec.Name()
+}
+
+// member names member i in errors.
+func (x *Index) member(i int) string {
+	m := x.cfg.Members[i]
+	return m.Spec.System + "/" + m.Spec.Config
 }
 
 // Config returns the configuration of x.
@@ -67,13 +76,8 @@ func (x *Index) Config() Config { return x.cfg }
 // that indexes whole files (systems.FileIndexer, an external system), c
 // itself for the others.
 func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
-	x.logTallies()
-	x.corpus, x.chunks, x.tallies = c, nil, make([]locate.Tally, len(x.members))
-	for i, s := range x.members {
-		if err := s.Index(ctx, locate.Input(s, c)); err != nil {
-			m := x.cfg.Members[i]
-			return fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
-		}
+	if i, err := x.members.Index(ctx, c); err != nil {
+		return fmt.Errorf("hybrid %s: member %s: %w", x.cfg.Name, x.member(i), err)
 	}
 	return nil
 }
@@ -92,23 +96,17 @@ func (x *Index) SearchQuery(ctx context.Context, q systems.Query, k int) ([]syst
 		return nil, nil
 	}
 	depth := max(x.cfg.Depth, k)
-	lists := make([][]systems.Hit, len(x.members))
-	for i, s := range x.members {
-		hits, err := systems.SearchQuery(ctx, s, q, depth)
+	lists := make([][]systems.Hit, x.members.Len())
+	for i := range lists {
+		hits, err := x.members.Search(ctx, i, q, depth)
 		if err != nil {
-			m := x.cfg.Members[i]
-			return nil, fmt.Errorf("hybrid %s: member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err)
+			return nil, fmt.Errorf("hybrid %s: member %s: %w", x.cfg.Name, x.member(i), err)
 		}
-		if locate.Located(hits) {
-			// A location hit (an external member's) is fused as the chunk
-			// of x.corpus it resolves to (package doc).
-			if x.corpus == nil {
-				return nil, fmt.Errorf("hybrid %s: Search before Index", x.cfg.Name)
-			}
-			if x.chunks == nil {
-				x.chunks = locate.New(x.corpus)
-			}
-			hits = x.chunks.Hits(hits, &x.tallies[i])
+		// A location hit (an external member's) is fused as the chunk of
+		// the indexed corpus it resolves to (package doc).
+		hits, ok := x.members.Resolve(i, hits)
+		if !ok {
+			return nil, fmt.Errorf("hybrid %s: Search before Index", x.cfg.Name)
 		}
 		lists[i] = hits
 	}
@@ -131,71 +129,25 @@ func (x *Index) SearchQuery(ctx context.Context, q systems.Query, k int) ([]syst
 
 // Close closes every member and joins their errors.
 func (x *Index) Close() error {
-	x.logTallies()
 	var errs []error
-	for i, s := range x.members {
-		if err := s.Close(); err != nil {
-			m := x.cfg.Members[i]
-			errs = append(errs, fmt.Errorf("hybrid %s: closing member %s/%s: %w", x.cfg.Name, m.Spec.System, m.Spec.Config, err))
+	for i, err := range x.members.Close() {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("hybrid %s: closing member %s: %w", x.cfg.Name, x.member(i), err))
 		}
 	}
-	// After Close: a member's server process is measured when it is reaped.
-	x.peak = x.PeakRSS()
-	x.members = nil
 	return errors.Join(errs...)
 }
 
-// logTallies logs what became of each member's location hits over the
-// corpus indexed last.
-func (x *Index) logTallies() {
-	if x.corpus == nil {
-		return
-	}
-	for i := range x.tallies {
-		x.tallies[i].Log(x.logf, "hybrid "+x.cfg.Name+": member "+x.cfg.Members[i].Spec.Name(), x.corpus.ID)
-	}
-}
-
 // PeakRSS is the largest peak resident set size, in bytes, of the processes
-// the members run (an external member's PeakRSS, what benchtest.ChildPeaker
-// asks), also after Close; 0 when no member runs any.
-func (x *Index) PeakRSS() uint64 {
-	peak := x.peak
-	for _, s := range x.members {
-		if c, ok := s.(interface{ PeakRSS() uint64 }); ok {
-			peak = max(peak, c.PeakRSS())
-		}
-	}
-	return peak
-}
+// the members run, also after Close (members.Set.PeakRSS).
+func (x *Index) PeakRSS() uint64 { return x.members.PeakRSS() }
 
 // Models lists the models its members embed with, in member order.
-func (x *Index) Models() []systems.ModelInfo {
-	var out []systems.ModelInfo
-	for _, s := range x.members {
-		if m, ok := s.(systems.ModelReporter); ok {
-			out = append(out, m.Models()...)
-		}
-	}
-	return out
-}
+func (x *Index) Models() []systems.ModelInfo { return x.members.Models() }
 
 // Versions merges what the members report about the versions they run on
 // (SQLite, ONNX Runtime, models), for golden files.
-func (x *Index) Versions() map[string]string {
-	out := map[string]string{}
-	for _, s := range x.members {
-		if v, ok := s.(interface{ Versions() map[string]string }); ok {
-			for k, val := range v.Versions() {
-				out[k] = val
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
+func (x *Index) Versions() map[string]string { return x.members.Versions() }
 
 // RRF fuses ranked lists by reciprocal rank: a doc scores
 // Σ weights[i] / (k + rank) over the lists that hold it, rank 1-based.
@@ -214,7 +166,7 @@ func RRF(lists [][]systems.Hit, weights []float64, k int) []systems.Hit {
 			scores[key] += weights[i] / float64(k+r+1)
 		}
 	}
-	return ranked(scores)
+	return locate.Ranked(scores)
 }
 
 // Weighted fuses scored lists: every list is min-max normalised over its
@@ -246,25 +198,5 @@ func Weighted(lists [][]systems.Hit, weights []float64) []systems.Hit {
 			scores[id] += weights[i] * n
 		}
 	}
-	return ranked(scores)
-}
-
-// ranked turns scores by key (locate.Key: a doc id, or a whole file an
-// external member pointed at) into hits, score descending, key ascending.
-func ranked(scores map[string]float64) []systems.Hit {
-	keys := make([]string, 0, len(scores))
-	for key := range scores {
-		keys = append(keys, key)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if a, b := scores[keys[i]], scores[keys[j]]; a != b {
-			return a > b
-		}
-		return keys[i] < keys[j]
-	})
-	out := make([]systems.Hit, len(keys))
-	for i, key := range keys {
-		out[i] = locate.FromKey(key, scores[key])
-	}
-	return out
+	return locate.Ranked(scores)
 }

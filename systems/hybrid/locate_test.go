@@ -52,7 +52,7 @@ func TestFusesLocationHits(t *testing.T) {
 	x, err := NewWithMembers(cfg, []systems.System{ids, locs})
 	require.NoError(t, err)
 	var logs []string
-	x.logf = func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
+	x.members.Logf = func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
 	require.NoError(t, x.Index(t.Context(), c))
 	if locs.Got != c.Files {
 		t.Errorf("the whole-file member indexed %v, want the corpus's whole files", locs.Got)

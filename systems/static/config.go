@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
 	"github.com/retrievalbench/retrievalbench/systems/internal/sysconfig"
 )
 
@@ -51,20 +52,12 @@ func ConfigByName(name string) (Config, error) {
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
-	if err := sysconfig.CheckName(ErrInvalidConfig, c.Name); err != nil {
-		return err
-	}
-	m, err := models.Lookup(c.Model)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrInvalidConfig, c.Name, err)
-	}
-	if m.Kind != models.KindStatic {
-		return fmt.Errorf("%w: %s: model %s is not a static model (systems/dense runs ONNX models)", ErrInvalidConfig, c.Name, m.ID)
-	}
-	if c.MaxTokens < 0 {
-		return fmt.Errorf("%w: %s: max tokens %d", ErrInvalidConfig, c.Name, c.MaxTokens)
-	}
-	return nil
+	return modelconfig.Check(ErrInvalidConfig, c.Name, func() (models.Model, error) { return models.Lookup(c.Model) }, func(m models.Model) string {
+		if m.Kind != models.KindStatic {
+			return fmt.Sprintf("model %s is not a static model (systems/dense runs ONNX models)", m.ID)
+		}
+		return ""
+	}, "max tokens", c.MaxTokens)
 }
 
 // maxTokens is the token cap in effect for model m.
@@ -81,10 +74,8 @@ func (c Config) maxTokens(m models.Model) int {
 func (c Config) Hash() string {
 	fields := []string{indexVersion, c.Name, c.Model, strconv.Itoa(c.MaxTokens)}
 	if m, err := models.Lookup(c.Model); err == nil {
-		fields = append(fields, m.Kind, strconv.Itoa(m.Dimension), m.Pooling, strconv.Itoa(m.MaxTokens), m.QueryPrefix, m.PassagePrefix)
-		for _, f := range m.Files {
-			fields = append(fields, f.Name, f.SHA256)
-		}
+		fields = append(fields, m.Kind)
+		fields = append(fields, modelconfig.HashFields(m)...)
 	}
 	return sysconfig.Hash(fields...)
 }

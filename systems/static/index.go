@@ -2,7 +2,6 @@ package static
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -13,23 +12,19 @@ import (
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
+	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
 )
 
 var _ systems.System = (*Index)(nil)
 
 // Requires reports what cfg needs under cacheDir and does not have: the
-// model files (systems.NeedsModels); nil if nothing. Files present but
-// corrupt are not reported: New fails on them, so a broken cache is an
-// error, not a skip.
+// model files (modelconfig.Missing); nil if nothing.
 func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	m, err := models.Lookup(cfg.Model)
 	if err != nil {
 		return nil // an unknown model is a config error, which New reports
 	}
-	if err := models.Verify(cacheDir, m); errors.Is(err, models.ErrMissing) {
-		return &systems.Requirement{Kind: systems.NeedsModels, Reason: err.Error()}
-	}
-	return nil
+	return modelconfig.Missing(cacheDir, m)
 }
 
 // Stats describes the last Index call.
@@ -64,8 +59,8 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if opt.CacheDir == "" {
-		return nil, fmt.Errorf("static[%s]: Options.CacheDir is empty; it must be the cache root that holds the models (`make setup`)", cfg.Name)
+	if err := modelconfig.CheckCache("static", cfg.Name, opt.CacheDir); err != nil {
+		return nil, err
 	}
 	m, err := models.Lookup(cfg.Model)
 	if err != nil {

@@ -25,6 +25,7 @@
 package locate
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/codetext"
@@ -177,4 +178,24 @@ func (t *Tally) Log(logf func(string, ...any), who, corpus string) {
 			who, t.Located-t.Dropped, t.Located, corpus, t.Dropped, t.First)
 	}
 	*t = Tally{}
+}
+
+// Ranked turns scores by key (Key: a doc id, or a whole file an external
+// system pointed at) into hits, score descending, key ascending.
+func Ranked(scores map[string]float64) []systems.Hit {
+	keys := make([]string, 0, len(scores))
+	for key := range scores {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if a, b := scores[keys[i]], scores[keys[j]]; a != b {
+			return a > b
+		}
+		return keys[i] < keys[j]
+	})
+	out := make([]systems.Hit, len(keys))
+	for i, key := range keys {
+		out[i] = FromKey(key, scores[key])
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package external
+package config
 
 import (
 	"os"
@@ -29,5 +29,5 @@ func childEnv(environ, pass []string) []string {
 	return out
 }
 
-// baseEnv is childEnv of this process's environment for c.
-func (c *Config) baseEnv() []string { return childEnv(os.Environ(), c.EnvPass) }
+// BaseEnv is childEnv of this process's environment for c.
+func (c *Config) BaseEnv() []string { return childEnv(os.Environ(), c.EnvPass) }

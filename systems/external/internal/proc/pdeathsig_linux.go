@@ -1,4 +1,4 @@
-package external
+package proc
 
 import "syscall"
 

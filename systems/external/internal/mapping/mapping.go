@@ -1,34 +1,86 @@
-package external
+// Package mapping turns what an external system returned (a Payload: MCP
+// structured content, or text: stdout, an HTTP body, MCP text content) into
+// ranked systems.Hits as a config's "result" section (Spec) says, with
+// corpus-relative paths, 1-based lines and secrets redacted; it also
+// evaluates the captures of MCP calls.
+package mapping
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 )
 
-// payload is what one call returned: MCP structuredContent (nil if none)
+// Result sources.
+const (
+	FromStructured = "structured" // MCP structuredContent
+	FromJSON       = "json"       // stdout, HTTP body or MCP text content parsed as JSON
+	FromBlob       = "blob"       // the text taken whole as one composite hit
+	FromText       = "text"       // the text split into items where result.item_regex matches
+)
+
+// itemGroups are the named groups result.item_regex may have.
+var itemGroups = []string{"path", "start_line", "end_line", "symbol", "score", "doc_id"}
+
+// Spec maps a result to hits. Path, StartLine, EndLine, Symbol,
+// Score and Text are dotted paths into each item; Library and StripPrefix
+// are templates.
+type Spec struct {
+	From        string `json:"from"`
+	Items       string `json:"items,omitempty"`
+	Path        string `json:"path,omitempty"`
+	StartLine   string `json:"start_line,omitempty"`
+	EndLine     string `json:"end_line,omitempty"`
+	Symbol      string `json:"symbol,omitempty"`
+	Score       string `json:"score,omitempty"`
+	Text        string `json:"text,omitempty"`
+	Library     string `json:"library,omitempty"`
+	StripPrefix string `json:"strip_prefix,omitempty"`
+	ItemRegex   string `json:"item_regex,omitempty"` // from "text": where each item starts; named groups are fields
+	// DocID is the dotted path of a hit's document id (corpus.Doc.ID, as
+	// handed over in docs.jsonl): a system that sets it can be judged on
+	// collections judged by doc id.
+	DocID string `json:"doc_id,omitempty"`
+	// LineBase is the number the tool gives a file's first line: 1 (nil,
+	// the default) or 0. Lines are made 1-based with it; a line below the
+	// base is an error, never dropped.
+	LineBase *int `json:"line_base,omitempty"`
+}
+
+// lineBase is result.line_base, default 1.
+func (r Spec) lineBase() int {
+	if r.LineBase != nil {
+		return *r.LineBase
+	}
+	return 1
+}
+
+// Payload is what one call returned: MCP structuredContent (nil if none)
 // and the text (stdout, an HTTP body, or the MCP text content joined by
 // newlines).
-type payload struct {
-	structured any
-	text       string
-	stderr     string // the redacted tail of the process's stderr, for errors
+type Payload struct {
+	Structured any
+	Text       string
+	Stderr     string // the redacted tail of the process's stderr, for errors
 }
 
 // value returns the result as JSON: the structured content, else the text
 // parsed as JSON.
-func (p payload) value() (any, error) {
-	if p.structured != nil {
-		return p.structured, nil
+func (p Payload) value() (any, error) {
+	if p.Structured != nil {
+		return p.Structured, nil
 	}
-	return parseJSON(p.text)
+	return parseJSON(p.Text)
 }
 
 func parseJSON(s string) (any, error) {
@@ -36,19 +88,19 @@ func parseJSON(s string) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("result is not JSON: %v (starts %q)", err, snippet(s))
+		return nil, fmt.Errorf("result is not JSON: %v (starts %q)", err, Snippet(s))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("result is not one JSON value: data after it (starts %q)", snippet(s))
+		return nil, fmt.Errorf("result is not one JSON value: data after it (starts %q)", Snippet(s))
 	}
 	return v, nil
 }
 
-// snippet is the start of s for an error message.
-func snippet(s string) string { return snippetN(s, 120) }
+// Snippet is the start of s for an error message.
+func Snippet(s string) string { return SnippetN(s, 120) }
 
-// snippetN is the first n bytes of s, trimmed.
-func snippetN(s string, n int) string {
+// SnippetN is the first n bytes of s, trimmed.
+func SnippetN(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) > n {
 		return s[:n] + "…"
@@ -115,7 +167,9 @@ func scalar(v any) (string, bool) {
 
 const capturePrefixRE = "re:"
 
-func checkCapture(expr string) error {
+// CheckCapture reports a capture expression whose "re:" regexp does not
+// compile.
+func CheckCapture(expr string) error {
 	if re, ok := strings.CutPrefix(expr, capturePrefixRE); ok {
 		_, err := regexp.Compile(re)
 		return err
@@ -123,15 +177,15 @@ func checkCapture(expr string) error {
 	return nil
 }
 
-// capture evaluates a capture expression on a call's result: "re:REGEXP"
+// Capture evaluates a capture expression on a call's result: "re:REGEXP"
 // on its text (the first group if the regexp has one, else the match),
 // otherwise a dotted path into its JSON that must name a scalar.
-func capture(p payload, expr string) (string, error) {
+func Capture(p Payload, expr string) (string, error) {
 	if re, ok := strings.CutPrefix(expr, capturePrefixRE); ok {
-		m := regexp.MustCompile(re).FindStringSubmatch(p.text)
+		m := regexp.MustCompile(re).FindStringSubmatch(p.Text)
 		switch {
 		case m == nil:
-			return "", fmt.Errorf("regexp %q matches nothing in the result (starts %q)", re, snippet(p.text))
+			return "", fmt.Errorf("regexp %q matches nothing in the result (starts %q)", re, Snippet(p.Text))
 		case len(m) > 1:
 			return m[1], nil
 		}
@@ -152,9 +206,9 @@ func capture(p payload, expr string) (string, error) {
 	return s, nil
 }
 
-// checkItemRegex reports a result.item_regex that does not compile, has a
+// CheckItemRegex reports a result.item_regex that does not compile, has a
 // named group that is not a field, or names neither a path nor a symbol.
-func checkItemRegex(s string) error {
+func CheckItemRegex(s string) error {
 	if s == "" {
 		return fmt.Errorf("missing (from %q splits the text where this regexp matches)", FromText)
 	}
@@ -201,37 +255,52 @@ func textItems(re *regexp.Regexp, text string) []any {
 }
 
 // textSpec maps the items of textItems.
-var textSpec = ResultSpec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text", DocID: "doc_id"}
+var textSpec = Spec{Path: "path", StartLine: "start_line", EndLine: "end_line", Symbol: "symbol", Score: "score", Text: "text", DocID: "doc_id"}
 
-// mapping turns a payload into hits according to a ResultSpec.
-type mapping struct {
-	spec  ResultSpec
+// mapping turns a Payload into hits according to a Spec.
+type Mapping struct {
+	spec  Spec
 	re    *regexp.Regexp // result.item_regex, compiled
 	strip string         // strip_prefix expanded
 	dirs  []string       // the corpus directory, as given and resolved
-	red   *redactor
+	red   *redact.Redactor
 }
 
-// hits maps p to at most k hits. outside counts hits whose path lies
+// New returns the mapping of spec (which Validate checked) for a corpus in
+// dirs (the directory as given and with symlinks resolved): paths lose the
+// prefix strip (strip_prefix, expanded) and are made relative to dirs, and
+// red redacts every field a hit takes from the tool.
+func New(spec Spec, strip string, dirs []string, red *redact.Redactor) *Mapping {
+	m := &Mapping{spec: spec, strip: strip, dirs: dirs, red: red}
+	if spec.From == FromText {
+		m.re = regexp.MustCompile(spec.ItemRegex) // Validate compiled it
+	}
+	return m
+}
+
+// Dir is the corpus directory as given.
+func (m *Mapping) Dir() string { return m.dirs[0] }
+
+// Hits maps p to at most k hits. outside counts hits whose path lies
 // outside the corpus: they keep their rank (so a wrong answer still costs
 // its place) but lose path, lines and symbol, and so match no gold.
-func (m *mapping) hits(p payload, k int) (hits []systems.Hit, outside int, err error) {
+func (m *Mapping) Hits(p Payload, k int) (hits []systems.Hit, outside int, err error) {
 	if m.spec.From == FromBlob {
-		if strings.TrimSpace(p.text) == "" || k <= 0 {
+		if strings.TrimSpace(p.Text) == "" || k <= 0 {
 			return nil, 0, nil
 		}
-		return []systems.Hit{{Text: m.red.String(p.text)}}, 0, nil
+		return []systems.Hit{{Text: m.red.String(p.Text)}}, 0, nil
 	}
 	if m.spec.From == FromText {
-		return m.list(textItems(m.re, p.text), textSpec, k)
+		return m.list(textItems(m.re, p.Text), textSpec, k)
 	}
 	var v any
 	if m.spec.From == FromStructured {
-		if p.structured == nil {
+		if p.Structured == nil {
 			return nil, 0, fmt.Errorf("result has no structuredContent (result.from %q; use %q for JSON text)", FromStructured, FromJSON)
 		}
-		v = p.structured
-	} else if v, err = parseJSON(p.text); err != nil {
+		v = p.Structured
+	} else if v, err = parseJSON(p.Text); err != nil {
 		return nil, 0, err
 	}
 	list, ok := lookup(v, m.spec.Items)
@@ -249,7 +318,7 @@ func (m *mapping) hits(p payload, k int) (hits []systems.Hit, outside int, err e
 }
 
 // list maps at most k items with the field paths of spec.
-func (m *mapping) list(items []any, spec ResultSpec, k int) (hits []systems.Hit, outside int, err error) {
+func (m *Mapping) list(items []any, spec Spec, k int) (hits []systems.Hit, outside int, err error) {
 	for i, it := range items {
 		if len(hits) >= k {
 			break
@@ -266,7 +335,7 @@ func (m *mapping) list(items []any, spec ResultSpec, k int) (hits []systems.Hit,
 	return hits, outside, nil
 }
 
-func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err error) {
+func (m *Mapping) hit(it any, spec Spec) (h systems.Hit, inside bool, err error) {
 	str := func(field, dotted string) (string, error) {
 		if dotted == "" {
 			return "", nil
@@ -334,7 +403,7 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 	if m.strip != "" {
 		p = strings.TrimPrefix(p, m.strip)
 	}
-	rel, ok := relPath(m.dirs, p)
+	rel, ok := RelPath(m.dirs, p)
 	if !ok {
 		return systems.Hit{DocID: h.DocID, Score: h.Score, Text: h.Text}, false, nil
 	}
@@ -346,7 +415,7 @@ func (m *mapping) hit(it any, spec ResultSpec) (h systems.Hit, inside bool, err 
 // ones with result.line_base. A line that is not a whole number at or above
 // the base, or an end before the start, is an error: dropping it would
 // change what the hit covers without saying so.
-func (m *mapping) lines(spec ResultSpec, start, end *float64) (int, int, error) {
+func (m *Mapping) lines(spec Spec, start, end *float64) (int, int, error) {
 	base := m.spec.lineBase()
 	conv := func(field string, x *float64) (int, error) {
 		if x == nil {
@@ -371,8 +440,8 @@ func (m *mapping) lines(spec ResultSpec, start, end *float64) (int, int, error) 
 	return s, e, nil
 }
 
-// joinText joins the text of MCP content items.
-func joinText(texts []string) string {
+// JoinText joins the text of MCP content items.
+func JoinText(texts []string) string {
 	var b bytes.Buffer
 	for i, t := range texts {
 		if i > 0 {
@@ -381,4 +450,28 @@ func joinText(texts []string) string {
 		b.WriteString(t)
 	}
 	return b.String()
+}
+
+// RelPath turns the path a system reports into a corpus-relative slash
+// path: a file:// URL or an absolute path under one of dirs (the corpus
+// directory as given and with symlinks resolved) loses the directory; a
+// relative path is cleaned. ok is false for a path outside the corpus.
+func RelPath(dirs []string, p string) (rel string, ok bool) {
+	p = strings.TrimPrefix(p, "file://")
+	if p == "" || strings.ContainsRune(p, 0) {
+		return "", false
+	}
+	if filepath.IsAbs(p) {
+		for _, dir := range dirs {
+			if r, err := filepath.Rel(dir, filepath.Clean(p)); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+				return RelPath(nil, r)
+			}
+		}
+		return "", false
+	}
+	p = path.Clean(filepath.ToSlash(p))
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	return p, true
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package external
+package proc
 
 import "syscall"
 

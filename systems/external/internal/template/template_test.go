@@ -1,4 +1,4 @@
-package external
+package template
 
 import (
 	"strings"
@@ -9,9 +9,9 @@ import (
 
 func TestExpand(t *testing.T) {
 	env := map[string]string{"HOME": "/home/u", "EMPTY": ""}
-	v := vars{
-		ph:     map[string]string{phQuery: "a b", phK: "7", phCorpus: "/c", phCapture + "id": "/lib/x"},
-		getenv: func(k string) (string, bool) { x, ok := env[k]; return x, ok },
+	v := Vars{
+		Values: map[string]string{PhQuery: "a b", PhK: "7", PhCorpus: "/c", PhCapture + "id": "/lib/x"},
+		Getenv: func(k string) (string, bool) { x, ok := env[k]; return x, ok },
 	}
 	for _, tc := range []struct {
 		in, want, err, reason string
@@ -28,7 +28,7 @@ func TestExpand(t *testing.T) {
 		{"{library}", "", "placeholder {library} has no value here", "a known placeholder without a value"},
 		{"${HOME", "", "unterminated ${", "malformed"},
 	} {
-		got, err := v.expand(tc.in)
+		got, err := v.Expand(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: expand(%q) err = %v, want %q", tc.reason, tc.in, err, tc.err)
@@ -42,38 +42,38 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandJSON(t *testing.T) {
-	v := vars{ph: map[string]string{phQuery: "q", phK: "5"}, getenv: func(string) (string, bool) { return "", false }}
+	v := Vars{Values: map[string]string{PhQuery: "q", PhK: "5"}, Getenv: func(string) (string, bool) { return "", false }}
 	in := map[string]any{"query": "{query}", "limit": "{k}", "note": "top {k}", "n": 1.5, "list": []any{"{k}", true}}
-	got, err := v.expandJSON(in)
+	got, err := v.ExpandJSON(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"query": "q", "limit": 5, "note": "top 5", "n": 1.5, "list": []any{5, true}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("expandJSON (-want +got):\n%s\n(exactly \"{k}\" becomes a number, \"top {k}\" stays a string)", diff)
+		t.Errorf("ExpandJSON (-want +got):\n%s\n(exactly \"{k}\" becomes a number, \"top {k}\" stays a string)", diff)
 	}
 }
 
 func TestCheckTemplatePhases(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
-		p    phase
+		p    Phase
 		port bool
 		err  string
 	}{
-		{"{cache}/bin", phaseCache, false, ""},
-		{"{corpus}", phaseCache, false, "not available here"},
-		{"{work}/{corpus}", phaseCorpus, false, ""},
-		{"{port}", phaseCorpus, false, "not available here"},
-		{"{port}", phaseCorpus, true, ""},
-		{"{query} {k} {library} {repo}", phaseQuery, false, ""},
-		{"{query}", phaseCorpus, false, "not available here"},
-		{"{qurey}", phaseQuery, false, "unknown placeholder {qurey}"},
-		{"{captured.x}", phaseQuery, false, `no earlier call captures "x"`},
+		{"{cache}/bin", PhaseCache, false, ""},
+		{"{corpus}", PhaseCache, false, "not available here"},
+		{"{work}/{corpus}", PhaseCorpus, false, ""},
+		{"{port}", PhaseCorpus, false, "not available here"},
+		{"{port}", PhaseCorpus, true, ""},
+		{"{query} {k} {library} {repo}", PhaseQuery, false, ""},
+		{"{query}", PhaseCorpus, false, "not available here"},
+		{"{qurey}", PhaseQuery, false, "unknown placeholder {qurey}"},
+		{"{captured.x}", PhaseQuery, false, `no earlier call captures "x"`},
 	} {
-		err := checkTemplate(tc.s, tc.p, tc.port, nil)
+		err := Check(tc.s, tc.p, tc.port, nil)
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
-			t.Errorf("checkTemplate(%q, phase %d, port %v) = %v, want %q", tc.s, tc.p, tc.port, err, tc.err)
+			t.Errorf("Check(%q, Phase %d, port %v) = %v, want %q", tc.s, tc.p, tc.port, err, tc.err)
 		}
 	}
 }
@@ -82,9 +82,9 @@ func TestCheckTemplatePhases(t *testing.T) {
 // a URL, so it fills exactly its one value; configuration is not.
 func TestExpandURL(t *testing.T) {
 	env := map[string]string{"BASE": "http://127.0.0.1:9/api?key=a b"}
-	v := vars{
-		ph:     map[string]string{phQuery: "100% a&b=c #d/e?", phK: "5", phLibrary: "scikit learn", phPort: "8080", phCapture + "id": "/org/lib"},
-		getenv: func(k string) (string, bool) { x, ok := env[k]; return x, ok },
+	v := Vars{
+		Values: map[string]string{PhQuery: "100% a&b=c #d/e?", PhK: "5", PhLibrary: "scikit learn", PhPort: "8080", PhCapture + "id": "/org/lib"},
+		Getenv: func(k string) (string, bool) { x, ok := env[k]; return x, ok },
 	}
 	for _, tc := range []struct{ in, want, reason string }{
 		{"http://127.0.0.1:{port}/search?q={query}&k={k}", "http://127.0.0.1:8080/search?q=100%25+a%26b%3Dc+%23d%2Fe%3F&k=5",
@@ -95,7 +95,7 @@ func TestExpandURL(t *testing.T) {
 			"an environment value is inserted whole and its '?' starts the query"},
 		{"http://h/p#{query}", "http://h/p#100%25%20a&b=c%20%23d%2Fe%3F", "path-escaped in a fragment"},
 	} {
-		got, err := v.expandURL(tc.in)
+		got, err := v.ExpandURL(tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("%s:\nexpandURL(%q)\n = %q, %v\nwant %q", tc.reason, tc.in, got, err, tc.want)
 		}

@@ -1,4 +1,4 @@
-package external
+package config
 
 import (
 	"errors"
@@ -40,10 +40,10 @@ func writeConfig(t *testing.T, text string) string {
 func TestLoadValid(t *testing.T) {
 	c, err := Load(writeConfig(t, validConfig))
 	require.NoError(t, err)
-	if c.Name() != "demo/default" || c.Transport != TransportCommand || c.timeout().String() != "30s" || c.indexTimeout().String() != "5m0s" {
+	if c.Name() != "demo/default" || c.Transport != TransportCommand || c.CallTimeout().String() != "30s" || c.IndexWait().String() != "5m0s" {
 		t.Errorf("Load = %+v: fields not decoded", c)
 	}
-	if got := c.startTimeout(); got != DefaultStartTimeout {
+	if got := c.StartWait(); got != DefaultStartTimeout {
 		t.Errorf("start_timeout default = %s, want %s", got, DefaultStartTimeout)
 	}
 }
@@ -171,7 +171,7 @@ func TestHashPinned(t *testing.T) {
 	c, err := Parse("demo.json", []byte(validConfig))
 	require.NoError(t, err)
 	// Golden files are keyed by this value: it changes only with a
-	// deliberate bump of hashVersion or a new result-affecting field.
+	// deliberate bump of HashVersion or a new result-affecting field.
 	const want = "a3c866c98b9b79ca33769717df3bb8ef3a951f8542429a10e2f7d572f4e422c8"
 	if got := c.Hash(); got != want {
 		t.Errorf("Hash = %s, want %s (pinned)", got, want)
@@ -278,27 +278,6 @@ func TestHashFieldsMCPAndHTTP(t *testing.T) {
 	require.NoError(t, err)
 	if a.Hash() != b.Hash() {
 		t.Errorf("retry and max_concurrency change the hash")
-	}
-}
-
-func TestVersions(t *testing.T) {
-	c, err := Parse("demo.json", []byte(validConfig))
-	require.NoError(t, err)
-	got, err := c.Versions(t.Context())
-	require.NoError(t, err)
-	if diff := cmp.Diff(map[string]string{"demo": "1.0"}, got); diff != "" {
-		t.Errorf("declared versions (-want +got):\n%s", diff)
-	}
-	fakepeer(t)
-	c.VersionCommand = []string{"${FAKEPEER}", "version"}
-	got, err = c.Versions(t.Context())
-	require.NoError(t, err)
-	if diff := cmp.Diff(map[string]string{"demo": "fakepeer 1.2.3"}, got); diff != "" {
-		t.Errorf("version_command (-want +got):\n%s", diff)
-	}
-	c.VersionCommand = []string{"${FAKEPEER}", "nosuch"}
-	if _, err := c.Versions(t.Context()); err == nil || !strings.Contains(err.Error(), `unknown subcommand "nosuch"`) {
-		t.Errorf("a failing version_command: err = %v, want its stderr", err)
 	}
 }
 

@@ -1,23 +1,25 @@
-package external
+package mapping
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/redact"
 )
 
 func TestMappingShapes(t *testing.T) {
-	m := &mapping{
-		spec:  ResultSpec{From: FromJSON, Path: "p", StartLine: "l.0", EndLine: "l.1", Symbol: "s", Score: "score", Text: "t"},
+	m := &Mapping{
+		spec:  Spec{From: FromJSON, Path: "p", StartLine: "l.0", EndLine: "l.1", Symbol: "s", Score: "score", Text: "t"},
 		strip: "/srv/repo/",
 		dirs:  []string{"/cache/c"},
-		red:   newRedactor([]string{"sekrit"}),
+		red:   redact.New([]string{"sekrit"}),
 	}
-	got, outside, err := m.hits(payload{text: `[
+	got, outside, err := m.Hits(Payload{Text: `[
 		{"p": "/srv/repo/a.py", "l": [3, 9], "s": "A.f", "score": "2.5", "t": "uses sekrit"},
 		{"p": "/cache/c/b.py", "l": ["4", null], "score": 1},
 		{"p": "/elsewhere/c.py", "l": [1, 2], "s": "C", "score": 0.5, "t": "x"},
@@ -37,7 +39,7 @@ func TestMappingShapes(t *testing.T) {
 	if outside != 1 {
 		t.Errorf("outside = %d, want 1", outside)
 	}
-	got, _, err = m.hits(payload{text: `[{"p": "a"}, {"p": "b"}, {"p": "c"}]`}, 2)
+	got, _, err = m.Hits(Payload{Text: `[{"p": "a"}, {"p": "b"}, {"p": "c"}]`}, 2)
 	if err != nil || len(got) != 2 {
 		t.Errorf("k=2 kept %d hits (err %v), want 2", len(got), err)
 	}
@@ -46,25 +48,25 @@ func TestMappingShapes(t *testing.T) {
 func TestMappingErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		spec  ResultSpec
-		p     payload
+		spec  Spec
+		p     Payload
 		want  string
 		empty bool
 	}{
-		{"not json", ResultSpec{From: FromJSON, Path: "p"}, payload{text: "Traceback (most recent call last)"}, "result is not JSON", false},
-		{"two values", ResultSpec{From: FromJSON, Path: "p"}, payload{text: "[] []"}, "not one JSON value", false},
-		{"items missing", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"other": []}`}, `result.items "results" is not in the result`, false},
-		{"items not a list", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"results": {"a": 1}}`}, "is an object, want a list", false},
-		{"path not a string", ResultSpec{From: FromJSON, Path: "p"}, payload{text: `[{"p": {"x": 1}}]`}, `item 0: result.path "p" is an object`, false},
-		{"line not a number", ResultSpec{From: FromJSON, Path: "p", StartLine: "l"}, payload{text: `[{"p": "a", "l": "ten"}]`}, `result.start_line "l" is "ten", want a finite number`, false},
-		{"score NaN", ResultSpec{From: FromJSON, Path: "p", Score: "s"}, payload{text: `[{"p": "a", "s": "NaN"}]`}, "want a finite number", false},
-		{"no structured", ResultSpec{From: FromStructured, Path: "p"}, payload{text: "[]"}, "no structuredContent", false},
-		{"null items", ResultSpec{From: FromJSON, Items: "results", Path: "p"}, payload{text: `{"results": null}`}, "", true},
-		{"empty blob", ResultSpec{From: FromBlob}, payload{text: "  \n"}, "", true},
+		{"not json", Spec{From: FromJSON, Path: "p"}, Payload{Text: "Traceback (most recent call last)"}, "result is not JSON", false},
+		{"two values", Spec{From: FromJSON, Path: "p"}, Payload{Text: "[] []"}, "not one JSON value", false},
+		{"items missing", Spec{From: FromJSON, Items: "results", Path: "p"}, Payload{Text: `{"other": []}`}, `result.items "results" is not in the result`, false},
+		{"items not a list", Spec{From: FromJSON, Items: "results", Path: "p"}, Payload{Text: `{"results": {"a": 1}}`}, "is an object, want a list", false},
+		{"path not a string", Spec{From: FromJSON, Path: "p"}, Payload{Text: `[{"p": {"x": 1}}]`}, `item 0: result.path "p" is an object`, false},
+		{"line not a number", Spec{From: FromJSON, Path: "p", StartLine: "l"}, Payload{Text: `[{"p": "a", "l": "ten"}]`}, `result.start_line "l" is "ten", want a finite number`, false},
+		{"score NaN", Spec{From: FromJSON, Path: "p", Score: "s"}, Payload{Text: `[{"p": "a", "s": "NaN"}]`}, "want a finite number", false},
+		{"no structured", Spec{From: FromStructured, Path: "p"}, Payload{Text: "[]"}, "no structuredContent", false},
+		{"null items", Spec{From: FromJSON, Items: "results", Path: "p"}, Payload{Text: `{"results": null}`}, "", true},
+		{"empty blob", Spec{From: FromBlob}, Payload{Text: "  \n"}, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &mapping{spec: tc.spec}
-			got, _, err := m.hits(tc.p, 10)
+			m := &Mapping{spec: tc.spec}
+			got, _, err := m.Hits(tc.p, 10)
 			if tc.empty {
 				if err != nil || len(got) != 0 {
 					t.Errorf("got %v, %v; want no hits and no error", got, err)
@@ -79,7 +81,7 @@ func TestMappingErrors(t *testing.T) {
 }
 
 func TestCapture(t *testing.T) {
-	p := payload{text: "- Library ID: /org/proj\n- Other: 1", structured: map[string]any{"results": []any{map[string]any{"id": "/x/y", "n": 3.0}}}}
+	p := Payload{Text: "- Library ID: /org/proj\n- Other: 1", Structured: map[string]any{"results": []any{map[string]any{"id": "/x/y", "n": 3.0}}}}
 	for _, tc := range []struct{ expr, want, err string }{
 		{"re:Library ID: (\\S+)", "/org/proj", ""},
 		{"re:Other: \\d", "Other: 1", ""},
@@ -89,7 +91,7 @@ func TestCapture(t *testing.T) {
 		{"results.1.id", "", "is not in the result"},
 		{"results", "", "is a list, want a string or number"},
 	} {
-		got, err := capture(p, tc.expr)
+		got, err := Capture(p, tc.expr)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("capture(%q) err = %v, want %q", tc.expr, err, tc.err)
@@ -100,34 +102,12 @@ func TestCapture(t *testing.T) {
 	}
 }
 
-func TestTailRedacts(t *testing.T) {
-	const secret = "hunter2-long-secret"
-	tl := newTail(newRedactor([]string{secret}))
-	// The secret split across writes, on a finished and an unfinished line.
-	tl.Write([]byte("key=hunter2-lo"))
-	tl.Write([]byte("ng-secret ok\nagain hunter"))
-	tl.Write([]byte("2-long-secret"))
-	if got, want := tl.String(), "key=*** ok\nagain ***"; got != want {
-		t.Errorf("tail = %q, want %q", got, want)
-	}
-	// A line longer than maxLine with the secret across the flush point.
-	tl = newTail(newRedactor([]string{secret}))
-	tl.Write([]byte(strings.Repeat("x", maxLine-5) + "hunter2"))
-	tl.Write([]byte("-long-secret" + strings.Repeat("y", 100) + "\n"))
-	if s := tl.String(); strings.Contains(s, "hunter2") || !strings.Contains(s, "x***y") {
-		t.Errorf("long line: tail %q… holds part of the secret or lost the redaction", s[len(s)-120:])
-	}
-	if n := len(tl.String()); n > stderrTail+len("…") {
-		t.Errorf("tail holds %d bytes, want at most %d", n, stderrTail)
-	}
-}
-
 func TestTextItems(t *testing.T) {
 	const text = "header line\n## a.f — a.py:3-9\nbody of f\n\n## b.g — b.py:12-12\nbody of g\n"
 	re := `(?m)^## (?P<symbol>\S+) — (?P<path>[^:\n]+):(?P<start_line>\d+)-(?P<end_line>\d+)$`
-	require.NoError(t, checkItemRegex(re))
-	m := &mapping{spec: ResultSpec{From: FromText}, re: regexp.MustCompile(re)}
-	got, _, err := m.hits(payload{text: text}, 10)
+	require.NoError(t, CheckItemRegex(re))
+	m := &Mapping{spec: Spec{From: FromText}, re: regexp.MustCompile(re)}
+	got, _, err := m.Hits(Payload{Text: text}, 10)
 	require.NoError(t, err)
 	diffHits(t, "sections", []systems.Hit{
 		{Path: "a.py", StartLine: 3, EndLine: 9, Symbol: "a.f", Text: "## a.f — a.py:3-9\nbody of f"},
@@ -139,8 +119,8 @@ func TestTextItems(t *testing.T) {
 		{"(?P<file>\\S+)", `named group "file"`},
 		{"(?P<score>\\d+)", "no (?P<path>…), (?P<symbol>…) or (?P<doc_id>…) group"},
 	} {
-		if err := checkItemRegex(tc.re); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("checkItemRegex(%q) = %v, want %q", tc.re, err, tc.want)
+		if err := CheckItemRegex(tc.re); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckItemRegex(%q) = %v, want %q", tc.re, err, tc.want)
 		}
 	}
 }
@@ -168,8 +148,8 @@ func TestMappingLines(t *testing.T) {
 		{"end only", nil, `{"p": "a.py", "e": 7}`, systems.Hit{Path: "a.py", EndLine: 7}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &mapping{spec: ResultSpec{From: FromJSON, Path: "p", StartLine: "s", EndLine: "e", LineBase: tc.base}, dirs: []string{"/c"}}
-			got, _, err := m.hits(payload{text: "[" + tc.item + "]"}, 10)
+			m := &Mapping{spec: Spec{From: FromJSON, Path: "p", StartLine: "s", EndLine: "e", LineBase: tc.base}, dirs: []string{"/c"}}
+			got, _, err := m.Hits(Payload{Text: "[" + tc.item + "]"}, 10)
 			if tc.errMsg != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.errMsg) {
 					t.Fatalf("err = %v, want %q", err, tc.errMsg)
@@ -179,5 +159,35 @@ func TestMappingLines(t *testing.T) {
 			require.NoError(t, err)
 			diffHits(t, tc.name, []systems.Hit{tc.want}, got)
 		})
+	}
+}
+
+func TestRelPath(t *testing.T) {
+	dirs := []string{"/cache/corpora/h", "/real/h"}
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/cache/corpora/h/pkg/a.py", "pkg/a.py", true},
+		{"file:///cache/corpora/h/pkg/a.py", "pkg/a.py", true},
+		{"/real/h/pkg/a.py", "pkg/a.py", true},
+		{"pkg/./a.py", "pkg/a.py", true},
+		{"/cache/corpora/h", "", false},
+		{"/cache/corpora/hx/a.py", "", false},
+		{"/etc/passwd", "", false},
+		{"../a.py", "", false},
+		{"/cache/corpora/h/../a.py", "", false},
+	} {
+		got, ok := RelPath(dirs, tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("RelPath(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func diffHits(t *testing.T, what string, want, got []systems.Hit) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: hits (-want +got):\n%s", what, diff)
 	}
 }

@@ -1,4 +1,4 @@
-package external
+package proc
 
 import (
 	"fmt"
@@ -93,9 +93,9 @@ func register(cmd *exec.Cmd) {
 	}
 }
 
-// release kills what is left of the process group cmd led and forgets it;
+// Release kills what is left of the process group cmd led and forgets it;
 // the caller has waited for the leader.
-func release(cmd *exec.Cmd) {
+func Release(cmd *exec.Cmd) {
 	killGroup(cmd)
 	if cmd.Process == nil {
 		return

@@ -1,4 +1,8 @@
-package external
+// Package corpusdir hands a corpus over to an external system as files:
+// a content-addressed tree of its documents (Tree; optionally a git
+// repository with one reproducible commit) or one docs.jsonl (JSONL), under
+// <cache>/external/corpora/, written beside and renamed into place.
+package corpusdir
 
 import (
 	"context"
@@ -10,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/systems/external/internal/proc"
 )
 
 // The fixed identity of the corpus commit, so that the same files give the
@@ -25,7 +30,7 @@ var gitEnv = []string{
 	"GIT_COMMITTER_DATE=2000-01-01T00:00:00Z",
 }
 
-// corpusDir returns the directory holding c's files as a tree, writing it
+// Tree returns the directory holding c's files as a tree, writing it
 // when absent (hash is c.Hash()):
 //
 //	<cache>/external/corpora/<corpus hash>[-git]/
@@ -34,7 +39,7 @@ var gitEnv = []string{
 // the directory exists only once complete and is shared by every run and
 // every external system with the same corpus. With git, the tree is a
 // repository with one commit whose hash depends only on the files.
-func corpusDir(ctx context.Context, cache string, c *corpus.Corpus, hash string, git bool) (string, error) {
+func Tree(ctx context.Context, cache string, c *corpus.Corpus, hash string, git bool) (string, error) {
 	if err := checkPaths(c, git); err != nil {
 		return "", err
 	}
@@ -42,6 +47,21 @@ func corpusDir(ctx context.Context, cache string, c *corpus.Corpus, hash string,
 	if git {
 		name += "-git"
 	}
+	return publish(cache, name, func(tmp string) error {
+		if err := writeTree(tmp, c); err != nil {
+			return err
+		}
+		if git {
+			return gitCommit(ctx, tmp, c)
+		}
+		return nil
+	})
+}
+
+// publish returns <cache>/external/corpora/<name>, filling it with fill when
+// it is absent: fill writes into a temporary sibling, which is renamed into
+// place, so the directory exists only once complete.
+func publish(cache, name string, fill func(tmp string) error) (string, error) {
 	parent := filepath.Join(cache, "external", "corpora")
 	final := filepath.Join(parent, name)
 	if st, err := os.Stat(final); err == nil && st.IsDir() {
@@ -55,13 +75,8 @@ func corpusDir(ctx context.Context, cache string, c *corpus.Corpus, hash string,
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := writeTree(tmp, c); err != nil {
+	if err := fill(tmp); err != nil {
 		return "", err
-	}
-	if git {
-		if err := gitCommit(ctx, tmp, c); err != nil {
-			return "", err
-		}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", err
@@ -138,45 +153,21 @@ func gitCommit(ctx context.Context, dir string, c *corpus.Corpus) error {
 		{"git", "-c", "core.autocrlf=false", "add", "-A"},
 		{"git", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", msg},
 	} {
-		if _, _, err := run(ctx, argv, env, dir, -1, nil, nil); err != nil {
+		if _, _, err := proc.Run(ctx, argv, env, dir, -1, nil, nil); err != nil {
 			return fmt.Errorf("corpus %s: git handover: %w", c.ID, err)
 		}
 	}
 	return nil
 }
 
-// relPath turns the path a system reports into a corpus-relative slash
-// path: a file:// URL or an absolute path under one of dirs (the corpus
-// directory as given and with symlinks resolved) loses the directory; a
-// relative path is cleaned. ok is false for a path outside the corpus.
-func relPath(dirs []string, p string) (rel string, ok bool) {
-	p = strings.TrimPrefix(p, "file://")
-	if p == "" || strings.ContainsRune(p, 0) {
-		return "", false
-	}
-	if filepath.IsAbs(p) {
-		for _, dir := range dirs {
-			if r, err := filepath.Rel(dir, filepath.Clean(p)); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
-				return relPath(nil, r)
-			}
-		}
-		return "", false
-	}
-	p = path.Clean(filepath.ToSlash(p))
-	if p == "." || p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
-		return "", false
-	}
-	return p, true
-}
-
-// corpusJSONL returns the directory holding c as docs.jsonl, one line
+// JSONL returns the directory holding c as docs.jsonl, one line
 // {"_id", "title", "text", "path"} per doc in corpus order, writing it when
 // absent:
 //
 //	<cache>/external/corpora/<corpus hash>-jsonl/docs.jsonl
 //
-// Like corpusDir it is written into a temporary sibling and renamed.
-func corpusJSONL(cache string, c *corpus.Corpus, hash string) (string, error) {
+// Like Tree it is written into a temporary sibling and renamed.
+func JSONL(cache string, c *corpus.Corpus, hash string) (string, error) {
 	seen := make(map[string]bool, len(c.Docs))
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
@@ -196,30 +187,7 @@ func corpusJSONL(cache string, c *corpus.Corpus, hash string) (string, error) {
 			return "", err
 		}
 	}
-	parent := filepath.Join(cache, "external", "corpora")
-	final := filepath.Join(parent, hash+"-jsonl")
-	if st, err := os.Stat(final); err == nil && st.IsDir() {
-		return final, nil
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(parent, ".tmp-"+hash+"-jsonl-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	if err := os.WriteFile(filepath.Join(tmp, "docs.jsonl"), []byte(b.String()), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		if st, serr := os.Stat(final); serr == nil && st.IsDir() {
-			return final, nil
-		}
-		return "", err
-	}
-	return final, nil
+	return publish(cache, hash+"-jsonl", func(tmp string) error {
+		return os.WriteFile(filepath.Join(tmp, "docs.jsonl"), []byte(b.String()), 0o644)
+	})
 }

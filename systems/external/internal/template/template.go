@@ -1,4 +1,9 @@
-package external
+// Package template is the placeholder language of an external system's
+// config: {query}, {k}, {corpus}, {work}, {cache}, {port}, {captured.NAME}
+// and ${ENV} / ${ENV:-default} references, which a Phase allows where
+// (Check), and their expansion (Vars) into strings, argv, URLs with escaped
+// data and JSON values.
+package template
 
 import (
 	"fmt"
@@ -10,41 +15,41 @@ import (
 )
 
 // Placeholder names. Which are available depends on where a string is used
-// (see phase); {captured.NAME} is available to a call after the one that
+// (see Phase); {captured.NAME} is available to a call after the one that
 // captures NAME.
 const (
-	phQuery   = "query"
-	phK       = "k"
-	phLibrary = "library"
-	phRepo    = "repo"
-	phCorpus  = "corpus"
-	phWork    = "work"
-	phCache   = "cache"
-	phPort    = "port"
-	phCapture = "captured."
+	PhQuery   = "query"
+	PhK       = "k"
+	PhLibrary = "library"
+	PhRepo    = "repo"
+	PhCorpus  = "corpus"
+	PhWork    = "work"
+	PhCache   = "cache"
+	PhPort    = "port"
+	PhCapture = "captured."
 )
 
-// A phase says which placeholders a string may use.
-type phase int
+// A Phase says which placeholders a string may use.
+type Phase int
 
 const (
-	phaseCache  phase = iota // version_command: {cache} only
-	phaseCorpus              // env, files, index, server commands: + {corpus} {work} ({port} with an HTTP server)
-	phaseQuery               // calls, search, http request, result.library: + {query} {k} {library} {repo} {captured.*}
+	PhaseCache  Phase = iota // version_command: {cache} only
+	PhaseCorpus              // env, files, index, server commands: + {corpus} {work} ({port} with an HTTP server)
+	PhaseQuery               // calls, search, http request, result.library: + {query} {k} {library} {repo} {captured.*}
 )
 
-func (p phase) allows(name string, port bool) bool {
+func (p Phase) allows(name string, port bool) bool {
 	switch name {
-	case phCache:
+	case PhCache:
 		return true
-	case phCorpus, phWork:
-		return p >= phaseCorpus
-	case phPort:
-		return p >= phaseCorpus && port
-	case phQuery, phK, phLibrary, phRepo:
-		return p >= phaseQuery
+	case PhCorpus, PhWork:
+		return p >= PhaseCorpus
+	case PhPort:
+		return p >= PhaseCorpus && port
+	case PhQuery, PhK, PhLibrary, PhRepo:
+		return p >= PhaseQuery
 	}
-	return p >= phaseQuery && strings.HasPrefix(name, phCapture)
+	return p >= PhaseQuery && strings.HasPrefix(name, PhCapture)
 }
 
 // segment is one piece of a parsed template: literal text, a placeholder
@@ -85,7 +90,7 @@ func parseTemplate(s string) ([]segment, error) {
 			}
 			ref := s[i+2 : i+end]
 			name, def, hasDef := strings.Cut(ref, ":-")
-			if !isEnvName(name) {
+			if !IsEnvName(name) {
 				return nil, fmt.Errorf("${%s}: %q is not an environment variable name", ref, name)
 			}
 			flush()
@@ -118,7 +123,7 @@ func isPlaceholderName(s string) bool {
 	return !dotted || tail != "" && allIn(tail, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 }
 
-func isEnvName(s string) bool {
+func IsEnvName(s string) bool {
 	return s != "" && (s[0] < '0' || s[0] > '9') &&
 		allIn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 }
@@ -132,10 +137,10 @@ func allIn(s, set string) bool {
 	return true
 }
 
-// checkTemplate reports a malformed template or a placeholder that is
-// unknown or not available in phase p. captured lists the names captured by
+// Check reports a malformed template or a placeholder that is
+// unknown or not available in Phase p. captured lists the names captured by
 // earlier calls (nil outside calls).
-func checkTemplate(s string, p phase, port bool, captured map[string]bool) error {
+func Check(s string, p Phase, port bool, captured map[string]bool) error {
 	segs, err := parseTemplate(s)
 	if err != nil {
 		return err
@@ -150,7 +155,7 @@ func checkTemplate(s string, p phase, port bool, captured map[string]bool) error
 		if !p.allows(sg.ph, port) {
 			return fmt.Errorf("placeholder {%s} is not available here", sg.ph)
 		}
-		if name, ok := strings.CutPrefix(sg.ph, phCapture); ok && !captured[name] {
+		if name, ok := strings.CutPrefix(sg.ph, PhCapture); ok && !captured[name] {
 			return fmt.Errorf("placeholder {%s}: no earlier call captures %q", sg.ph, name)
 		}
 	}
@@ -159,34 +164,34 @@ func checkTemplate(s string, p phase, port bool, captured map[string]bool) error
 
 func known(name string) bool {
 	switch name {
-	case phQuery, phK, phLibrary, phRepo, phCorpus, phWork, phCache, phPort:
+	case PhQuery, PhK, PhLibrary, PhRepo, PhCorpus, PhWork, PhCache, PhPort:
 		return true
 	}
-	return strings.HasPrefix(name, phCapture)
+	return strings.HasPrefix(name, PhCapture)
 }
 
-// vars are the values placeholders expand to, and the environment that
+// Vars are the values placeholders expand to, and the environment that
 // ${NAME} reads.
-type vars struct {
-	ph     map[string]string
-	getenv func(string) (string, bool)
+type Vars struct {
+	Values map[string]string           // placeholder name → value
+	Getenv func(string) (string, bool) // what ${NAME} reads
 }
 
-func (v vars) with(kv ...string) vars {
-	m := make(map[string]string, len(v.ph)+len(kv)/2)
-	for k, x := range v.ph {
+func (v Vars) With(kv ...string) Vars {
+	m := make(map[string]string, len(v.Values)+len(kv)/2)
+	for k, x := range v.Values {
 		m[k] = x
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
 	}
-	return vars{ph: m, getenv: v.getenv}
+	return Vars{Values: m, Getenv: v.Getenv}
 }
 
-// expand returns s with its placeholders and environment references
+// Expand returns s with its placeholders and environment references
 // replaced. A variable that is unset (or empty) without a default is an
 // error naming it.
-func (v vars) expand(s string) (string, error) {
+func (v Vars) Expand(s string) (string, error) {
 	segs, err := parseTemplate(s)
 	if err != nil {
 		return "", err
@@ -202,7 +207,7 @@ func (v vars) expand(s string) (string, error) {
 	return b.String(), nil
 }
 
-// expandURL is expand for a URL template: the value of every query-phase
+// ExpandURL is expand for a URL template: the value of every query-Phase
 // placeholder ({query} {k} {library} {repo} {captured.NAME}: data, not
 // configuration) is escaped for where it stands — path-escaped before the
 // template's first "?", query-escaped after it, path-escaped again after a
@@ -210,7 +215,7 @@ func (v vars) expand(s string) (string, error) {
 // part of the one value it fills. {port}, {work}, {corpus}, {cache} and
 // ${ENV} are inserted as they are (a base URL from the environment stays
 // whole).
-func (v vars) expandURL(s string) (string, error) {
+func (v Vars) ExpandURL(s string) (string, error) {
 	segs, err := parseTemplate(s)
 	if err != nil {
 		return "", err
@@ -251,23 +256,23 @@ func (v vars) expandURL(s string) (string, error) {
 // (rather than the configuration or the machine): the values escaped in URLs.
 func isData(name string) bool {
 	switch name {
-	case phQuery, phK, phLibrary, phRepo:
+	case PhQuery, PhK, PhLibrary, PhRepo:
 		return true
 	}
-	return strings.HasPrefix(name, phCapture)
+	return strings.HasPrefix(name, PhCapture)
 }
 
 // expandSegment returns the value of one template segment.
-func (v vars) expandSegment(sg segment) (string, error) {
+func (v Vars) expandSegment(sg segment) (string, error) {
 	switch {
 	case sg.ph != "":
-		x, ok := v.ph[sg.ph]
+		x, ok := v.Values[sg.ph]
 		if !ok {
 			return "", fmt.Errorf("placeholder {%s} has no value here", sg.ph)
 		}
 		return x, nil
 	case sg.env != "":
-		x, ok := v.getenv(sg.env)
+		x, ok := v.Getenv(sg.env)
 		if !ok || x == "" {
 			if !sg.hasDef {
 				return "", fmt.Errorf("environment variable %s is not set (write ${%s:-default} for a default)", sg.env, sg.env)
@@ -279,11 +284,11 @@ func (v vars) expandSegment(sg segment) (string, error) {
 	return sg.lit, nil
 }
 
-// expandAll expands every string of argv.
-func (v vars) expandAll(argv []string) ([]string, error) {
+// ExpandAll expands every string of argv.
+func (v Vars) ExpandAll(argv []string) ([]string, error) {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		x, err := v.expand(a)
+		x, err := v.Expand(a)
 		if err != nil {
 			return nil, err
 		}
@@ -292,22 +297,22 @@ func (v vars) expandAll(argv []string) ([]string, error) {
 	return out, nil
 }
 
-// expandJSON expands every string inside a decoded JSON value (tool
+// ExpandJSON expands every string inside a decoded JSON value (tool
 // arguments, an HTTP body). A string that is exactly "{k}" becomes the
 // number k, because tools declare their limit as an integer.
-func (v vars) expandJSON(x any) (any, error) {
+func (v Vars) ExpandJSON(x any) (any, error) {
 	switch x := x.(type) {
 	case string:
-		if x == "{"+phK+"}" {
-			if k, err := strconv.Atoi(v.ph[phK]); err == nil {
+		if x == "{"+PhK+"}" {
+			if k, err := strconv.Atoi(v.Values[PhK]); err == nil {
 				return k, nil
 			}
 		}
-		return v.expand(x)
+		return v.Expand(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			y, err := v.expandJSON(e)
+			y, err := v.ExpandJSON(e)
 			if err != nil {
 				return nil, err
 			}
@@ -317,7 +322,7 @@ func (v vars) expandJSON(x any) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			y, err := v.expandJSON(e)
+			y, err := v.ExpandJSON(e)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
@@ -328,19 +333,19 @@ func (v vars) expandJSON(x any) (any, error) {
 	return x, nil
 }
 
-// eachString calls fn for every string inside a decoded JSON value, with
+// EachString calls fn for every string inside a decoded JSON value, with
 // its dotted path below prefix.
-func eachString(prefix string, x any, fn func(path, s string)) {
+func EachString(prefix string, x any, fn func(path, s string)) {
 	switch x := x.(type) {
 	case string:
 		fn(prefix, x)
 	case []any:
 		for i, e := range x {
-			eachString(prefix+"."+strconv.Itoa(i), e, fn)
+			EachString(prefix+"."+strconv.Itoa(i), e, fn)
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			eachString(prefix+"."+k, x[k], fn)
+			EachString(prefix+"."+k, x[k], fn)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package external
+package corpusdir
 
 import (
 	"os"
@@ -42,7 +42,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 func TestCorpusDir(t *testing.T) {
 	c := testCorpus()
 	cache := t.TempDir()
-	dir, err := corpusDir(t.Context(), cache, c, c.Hash(), false)
+	dir, err := Tree(t.Context(), cache, c, c.Hash(), false)
 	require.NoError(t, err)
 	if want := filepath.Join(cache, "external", "corpora", c.Hash()); dir != want {
 		t.Errorf("dir = %s, want %s (content-addressed)", dir, want)
@@ -62,7 +62,7 @@ func TestCorpusDir(t *testing.T) {
 	// A second handover reuses the tree instead of rewriting it.
 	marker := filepath.Join(dir, "pkg", "a.py")
 	require.NoError(t, os.WriteFile(marker, []byte("changed"), 0o644))
-	again, err := corpusDir(t.Context(), cache, c, c.Hash(), false)
+	again, err := Tree(t.Context(), cache, c, c.Hash(), false)
 	require.NoError(t, err)
 	if b, _ := os.ReadFile(marker); again != dir || string(b) != "changed" {
 		t.Errorf("second handover: dir %s (want %s), a.py %q (want it untouched)", again, dir, b)
@@ -74,7 +74,7 @@ func TestCorpusDirGit(t *testing.T) {
 		t.Skip("SKIP (git missing): the git handover needs git on PATH")
 	}
 	head := func(cache string) string {
-		dir, err := corpusDir(t.Context(), cache, testCorpus(), testCorpus().Hash(), true)
+		dir, err := Tree(t.Context(), cache, testCorpus(), testCorpus().Hash(), true)
 		require.NoError(t, err)
 		if !strings.HasSuffix(dir, "-git") {
 			t.Errorf("git tree %s does not end in -git (it differs from the plain one)", dir)
@@ -119,7 +119,7 @@ func TestCorpusDirRejects(t *testing.T) {
 			c := testCorpus()
 			c.Docs = append(c.Docs, corpus.Doc{ID: "bad", Path: tc.path, Text: "x"})
 			cache := t.TempDir()
-			_, err := corpusDir(t.Context(), cache, c, c.Hash(), tc.git)
+			_, err := Tree(t.Context(), cache, c, c.Hash(), tc.git)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -130,25 +130,16 @@ func TestCorpusDirRejects(t *testing.T) {
 	}
 }
 
-func TestRelPath(t *testing.T) {
-	dirs := []string{"/cache/corpora/h", "/real/h"}
-	for _, tc := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"/cache/corpora/h/pkg/a.py", "pkg/a.py", true},
-		{"file:///cache/corpora/h/pkg/a.py", "pkg/a.py", true},
-		{"/real/h/pkg/a.py", "pkg/a.py", true},
-		{"pkg/./a.py", "pkg/a.py", true},
-		{"/cache/corpora/h", "", false},
-		{"/cache/corpora/hx/a.py", "", false},
-		{"/etc/passwd", "", false},
-		{"../a.py", "", false},
-		{"/cache/corpora/h/../a.py", "", false},
+// testCorpus is the three files of package external's tests; the pinned
+// commit of TestCorpusDirGit is a function of them.
+func testCorpus() *corpus.Corpus {
+	c := &corpus.Corpus{ID: "test/repo", Commit: "abc"}
+	for _, f := range [][2]string{
+		{"pkg/a.py", "import os\n\ndef frobnicate(x):\n    return x\n"},
+		{"pkg/b.py", "class Widget:\n    def render(self):\n        return 'widget frobnicate widget'\n"},
+		{"README.md", "Widget docs\n"},
 	} {
-		got, ok := relPath(dirs, tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("relPath(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
+		c.Docs = append(c.Docs, corpus.Doc{ID: f[0], Path: f[0], Kind: "file", Text: f[1]})
 	}
+	return c
 }
