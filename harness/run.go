@@ -159,7 +159,7 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 	if spec.Composite && hasLibraries(p.Dataset.Tasks) {
 		// A hosted documentation system resolves each query to a library
 		// first: was it the task's? (judge.LibraryMatches)
-		ms = append(ms, metrics.Measure{Name: judge.LibraryResolution, K: 1})
+		ms = append(ms, judge.LibraryResolution.At(1))
 	}
 	res := &Result{
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
@@ -432,20 +432,13 @@ func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.
 	} else {
 		r = judge.Rank(t.Gold, its, jc, nil)
 	}
-	lib := -1
-	if n := len(ms); n > 0 && ms[n-1].Name == judge.LibraryResolution {
-		lib, ms = n-1, ms[:n-1]
+	res := judge.Resolution{Library: t.Meta.Library}
+	if len(hits) > 0 {
+		res.Resolved = hits[0].Library
 	}
-	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{})
+	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{Task: res})
 	if err != nil {
 		return err
-	}
-	if lib >= 0 {
-		v := 0.0
-		if len(hits) > 0 && judge.LibraryMatches(hits[0].Library, t.Meta.Library) {
-			v = 1
-		}
-		vals = append(vals, v)
 	}
 	tr.Values = vals
 	tr.FirstRelevant = r.FirstRelevant()

@@ -307,8 +307,9 @@ func taskColumns(rs []resultfmt.Record, m string) map[string][]float64 {
 }
 
 // orderMeasures sorts measure names by family in the order a reader
-// expects (hit, recall, P, mrr, map, ndcg, rprec, then the rest by name)
-// and by cutoff within a family.
+// expects (metrics.Builtin's: hit, recall, P, mrr, map, ndcg, rprec,
+// coverage, pass@1-needle; then the rest by name) and by cutoff within a
+// family.
 func orderMeasures(names []string) ([]string, error) {
 	type pm struct {
 		name string
@@ -322,11 +323,10 @@ func orderMeasures(names []string) ([]string, error) {
 		}
 		ps = append(ps, pm{n, m})
 	}
+	builtin := metrics.Builtin()
 	rank := func(m metrics.Measure) string {
-		for i, f := range []string{metrics.Hit, metrics.Recall, metrics.Precision, metrics.MRR, metrics.MAP, metrics.NDCG, metrics.RPrec} {
-			if m.Name == f {
-				return fmt.Sprintf("%02d", i)
-			}
+		if i := slices.Index(builtin, m.Def); i >= 0 {
+			return fmt.Sprintf("%02d", i)
 		}
 		return "99" + m.Name
 	}

@@ -1,11 +1,6 @@
 package metrics
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/retrievalbench/retrievalbench/internal/strhash"
-)
+import "github.com/retrievalbench/retrievalbench/internal/strhash"
 
 // gradeTable looks up one query's grades: an open-addressing hash table
 // built from the query's judgments for the query's scoring, reused from
@@ -36,7 +31,7 @@ func filterBit(doc string) uint {
 
 // build fills t with qr and returns what summarize(qr, lvl) returns; its
 // ideal gains are t's and valid until the next build.
-func (t *gradeTable) build(qr map[string]int, lvl int) judged {
+func (t *gradeTable) build(qr map[string]int, lvl int) Judged {
 	size := 16
 	for size < 4*len(qr) {
 		size *= 2
@@ -49,10 +44,10 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 	} else {
 		clear(t.slots)
 	}
-	t.docs, t.grades, t.ideal = t.docs[:0], t.grades[:0], t.ideal[:0]
+	t.docs, t.grades = t.docs[:0], t.grades[:0]
 	t.filter = [16]uint64{}
 	mask := uint64(size - 1)
-	var j judged
+	j := Judged{Ideal: t.ideal[:0]}
 	for d, g := range qr {
 		t.docs = append(t.docs, d)
 		t.grades = append(t.grades, g)
@@ -63,29 +58,23 @@ func (t *gradeTable) build(qr map[string]int, lvl int) judged {
 		t.slots[h] = int32(len(t.docs))
 		b := filterBit(d)
 		t.filter[b>>6] |= 1 << (b & 63)
-		if g >= lvl {
-			j.numRel++
-		}
-		if g > 0 {
-			t.ideal = append(t.ideal, float64(g))
-			j.maxGrade = max(j.maxGrade, g)
-		}
+		j.add(g, lvl)
 	}
-	slices.SortFunc(t.ideal, func(a, b float64) int { return cmp.Compare(b, a) })
-	j.ideal = t.ideal
+	j.sortIdeal()
+	t.ideal = j.Ideal
 	return j
 }
 
-// grade returns doc's grade, or unjudged.
+// grade returns doc's grade, or Unjudged.
 func (t *gradeTable) grade(doc string) int {
 	if b := filterBit(doc); t.filter[b>>6]&(1<<(b&63)) == 0 {
-		return unjudged
+		return Unjudged
 	}
 	mask := uint64(len(t.slots) - 1)
 	for h := strhash.String(doc, t.seed) & mask; ; h = (h + 1) & mask {
 		i := t.slots[h]
 		if i == 0 {
-			return unjudged
+			return Unjudged
 		}
 		if t.docs[i-1] == doc {
 			return t.grades[i-1]

@@ -66,11 +66,11 @@ func (c Config) Measures() []metrics.Measure {
 	ks := append([]int(nil), c.Ks...)
 	sort.Ints(ks)
 	for _, k := range ks {
-		add(metrics.Measure{Name: metrics.Hit, K: k})
-		add(metrics.Measure{Name: metrics.Recall, K: k})
-		add(metrics.Measure{Name: metrics.NDCG, K: k})
+		add(metrics.Hit.At(k))
+		add(metrics.Recall.At(k))
+		add(metrics.NDCG.At(k))
 	}
-	add(metrics.Measure{Name: metrics.MRR, K: 10})
+	add(metrics.MRR.At(10))
 	for _, g := range c.Rules.Gains {
 		m, err := metrics.ParseMeasure(g.Measure)
 		if err == nil {
