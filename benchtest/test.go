@@ -436,7 +436,7 @@ func groupLines(res *harness.Result) []string {
 				for _, i := range groups[k] {
 					col = append(col, res.Tasks[i].Values[mi])
 				}
-				ci := metrics.Bootstrap(col, harness.BootstrapResamples, harness.BootstrapSeed)
+				ci := metrics.DefaultStats().CI(col)
 				means = append(means, ci.Mean)
 				fmt.Fprintf(&b, " %s=%.4f [%.4f, %.4f] (n=%d)", k, ci.Mean, ci.Low, ci.High, len(col))
 			}

@@ -183,10 +183,10 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 			}
 		}
 		if row.Complete() {
-			macro := macroStat(all, cfg.Resamples, cfg.Seed)
+			macro := macroStat(all, cfg.Stats.Resamples, cfg.Stats.Seed)
 			row.Macro = &macro
 			if _, ok := row.Scores[t.Reference]; ok && len(others) > 0 {
-				o := macroStat(others, cfg.Resamples, cfg.Seed)
+				o := macroStat(others, cfg.Stats.Resamples, cfg.Stats.Seed)
 				gap := Fixed(float64(o.Mean) - meanOf(byLang[t.Reference].cols[m]))
 				row.Others, row.Gap = &o, &gap
 			}

@@ -66,6 +66,10 @@ type Measure struct {
 	K int
 }
 
+// Equal reports whether m and o are the same Def at the same cutoff (what
+// == says; go-cmp calls it, as it cannot compare a Def's Score).
+func (m Measure) Equal(o Measure) bool { return m == o }
+
 // Builtin returns this package's measures, in the order a reader expects
 // them (the leaderboard's and report's column order): hit, recall, P, mrr,
 // map, ndcg, rprec, coverage, pass@1-needle.

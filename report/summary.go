@@ -8,26 +8,24 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Config holds the tunables of a report.
 type Config struct {
-	Ks        []int  // cutoffs of hit@k, recall@k, ndcg@k and judged@k
-	Resamples int    // bootstrap resamples
-	Seed      uint64 // bootstrap and paired-test seed
-	Rules     Rules
+	Ks    []int         // cutoffs of hit@k, recall@k, ndcg@k and judged@k
+	Stats metrics.Stats // the CIs' resamples and seed (metrics.DefaultStats)
+	Rules Rules
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
 }
 
-// DefaultConfig returns K = 1, 3, 5, 10, 20, 1000 resamples, the
-// harness's bootstrap seed and DefaultRules.
+// DefaultConfig returns K = 1, 3, 5, 10, 20, metrics.DefaultStats (the
+// golden files' CIs) and DefaultRules.
 func DefaultConfig() Config {
-	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Rules: DefaultRules()}
+	return Config{Ks: []int{1, 3, 5, 10, 20}, Stats: metrics.DefaultStats(), Rules: DefaultRules()}
 }
 
 // Validate reports a config Summarize cannot use.
@@ -398,13 +396,13 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 // aggregate fills in ss the micro means with bootstrap CIs, the macro
 // means over repos (stratified bootstrap CI) and over intents.
 func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []string) {
-	n, seed := s.cfg.Resamples, s.cfg.Seed
+	st := s.cfg.Stats
 	for _, m := range s.Measures {
 		v := c.vals[m]
-		ci := metrics.Bootstrap(v, n, seed)
-		ss.Micro[m] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
-		lo, hi := stratifiedBootstrap(v, repos, n, seed)
-		ss.MacroRepo[m] = resultfmt.Stat{Mean: resultfmt.Fixed(metrics.Macro(v, repos)), Low: resultfmt.Fixed(lo), High: resultfmt.Fixed(hi)}
+		ci := st.CI(v)
+		ss.Micro[m] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
+		lo, hi := stratifiedBootstrap(v, repos, st.Resamples, st.Seed)
+		ss.MacroRepo[m] = resultfmt.NewStat(metrics.Macro(v, repos), lo, hi)
 		ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
 	}
 }
