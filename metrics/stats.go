@@ -1,6 +1,10 @@
 package metrics
 
-import "fmt"
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
 
 // Stats is how every "is it worse?" statistic of the project resamples: the
 // 95% bootstrap CIs of the golden files, the reports and the leaderboard,
@@ -52,6 +56,41 @@ func (s Stats) Paired(a, b []float64) Paired { return PairedBootstrap(a, b, s.Re
 // Permutation is the paired randomization test's p-value of b against a
 // (Permutation).
 func (s Stats) Permutation(a, b []float64) float64 { return Permutation(a, b, s.Resamples, s.Seed) }
+
+// Stratified returns the 95% percentile interval of the macro mean of
+// groups (the unweighted mean of the group means, as Macro): each of
+// s.Resamples rounds draws, within every group, as many values as the group
+// has, with replacement, and averages the groups' resampled means (an empty
+// group adds nothing but still counts). stream is the generator's PCG
+// stream next to s.Seed: DefaultStream, or another one a published table
+// was computed with (the report's macro over repositories). No groups: 0, 0.
+func (s Stats) Stratified(groups [][]float64, stream uint64) (lo, hi float64) {
+	if len(groups) == 0 {
+		return 0, 0
+	}
+	n := s.Resamples
+	if n <= 0 {
+		n = DefaultResamples
+	}
+	r := rand.New(rand.NewPCG(s.Seed, stream))
+	means := make([]float64, n)
+	for i := range means {
+		total := 0.0
+		for _, g := range groups {
+			if len(g) == 0 {
+				continue
+			}
+			sum := 0.0
+			for range g {
+				sum += g[r.IntN(len(g))]
+			}
+			total += sum / float64(len(g))
+		}
+		means[i] = total / float64(len(groups))
+	}
+	slices.Sort(means)
+	return quantile(means, 0.025), quantile(means, 0.975)
+}
 
 // Significant reports whether p is below α.
 func (s Stats) Significant(p float64) bool { return p < s.Alpha }

@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -401,7 +401,7 @@ func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []stri
 		v := c.vals[m]
 		ci := st.CI(v)
 		ss.Micro[m] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
-		lo, hi := stratifiedBootstrap(v, repos, st.Resamples, st.Seed)
+		lo, hi := stratifiedBootstrap(v, repos, st)
 		ss.MacroRepo[m] = resultfmt.NewStat(metrics.Macro(v, repos), lo, hi)
 		ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
 	}
@@ -464,49 +464,21 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
+// macroStream is the PCG stream of the macro-over-repositories CIs, as the
+// reports have always drawn them ("macro").
+const macroStream = 0x6d6163726f
+
 // stratifiedBootstrap is the 95% percentile interval of the macro mean
-// over keys: each resample draws, within every group, as many values as
-// the group has, with replacement, and averages the group means.
-func stratifiedBootstrap(values []float64, keys []string, resamples int, seed uint64) (lo, hi float64) {
-	if len(values) == 0 {
-		return 0, 0
-	}
-	if resamples <= 0 {
-		resamples = metrics.DefaultResamples
-	}
+// over keys (metrics.Stats.Stratified over the groups of keys, in key
+// order).
+func stratifiedBootstrap(values []float64, keys []string, st metrics.Stats) (lo, hi float64) {
 	groups := map[string][]float64{}
-	var order []string
 	for i, k := range keys {
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
 		groups[k] = append(groups[k], values[i])
 	}
-	sort.Strings(order)
-	rng := rand.New(rand.NewPCG(seed, 0x6d6163726f))
-	means := make([]float64, resamples)
-	for r := range means {
-		total := 0.0
-		for _, k := range order {
-			g := groups[k]
-			sum := 0.0
-			for range g {
-				sum += g[rng.IntN(len(g))]
-			}
-			total += sum / float64(len(g))
-		}
-		means[r] = total / float64(len(order))
+	var cols [][]float64
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
+		cols = append(cols, groups[k])
 	}
-	sort.Float64s(means)
-	return quantile(means, 0.025), quantile(means, 0.975)
-}
-
-// quantile interpolates linearly between order statistics of sorted xs.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	i := int(math.Floor(pos))
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+	return st.Stratified(cols, macroStream)
 }
