@@ -186,7 +186,7 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 			row.Macro = &macro
 			if _, ok := row.Scores[t.Reference]; ok && len(others) > 0 {
 				o := macroStat(others, cfg.Stats)
-				gap := Fixed(float64(o.Mean) - meanOf(byLang[t.Reference].cols[m]))
+				gap := Fixed(float64(o.Mean) - metrics.Mean(byLang[t.Reference].cols[m]))
 				row.Others, row.Gap = &o, &gap
 			}
 		}
@@ -205,17 +205,6 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 	return t
 }
 
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
 // macroStat is the mean of the columns' means (one column per language,
 // one value per task) with a stratified percentile bootstrap 95% CI
 // (metrics.Stats.Stratified, DefaultStream). The same columns and stats
@@ -226,7 +215,7 @@ func macroStat(cols [][]float64, st metrics.Stats) resultfmt.Stat {
 	}
 	mean := 0.0
 	for _, c := range cols {
-		mean += meanOf(c)
+		mean += metrics.Mean(c)
 	}
 	mean /= float64(len(cols))
 	lo, hi := st.Stratified(cols, metrics.DefaultStream)
