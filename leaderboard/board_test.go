@@ -24,7 +24,6 @@ var (
 	records         = boardtest.Records
 	fixtureBoard    = boardtest.Board
 	modelFixture    = boardtest.ModelBoard
-	langRecords     = boardtest.LangRecords
 	languageFixture = boardtest.Languages
 )
 
