@@ -34,6 +34,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -49,9 +50,20 @@ const EnvBenchDelay = "RETRIEVALBENCH_BENCH_DELAY"
 // QualityUnit is a harness measure and the benchmark unit reported for it.
 type QualityUnit struct{ Measure, Unit string }
 
-// QualityUnits returns the quality units op=search reports, in order.
+// qualityMeasures are the measures op=search reports, in order.
+func qualityMeasures() []metrics.Measure {
+	return []metrics.Measure{metrics.Hit.At(1), metrics.Hit.At(10), metrics.MRR.At(0), metrics.NDCG.At(10)}
+}
+
+// QualityUnits returns the quality units op=search reports, in order: each
+// measure's name as the harness records it and its label as the unit
+// (hit@1, hit@10, MRR, nDCG@10).
 func QualityUnits() []QualityUnit {
-	return []QualityUnit{{"hit@1", "hit@1"}, {"hit@10", "hit@10"}, {"mrr", "MRR"}, {"ndcg@10", "nDCG@10"}}
+	var us []QualityUnit
+	for _, m := range qualityMeasures() {
+		us = append(us, QualityUnit{m.String(), m.Label()})
+	}
+	return us
 }
 
 // Unit names of the non-quality metrics.
@@ -67,8 +79,12 @@ const (
 // read it: quality measures are deterministic and higher is better.
 func UnitMetadata() []string {
 	var lines []string
-	for _, q := range QualityUnits() {
-		lines = append(lines, "Unit "+q.Unit+" better=higher assume=exact")
+	for _, m := range qualityMeasures() {
+		better := "higher"
+		if m.Lower {
+			better = "lower"
+		}
+		lines = append(lines, "Unit "+m.Label()+" better="+better+" assume=exact")
 	}
 	return append(lines,
 		"Unit "+UnitQueries+" better=higher",

@@ -59,7 +59,7 @@ func TestRunPattern(t *testing.T) {
 }
 
 func TestGroupLines(t *testing.T) {
-	res := &harness.Result{Measures: []metrics.Measure{{Name: "hit", K: 1}}}
+	res := &harness.Result{Measures: []metrics.Measure{metrics.Hit.At(1)}}
 	for _, tt := range []struct {
 		qa string
 		v  float64

@@ -381,7 +381,7 @@ func summaryLine(res *harness.Result, p *harness.Prepared) string {
 	for _, m := range res.Measures {
 		col, _ := res.Column(m.String())
 		if len(col) > 0 {
-			fmt.Fprintf(&b, " %s=%.4f", m, mean(col))
+			fmt.Fprintf(&b, " %s=%.4f", m, metrics.Mean(col))
 		}
 	}
 	fmt.Fprintf(&b, "; index %d docs in %v", res.IndexedDocs, res.IndexTime.Round(1e6))
@@ -437,26 +437,15 @@ func groupLines(res *harness.Result) []string {
 				for _, i := range groups[k] {
 					col = append(col, res.Tasks[i].Values[mi])
 				}
-				ci := metrics.Bootstrap(col, harness.BootstrapResamples, harness.BootstrapSeed)
+				ci := metrics.DefaultStats().CI(col)
 				means = append(means, ci.Mean)
 				fmt.Fprintf(&b, " %s=%.4f [%.4f, %.4f] (n=%d)", k, ci.Mean, ci.Low, ci.High, len(col))
 			}
-			fmt.Fprintf(&b, "; macro %.4f", mean(means))
+			fmt.Fprintf(&b, "; macro %.4f", metrics.Mean(means))
 			lines = append(lines, b.String())
 		}
 	}
 	return lines
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // writeResults writes the cell's per-task records in the report package's

@@ -406,10 +406,7 @@ func runConfig(cfg Config) harness.RunConfig {
 	rc := harness.DefaultRunConfig()
 	rc.Depth = max(cfg.PoolDepth, slices.Max(cfg.Report.Ks))
 	rc.TaskTimeout, rc.CacheDir, rc.NoCache, rc.Logf = cfg.TaskTimeout, cfg.CacheDir, cfg.NoCache, cfg.Logf
-	rc.Measures = nil
-	for _, m := range cfg.Report.Measures() {
-		rc.Measures = append(rc.Measures, m.String())
-	}
+	rc.Measures = cfg.Report.Measures()
 	return rc
 }
 

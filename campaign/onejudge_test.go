@@ -69,10 +69,7 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	require.NoError(t, err)
 	rc := harness.DefaultRunConfig()
 	rc.CacheDir = cfg.CacheDir
-	rc.Measures = nil
-	for _, m := range ms {
-		rc.Measures = append(rc.Measures, m.String())
-	}
+	rc.Measures = ms
 	cell, err := harness.Run(t.Context(), p, spec, rc)
 	require.NoError(t, err)
 

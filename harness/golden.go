@@ -63,13 +63,8 @@ type Outcome struct {
 	Values        map[string]resultfmt.Fixed `json:"values"`
 }
 
-// Bootstrap parameters of every golden CI.
-const (
-	BootstrapResamples = 1000
-	BootstrapSeed      = 20240623
-)
-
-// NewGolden summarises r as a golden baseline with the given tolerance.
+// NewGolden summarises r as a golden baseline with the given tolerance; its
+// CIs are metrics.DefaultStats()'s.
 func NewGolden(r *Result, tolerance float64, reason string) *Golden {
 	g := &Golden{
 		Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
@@ -83,10 +78,11 @@ func NewGolden(r *Result, tolerance float64, reason string) *Golden {
 	for k, v := range r.Versions {
 		g.Versions[k] = v
 	}
+	stats := metrics.DefaultStats()
 	for _, m := range r.Measures {
 		col, _ := r.Column(m.String())
-		ci := metrics.Bootstrap(col, BootstrapResamples, BootstrapSeed)
-		g.Metrics[m.String()] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
+		ci := stats.CI(col)
+		g.Metrics[m.String()] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
 	}
 	for _, t := range r.Tasks {
 		o := Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]resultfmt.Fixed, len(r.Measures))}

@@ -16,6 +16,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -96,7 +97,7 @@ func TestRunIsolatesTaskFailures(t *testing.T) {
 	)
 	sys := &scripted{answers: map[string][]systems.Hit{"q1": hits("a", "b"), "q2": hits("zzz")}}
 	cfg := DefaultRunConfig()
-	cfg.Measures = []string{"hit@1", "mrr"}
+	cfg.Measures = []metrics.Measure{metrics.Hit.At(1), metrics.MRR.At(0)}
 	res, err := Run(t.Context(), p, spec(sys), cfg)
 	require.NoError(t, err)
 	got := map[string]string{}
@@ -226,7 +227,7 @@ func TestLocationHitsAreJudged(t *testing.T) {
 	p, err := Prepare(ds, chunk.DefaultOptions())
 	require.NoError(t, err)
 	cfg := DefaultRunConfig()
-	cfg.Measures = []string{"hit@1", "mrr"}
+	cfg.Measures = []metrics.Measure{metrics.Hit.At(1), metrics.MRR.At(0)}
 	for _, tt := range []struct {
 		name string
 		hits []systems.Hit
@@ -276,8 +277,8 @@ func TestCompositeSystemDefinesRankOneOnly(t *testing.T) {
 
 func TestDefaultMeasuresIsACopy(t *testing.T) {
 	a := DefaultMeasures()
-	a[0] = "changed"
-	if DefaultMeasures()[0] == "changed" {
+	a[0] = metrics.MAP.At(0)
+	if DefaultMeasures()[0] != metrics.Hit.At(1) {
 		t.Error("DefaultMeasures returns a shared slice: one caller's edit changes every later run")
 	}
 }
@@ -286,7 +287,7 @@ func TestUndefinedMeasuresAreAbsent(t *testing.T) {
 	p := prepared(t, task("t", "q1", "a"))
 	p.Dataset.Undefined = map[string]string{"mrr": "composite run: one blob, only rank-1 measures"}
 	cfg := DefaultRunConfig()
-	cfg.Measures = []string{"hit@1", "mrr"}
+	cfg.Measures = []metrics.Measure{metrics.Hit.At(1), metrics.MRR.At(0)}
 	res, err := Run(t.Context(), p, spec(&scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}), cfg)
 	require.NoError(t, err)
 	if len(res.Measures) != 1 || res.Measures[0].String() != "hit@1" {
@@ -302,7 +303,7 @@ func runFixed(t *testing.T, answers map[string][]systems.Hit) (*Result, *Golden)
 	t.Helper()
 	p := prepared(t, task("t1", "q1", "a"), task("t2", "q2", "b"), task("t3", "q3", "c"))
 	cfg := DefaultRunConfig()
-	cfg.Measures = []string{"hit@1", "mrr"}
+	cfg.Measures = []metrics.Measure{metrics.Hit.At(1), metrics.MRR.At(0)}
 	res, err := Run(t.Context(), p, spec(&scripted{answers: answers}), cfg)
 	require.NoError(t, err)
 	return res, NewGolden(res, 0, "deterministic")
@@ -432,7 +433,7 @@ func TestCompositeJudgesOneBudgetedBlob(t *testing.T) {
 	p, err := Prepare(ds, chunk.DefaultOptions())
 	require.NoError(t, err)
 	cfg := DefaultRunConfig()
-	cfg.Measures = []string{"hit@1"}
+	cfg.Measures = []metrics.Measure{metrics.Hit.At(1)}
 	sys := &scripted{answers: map[string][]systems.Hit{"q1": hits("a", "b", "c"), "q2": hits("c", "a")}}
 	res, err := Run(t.Context(), p, spec(sys), cfg)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 
 func TestRecords(t *testing.T) {
 	res := &Result{Dataset: "ds", Split: "test", System: "bm25", Config: "code",
-		Measures: []metrics.Measure{{Name: metrics.Hit, K: 1}, {Name: metrics.MRR}},
+		Measures: []metrics.Measure{metrics.Hit.At(1), metrics.MRR.At(0)},
 		Tasks: []TaskResult{
 			{ID: "q1", Meta: datasets.Meta{Repo: "r", Intent: "symbol_lookup"}, Query: "find f", Values: []float64{0, 0.5},
 				FirstRelevant: 2, Latency: 1500 * time.Microsecond,

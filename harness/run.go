@@ -24,8 +24,8 @@ import (
 // dataset declares one undefined, as a new slice each call. recall@k and
 // ndcg@k use all judged relevant units of a task as the ideal (trec_eval
 // semantics).
-func DefaultMeasures() []string {
-	return []string{"hit@1", "hit@5", "hit@10", "recall@10", "mrr", "ndcg@10", "map"}
+func DefaultMeasures() []metrics.Measure {
+	return []metrics.Measure{metrics.Hit.At(1), metrics.Hit.At(5), metrics.Hit.At(10), metrics.Recall.At(10), metrics.MRR.At(0), metrics.NDCG.At(10), metrics.MAP.At(0)}
 }
 
 // compositeReason is why a system that returns one blob per query has no
@@ -36,7 +36,7 @@ const compositeReason = "the system returns one composite blob per query: only r
 type RunConfig struct {
 	Depth       int           // hits requested per query
 	TaskTimeout time.Duration // per Search call
-	Measures    []string      // canonical measure names (metrics.ParseMeasure)
+	Measures    []metrics.Measure
 	// AbandonWait is how long Run waits, after a timed-out Search, for the
 	// abandoned call to return before it gives up on the system: then the
 	// system is not closed (Close must not race a running Search) and the
@@ -159,7 +159,7 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 	if spec.Composite && hasLibraries(p.Dataset.Tasks) {
 		// A hosted documentation system resolves each query to a library
 		// first: was it the task's? (judge.LibraryMatches)
-		ms = append(ms, metrics.Measure{Name: judge.LibraryResolution, K: 1})
+		ms = append(ms, judge.LibraryResolution.At(1))
 	}
 	res := &Result{
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
@@ -185,13 +185,12 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 	return res, nil
 }
 
-func measures(names []string, undefined map[string]string, composite bool) ([]metrics.Measure, map[string]string, error) {
+func measures(all []metrics.Measure, undefined map[string]string, composite bool) ([]metrics.Measure, map[string]string, error) {
 	var ms []metrics.Measure
 	skipped := map[string]string{}
-	for _, n := range names {
-		m, err := metrics.ParseMeasure(n)
-		if err != nil {
-			return nil, nil, err
+	for _, m := range all {
+		if m.Def == nil || m.Score == nil {
+			return nil, nil, fmt.Errorf("measure %q: not one a cell can compute", m)
 		}
 		if why, ok := undefined[m.String()]; ok {
 			skipped[m.String()] = why
@@ -432,20 +431,13 @@ func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.
 	} else {
 		r = judge.Rank(t.Gold, its, jc, nil)
 	}
-	lib := -1
-	if n := len(ms); n > 0 && ms[n-1].Name == judge.LibraryResolution {
-		lib, ms = n-1, ms[:n-1]
+	res := judge.Resolution{Library: t.Meta.Library}
+	if len(hits) > 0 {
+		res.Resolved = hits[0].Library
 	}
-	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{})
+	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{Task: res})
 	if err != nil {
 		return err
-	}
-	if lib >= 0 {
-		v := 0.0
-		if len(hits) > 0 && judge.LibraryMatches(hits[0].Library, t.Meta.Library) {
-			v = 1
-		}
-		vals = append(vals, v)
 	}
 	tr.Values = vals
 	tr.FirstRelevant = r.FirstRelevant()

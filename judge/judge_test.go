@@ -9,6 +9,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // testCorpus is a chunked corpus of two files.
@@ -211,5 +212,35 @@ func TestLibraryMatches(t *testing.T) {
 		if got := LibraryMatches(tt.id, tt.lib); got != tt.want {
 			t.Errorf("LibraryMatches(%q, %q) = %v, want %v", tt.id, tt.lib, got, tt.want)
 		}
+	}
+}
+
+// TestLibraryResolutionMeasure scores the judge's measure through
+// metrics.Score, next to a built-in one, from the Resolution the harness
+// hands over: the first hit's library against the task's.
+func TestLibraryResolutionMeasure(t *testing.T) {
+	ms := []metrics.Measure{metrics.Hit.At(1), LibraryResolution.At(1)}
+	for _, tt := range []struct {
+		name, reason string
+		task         any
+		want         float64
+	}{
+		{"resolved", "the first hit's library id names the task's library", Resolution{"/numpy/numpy", "Numpy"}, 1},
+		{"other_library", "another library's id", Resolution{"/pandas-dev/pandas", "Numpy"}, 0},
+		{"no_hits", "nothing resolved", Resolution{"", "Numpy"}, 0},
+		{"no_resolution", "a ranking scored without a Resolution resolves nothing", nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := metrics.Score([]string{"a"}, map[string]int{"a": 1}, ms, metrics.Options{Task: tt.task})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0] != 1 || got[1] != tt.want {
+				t.Errorf("%s: values %v, want [1 %v]", tt.reason, got, tt.want)
+			}
+		})
+	}
+	if _, err := metrics.Score(nil, nil, []metrics.Measure{LibraryResolution.At(0)}, metrics.Options{}); err == nil {
+		t.Errorf("library_resolution without its cutoff: want an error")
 	}
 }

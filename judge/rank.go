@@ -10,6 +10,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/codetext"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // Item is one ranked hit as the judge sees it: a doc of the corpus (DocID
@@ -612,10 +613,22 @@ func within(it *Item, s span) bool {
 	return s.start <= it.StartLine && end <= s.end
 }
 
-// LibraryResolution is the name of the measure that says whether a hosted
+// LibraryResolution is the measure that says whether a hosted
 // documentation system resolved a query to the task's library
-// (datasets.Meta.Library), as the seed harness's library_resolution@1.
-const LibraryResolution = "library_resolution"
+// (datasets.Meta.Library), as the seed harness's library_resolution@1: 1
+// when the first hit's library matches it (LibraryMatches), else 0. It
+// reads a Resolution from metrics.Options.Task; it takes the cutoff 1 only
+// (the library a system resolved a query to is its first hit's).
+var LibraryResolution = &metrics.Def{Name: "library_resolution", Cut: metrics.AtCutoff, Score: func(r *metrics.Ranking, _ int) float64 {
+	if res, ok := r.Task.(Resolution); ok && LibraryMatches(res.Resolved, res.Library) {
+		return 1
+	}
+	return 0
+}}
+
+// Resolution is what LibraryResolution scores one ranking by: the library
+// id its first hit resolved to ("" without hits) and the task's library.
+type Resolution struct{ Resolved, Library string }
 
 // libraryAliases are the short names tasks use for libraries whose ids
 // spell them out (DS-1000's "Sklearn" is scikit-learn).

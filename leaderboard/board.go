@@ -31,10 +31,10 @@ type Config struct {
 	// Primary ranks the systems and is the measure of the paired test
 	// against the best; when a dataset's records lack it, their first
 	// measure (in Measures order) is used.
-	Primary   string
-	Alpha     float64 // significance level of the paired test
-	Resamples int     // bootstrap resamples and permutation rounds
-	Seed      uint64  // bootstrap and permutation seed
+	Primary string
+	// Stats are the CIs' and the paired tests' resamples, seed and α
+	// (metrics.DefaultStats).
+	Stats metrics.Stats
 	// Title, Commit and Generated head the pages; Generated is the only
 	// clock reading, so fixed inputs with a fixed Generated give
 	// byte-identical files.
@@ -47,11 +47,10 @@ type Config struct {
 	Languages []LanguageFamily
 }
 
-// DefaultConfig ranks by nDCG@10 at α = 0.05 with report's default
-// resamples and seed.
+// DefaultConfig ranks by nDCG@10 with metrics.DefaultStats (α = 0.05, the
+// golden files' and the reports' resamples and seed).
 func DefaultConfig() Config {
-	rc := report.DefaultConfig()
-	return Config{Primary: "ndcg@10", Alpha: 0.05, Resamples: rc.Resamples, Seed: rc.Seed, Title: "retrievalbench leaderboard",
+	return Config{Primary: "ndcg@10", Stats: metrics.DefaultStats(), Title: "retrievalbench leaderboard",
 		Languages: []LanguageFamily{RepoQALanguages()}}
 }
 
@@ -148,10 +147,10 @@ func Build(recs []resultfmt.Record, cells []resultfmt.Cell, cfg Config) (*Board,
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("leaderboard: no records")
 	}
-	if cfg.Alpha <= 0 || cfg.Alpha >= 1 {
-		return nil, fmt.Errorf("leaderboard: alpha %v outside (0, 1)", cfg.Alpha)
+	if err := cfg.Stats.Validate(); err != nil {
+		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
-	b := &Board{Title: cfg.Title, Commit: cfg.Commit, Generated: cfg.Generated, Alpha: cfg.Alpha, Resamples: cfg.Resamples, Seed: cfg.Seed}
+	b := &Board{Title: cfg.Title, Commit: cfg.Commit, Generated: cfg.Generated, Alpha: cfg.Stats.Alpha, Resamples: cfg.Stats.Resamples, Seed: cfg.Stats.Seed}
 	groups := map[string][]resultfmt.Record{}
 	for _, r := range recs {
 		k := key(r.Dataset, r.Split)
@@ -196,10 +195,10 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	}
 	rc := report.DefaultConfig()
 	rc.Ks = []int{10}
-	rc.Resamples, rc.Seed = cfg.Resamples, cfg.Seed
+	rc.Stats = cfg.Stats
 	rc.Only = measures
 	rc.Rules.Primary = primary
-	rc.Rules.Resamples, rc.Rules.Seed = cfg.Resamples, cfg.Seed
+	rc.Rules = rc.Rules.WithStats(cfg.Stats)
 	// The gains name the measures plots.Write draws score figures for.
 	rc.Rules.Gains = nil
 	for _, m := range plotMeasures(measures, primary) {
@@ -249,8 +248,8 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 			if r.Status == report.StatusFailed {
 				continue
 			}
-			p := metrics.PairedBootstrap(best, cols[r.Model], cfg.Resamples, cfg.Seed)
-			perm := metrics.Permutation(best, cols[r.Model], cfg.Resamples, cfg.Seed)
+			p := cfg.Stats.Paired(best, cols[r.Model])
+			perm := cfg.Stats.Permutation(best, cols[r.Model])
 			r.VsBest = &Paired{Measure: primary, Diff: Fixed(p.MeanDiff), Low: Fixed(p.Low), High: Fixed(p.High),
 				PBootstrap: Fixed(p.P), PPermutation: Fixed(perm), N: p.N}
 			tested, ps = append(tested, r), append(ps, perm)
@@ -259,7 +258,7 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 		// correction, a table of 20 equal systems shows about one
 		// "significant" gap by chance.
 		for i, adj := range metrics.Holm(ps) {
-			tested[i].VsBest.PHolm, tested[i].VsBest.Significant = Fixed(adj), adj < cfg.Alpha
+			tested[i].VsBest.PHolm, tested[i].VsBest.Significant = Fixed(adj), cfg.Stats.Significant(adj)
 		}
 	}
 	return d, nil
@@ -307,8 +306,9 @@ func taskColumns(rs []resultfmt.Record, m string) map[string][]float64 {
 }
 
 // orderMeasures sorts measure names by family in the order a reader
-// expects (hit, recall, P, mrr, map, ndcg, rprec, then the rest by name)
-// and by cutoff within a family.
+// expects (metrics.Builtin's: hit, recall, P, mrr, map, ndcg, rprec,
+// coverage, pass@1-needle; then the rest by name) and by cutoff within a
+// family.
 func orderMeasures(names []string) ([]string, error) {
 	type pm struct {
 		name string
@@ -322,11 +322,10 @@ func orderMeasures(names []string) ([]string, error) {
 		}
 		ps = append(ps, pm{n, m})
 	}
+	builtin := metrics.Builtin()
 	rank := func(m metrics.Measure) string {
-		for i, f := range []string{metrics.Hit, metrics.Recall, metrics.Precision, metrics.MRR, metrics.MAP, metrics.NDCG, metrics.RPrec} {
-			if m.Name == f {
-				return fmt.Sprintf("%02d", i)
-			}
+		if i := slices.Index(builtin, m.Def); i >= 0 {
+			return fmt.Sprintf("%02d", i)
 		}
 		return "99" + m.Name
 	}

@@ -350,7 +350,7 @@ func TestHolmLeaderboard(t *testing.T) {
 	}
 	const boards, systems, tasks = 40, 20, 60
 	cfg := DefaultConfig()
-	cfg.Resamples = 500
+	cfg.Stats.Resamples = 500
 	var raw, holm, rawAny, holmAny int
 	rng := rand.New(rand.NewPCG(20, 25))
 	for range boards {
@@ -369,7 +369,7 @@ func TestHolmLeaderboard(t *testing.T) {
 		r, h := 0, 0
 		for _, row := range b.Datasets[0].Rows {
 			if v := row.VsBest; v != nil {
-				if v.PPermutation < Fixed(cfg.Alpha) {
+				if v.PPermutation < Fixed(cfg.Stats.Alpha) {
 					r++
 				}
 				if v.Significant {

@@ -2,13 +2,12 @@ package leaderboard
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -183,11 +182,11 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 			}
 		}
 		if row.Complete() {
-			macro := macroStat(all, cfg.Resamples, cfg.Seed)
+			macro := macroStat(all, cfg.Stats)
 			row.Macro = &macro
 			if _, ok := row.Scores[t.Reference]; ok && len(others) > 0 {
-				o := macroStat(others, cfg.Resamples, cfg.Seed)
-				gap := Fixed(float64(o.Mean) - meanOf(byLang[t.Reference].cols[m]))
+				o := macroStat(others, cfg.Stats)
+				gap := Fixed(float64(o.Mean) - metrics.Mean(byLang[t.Reference].cols[m]))
 				row.Others, row.Gap = &o, &gap
 			}
 		}
@@ -206,62 +205,21 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 	return t
 }
 
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
 // macroStat is the mean of the columns' means (one column per language,
-// one value per task) with a stratified percentile bootstrap 95% CI: each
-// of resamples rounds draws every column's tasks with replacement, within
-// the column, and averages the columns' resampled means (type-7
-// quantiles, as metrics.Bootstrap). The same columns, resamples and seed
+// one value per task) with a stratified percentile bootstrap 95% CI
+// (metrics.Stats.Stratified, DefaultStream). The same columns and stats
 // give the same interval.
-func macroStat(cols [][]float64, resamples int, seed uint64) resultfmt.Stat {
+func macroStat(cols [][]float64, st metrics.Stats) resultfmt.Stat {
 	if len(cols) == 0 {
 		return resultfmt.Stat{}
 	}
 	mean := 0.0
 	for _, c := range cols {
-		mean += meanOf(c)
+		mean += metrics.Mean(c)
 	}
 	mean /= float64(len(cols))
-	if resamples <= 0 {
-		resamples = 1000
-	}
-	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	means := make([]float64, resamples)
-	for i := range means {
-		s := 0.0
-		for _, c := range cols {
-			if len(c) == 0 {
-				continue
-			}
-			t := 0.0
-			for range c {
-				t += c[r.IntN(len(c))]
-			}
-			s += t / float64(len(c))
-		}
-		means[i] = s / float64(len(cols))
-	}
-	slices.Sort(means)
-	return resultfmt.Stat{Mean: Fixed(mean), Low: Fixed(quantile7(means, 0.025)), High: Fixed(quantile7(means, 0.975))}
-}
-
-// quantile7 is the p-quantile of sorted xs, linear between order
-// statistics (Hyndman–Fan type 7).
-func quantile7(xs []float64, p float64) float64 {
-	pos := p * float64(len(xs)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(xs)-1)
-	return xs[lo] + (pos-float64(lo))*(xs[hi]-xs[lo])
+	lo, hi := st.Stratified(cols, metrics.DefaultStream)
+	return resultfmt.NewStat(mean, lo, hi)
 }
 
 // Header names the columns of a language table, in order.

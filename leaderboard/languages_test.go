@@ -123,12 +123,12 @@ func TestLanguageTableNeedsTwo(t *testing.T) {
 // column has a point interval.
 func TestMacroStatOneColumn(t *testing.T) {
 	col := []float64{1, 0, 0.5, 0.25, 1, 0, 0, 1, 0.75}
-	got := macroStat([][]float64{col}, 1000, 42)
+	got := macroStat([][]float64{col}, metrics.Stats{Resamples: 1000, Seed: 42})
 	want := metrics.Bootstrap(col, 1000, 42)
 	if float64(got.Mean) != want.Mean || float64(got.Low) != want.Low || float64(got.High) != want.High {
 		t.Errorf("macroStat = %+v, metrics.Bootstrap = %+v", got, want)
 	}
-	flat := macroStat([][]float64{{0.5, 0.5}, {1, 1, 1}}, 200, 1)
+	flat := macroStat([][]float64{{0.5, 0.5}, {1, 1, 1}}, metrics.Stats{Resamples: 200, Seed: 1})
 	if flat.Mean != 0.75 || flat.Low != 0.75 || flat.High != 0.75 {
 		t.Errorf("constant columns: %+v, want 0.75 [0.75, 0.75]", flat)
 	}

@@ -29,10 +29,13 @@ type CI struct {
 	N               int
 }
 
-// newRand returns the generator every resampling function uses: PCG seeded
-// with seed, so equal seeds give equal results on every platform.
+// DefaultStream is the PCG stream of every resampling function's generator
+// (with its seed), so equal seeds give equal results on every platform.
+const DefaultStream = 0x9e3779b97f4a7c15
+
+// newRand returns the generator every resampling function uses.
 func newRand(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	return rand.New(rand.NewPCG(seed, DefaultStream))
 }
 
 // Bootstrap returns the mean of values with a 95% percentile bootstrap

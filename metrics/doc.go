@@ -19,7 +19,17 @@
 // PairedBootstrap, Permutation and McNemar work on the resulting per-query
 // value slices.
 //
+// Bootstrap, PerGroup, Macro, PairedBootstrap and Permutation take their
+// resamples and seed from a Stats value wherever the project uses them
+// (DefaultStats unless a caller sets another).
+//
 // # Measures
+//
+// A measure is a value: a Def (its name, trec_eval's names, the cutoffs it
+// takes, which direction is better, how it scores one Ranking) at a cutoff
+// (Measure). Builtin returns the ones below; another package supplies its
+// own Def (the judge's library_resolution), and Score computes it like a
+// built-in. Nothing in the module switches on a measure's name.
 //
 // For a query with R relevant documents (grade ≥ RelLevel) and a ranked list
 // r_1, r_2, …, r_n:

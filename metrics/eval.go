@@ -78,7 +78,7 @@ type Evaluator struct {
 type scratch struct {
 	grades []int
 	tab    gradeTable
-	judged judged // the summary of tab's judgments
+	judged Judged // the summary of tab's judgments
 }
 
 // NewEvaluator returns an Evaluator of ms against qrels. It fails on an
@@ -180,7 +180,7 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 		return grades
 	}
 	for i := range grades {
-		grades[i] = unjudged
+		grades[i] = Unjudged
 	}
 	var pos [maxCounted]int32
 	np := 0
@@ -315,15 +315,16 @@ func (e *Evaluator) evaluate(qid string, qr map[string]int, grades []int) QueryR
 }
 
 // evaluateJudged is evaluate with the judgments summarized.
-func (e *Evaluator) evaluateJudged(qid string, j *judged, grades []int) QueryResult {
+func (e *Evaluator) evaluateJudged(qid string, j *Judged, grades []int) QueryResult {
 	q := QueryResult{
 		QID:       qid,
 		Values:    make([]float64, len(e.ms)),
 		NumRet:    len(grades),
-		NumRel:    j.numRel,
+		NumRel:    j.NumRel,
 		NumRelRet: countRel(grades, e.lvl),
 	}
-	scoreGrades(grades, j, e.ms, e.lvl, q.Values)
+	r := Ranking{Grades: grades, Level: e.lvl, Judged: *j}
+	r.score(e.ms, q.Values)
 	return q
 }
 

@@ -84,7 +84,7 @@ func TestEvaluatorErrors(t *testing.T) {
 	if err := e.Add("r", []Result{{"a", 1}, {"a", 2}}); err == nil {
 		t.Errorf("duplicate document within a query: want an error")
 	}
-	if _, err := NewEvaluator(qrels, []Measure{{"bpref", 0}}, EvalOptions{}); err == nil {
+	if _, err := NewEvaluator(qrels, []Measure{{&Def{Name: "bpref"}, 0}}, EvalOptions{}); err == nil {
 		t.Errorf("unknown measure: want an error")
 	}
 	if _, err := NewEvaluator(qrels, nil, EvalOptions{MaxDocs: -1}); err == nil {

@@ -1,11 +1,6 @@
 package metrics
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/retrievalbench/retrievalbench/internal/strhash"
-)
+import "github.com/retrievalbench/retrievalbench/internal/strhash"
 
 // gradeTable looks up one query's grades: an open-addressing hash table
 // built from the query's judgments for the query's scoring, reused from
@@ -36,23 +31,26 @@ func filterBit(doc string) uint {
 
 // build fills t with qr and returns what summarize(qr, lvl) returns; its
 // ideal gains are t's and valid until the next build.
-func (t *gradeTable) build(qr map[string]int, lvl int) judged {
+func (t *gradeTable) build(qr map[string]int, lvl int) Judged {
 	t.reset(len(qr))
-	var j judged
+	j := Judged{Ideal: t.ideal[:0]}
 	for d, g := range qr {
-		t.add(d, g, lvl, &j)
+		t.insert(d, g)
+		j.add(g, lvl)
 	}
-	return t.finish(&j)
+	return t.finish(j)
 }
 
 // buildSlices is build over one query's judgments as parallel slices.
-func (t *gradeTable) buildSlices(docs []string, grades []int32, lvl int) judged {
+func (t *gradeTable) buildSlices(docs []string, grades []int32, lvl int) Judged {
 	t.reset(len(docs))
-	var j judged
+	j := Judged{Ideal: t.ideal[:0]}
 	for k, d := range docs {
-		t.add(d, int(grades[k]), lvl, &j)
+		g := int(grades[k])
+		t.insert(d, g)
+		j.add(g, lvl)
 	}
-	return t.finish(&j)
+	return t.finish(j)
 }
 
 // reset empties t for n judgments.
@@ -69,12 +67,12 @@ func (t *gradeTable) reset(n int) {
 	} else {
 		clear(t.slots)
 	}
-	t.docs, t.grades, t.ideal = t.docs[:0], t.grades[:0], t.ideal[:0]
+	t.docs, t.grades = t.docs[:0], t.grades[:0]
 	t.filter = [16]uint64{}
 }
 
-// add puts judgment (d, g) into t and counts it in j.
-func (t *gradeTable) add(d string, g, lvl int, j *judged) {
+// insert puts judgment (d, g) into t.
+func (t *gradeTable) insert(d string, g int) {
 	mask := uint64(len(t.slots) - 1)
 	t.docs = append(t.docs, d)
 	t.grades = append(t.grades, g)
@@ -85,32 +83,25 @@ func (t *gradeTable) add(d string, g, lvl int, j *judged) {
 	t.slots[h] = int32(len(t.docs))
 	b := filterBit(d)
 	t.filter[b>>6] |= 1 << (b & 63)
-	if g >= lvl {
-		j.numRel++
-	}
-	if g > 0 {
-		t.ideal = append(t.ideal, float64(g))
-		j.maxGrade = max(j.maxGrade, g)
-	}
 }
 
-// finish sorts the ideal gains and returns j with them.
-func (t *gradeTable) finish(j *judged) judged {
-	slices.SortFunc(t.ideal, func(a, b float64) int { return cmp.Compare(b, a) })
-	j.ideal = t.ideal
-	return *j
+// finish sorts j's ideal gains and keeps their buffer for the next build.
+func (t *gradeTable) finish(j Judged) Judged {
+	j.sortIdeal()
+	t.ideal = j.Ideal
+	return j
 }
 
-// grade returns doc's grade, or unjudged.
+// grade returns doc's grade, or Unjudged.
 func (t *gradeTable) grade(doc string) int {
 	if b := filterBit(doc); t.filter[b>>6]&(1<<(b&63)) == 0 {
-		return unjudged
+		return Unjudged
 	}
 	mask := uint64(len(t.slots) - 1)
 	for h := strhash.String(doc, t.seed) & mask; ; h = (h + 1) & mask {
 		i := t.slots[h]
 		if i == 0 {
-			return unjudged
+			return Unjudged
 		}
 		if t.docs[i-1] == doc {
 			return t.grades[i-1]

@@ -59,7 +59,7 @@ func TestRankMatchesSort(t *testing.T) {
 		for _, gs := range [][]int{want, got} {
 			for k, g := range gs {
 				if g <= 0 {
-					gs[k] = unjudged
+					gs[k] = Unjudged
 				}
 			}
 		}
@@ -83,7 +83,7 @@ func TestGradeTable(t *testing.T) {
 		lvl := 1 + r.IntN(3)
 		got := tab.build(qr, lvl)
 		want := summarize(qr, lvl)
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(judged{}), cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("judgments %d (%d docs): summary differs (-summarize +table):\n%s", i, len(qr), diff)
 		}
 		for k := range 2000 {

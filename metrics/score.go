@@ -13,6 +13,11 @@ type Options struct {
 	// RelLevel is the lowest grade that counts as relevant (trec_eval -l).
 	// The zero value means 1. nDCG ignores it: its gain is the grade.
 	RelLevel int
+	// Task is handed to every measure as Ranking.Task: what a measure
+	// another package supplies reads beyond the grades (the judge's
+	// library_resolution reads a judge.Resolution). The built-in measures
+	// ignore it.
+	Task any
 }
 
 func (o Options) relLevel() int {
@@ -65,133 +70,98 @@ func Score(ranked []string, qrels map[string]int, ms []Measure, opt Options) ([]
 		grades[i] = gradeOf(qrels, d)
 	}
 	lvl := opt.relLevel()
-	j := summarize(qrels, lvl)
+	r := Ranking{Grades: grades, Level: lvl, Judged: summarize(qrels, lvl), Task: opt.Task}
 	out := make([]float64, len(ms))
-	scoreGrades(grades, &j, ms, lvl, out)
+	r.score(ms, out)
 	return out, nil
 }
 
-// unjudged is the grade of a retrieved document that the judgments do not
+// Unjudged is the grade of a retrieved document that the judgments do not
 // mention (trec_eval's RELVALUE_NONPOOL).
-const unjudged = -1
+const Unjudged = -1
 
 func gradeOf(qrels map[string]int, doc string) int {
 	if g, ok := qrels[doc]; ok {
 		return g
 	}
-	return unjudged
+	return Unjudged
 }
 
-// judged is what one query's judgments contribute, independent of the run.
-type judged struct {
-	numRel   int       // judged documents with grade ≥ the relevance level
-	maxGrade int       // highest grade judged (0 when none is positive)
-	ideal    []float64 // positive grades, highest first: the ideal ranking's gains
+// Judged is what one query's judgments contribute, independent of the run.
+type Judged struct {
+	NumRel   int       // judged documents with grade ≥ the relevance level
+	MaxGrade int       // highest grade judged (0 when none is positive)
+	Ideal    []float64 // positive grades, highest first: the ideal ranking's gains
 }
 
-func summarize(qrels map[string]int, lvl int) judged {
-	var j judged
+// add counts one judged document's grade g at relevance level lvl; its
+// gain goes to the end of Ideal (see sortIdeal).
+func (j *Judged) add(g, lvl int) {
+	if g >= lvl {
+		j.NumRel++
+	}
+	if g > 0 {
+		j.Ideal = append(j.Ideal, float64(g))
+		j.MaxGrade = max(j.MaxGrade, g)
+	}
+}
+
+// sortIdeal puts the gains of Ideal highest first.
+func (j *Judged) sortIdeal() {
+	slices.SortFunc(j.Ideal, func(a, b float64) int { return cmp.Compare(b, a) })
+}
+
+func summarize(qrels map[string]int, lvl int) Judged {
+	var j Judged
 	for _, g := range qrels {
-		if g >= lvl {
-			j.numRel++
-		}
-		if g > 0 {
-			j.ideal = append(j.ideal, float64(g))
-			j.maxGrade = max(j.maxGrade, g)
+		j.add(g, lvl)
+	}
+	j.sortIdeal()
+	return j
+}
+
+// Ranking is one query's ranked list as a measure (Def.Score) sees it.
+type Ranking struct {
+	// Grades holds the grade of each ranked document, rank 1 first
+	// (Unjudged for a document the judgments do not mention).
+	Grades []int
+	// Level is the lowest relevant grade (Options.RelLevel).
+	Level int
+	Judged
+	// Task is Options.Task.
+	Task any
+}
+
+// cut returns the number of ranked documents a measure at cutoff k looks
+// at: k, or the whole list when k is 0 or beyond it.
+func (r *Ranking) cut(k int) int {
+	if k > 0 {
+		return min(k, len(r.Grades))
+	}
+	return len(r.Grades)
+}
+
+// firstRelevant returns the 0-based rank of the first relevant document
+// within the first n, or -1.
+func (r *Ranking) firstRelevant(n int) int {
+	for i, g := range r.Grades[:n] {
+		if g >= r.Level {
+			return i
 		}
 	}
-	slices.SortFunc(j.ideal, func(a, b float64) int { return cmp.Compare(b, a) })
-	return j
+	return -1
 }
 
 // discount returns log2(i+2), the discount of the document at 0-based
 // position i.
 func discount(i int) float64 { return math.Log2(float64(i + 2)) }
 
-// scoreGrades computes ms for a ranked list given as the grades of its
-// documents in rank order, writing one value per measure into out. The
+// score computes ms for r, one value per measure into out. The measures'
 // arithmetic follows trec_eval's order of operations so that values agree
 // to the last printed digit.
-func scoreGrades(grades []int, j *judged, ms []Measure, lvl int, out []float64) {
-	n := len(grades)
-	for mi, m := range ms {
-		k := n
-		if m.K > 0 {
-			k = min(m.K, n)
-		}
-		var v float64
-		switch m.Name {
-		case Hit:
-			for i := range k {
-				if grades[i] >= lvl {
-					v = 1
-					break
-				}
-			}
-		case Coverage:
-			for _, g := range grades {
-				if g >= lvl {
-					v = 1
-					break
-				}
-			}
-		case Recall:
-			if j.numRel > 0 {
-				v = float64(countRel(grades[:k], lvl)) / float64(j.numRel)
-			}
-		case Precision:
-			switch {
-			case m.K > 0:
-				v = float64(countRel(grades[:k], lvl)) / float64(m.K)
-			case n > 0:
-				v = float64(countRel(grades, lvl)) / float64(n)
-			}
-		case MRR:
-			for i := range k {
-				if grades[i] >= lvl {
-					v = 1 / float64(i+1)
-					break
-				}
-			}
-		case NDCG:
-			var dcg, idcg float64
-			for i := range k {
-				if g := grades[i]; g > 0 {
-					dcg += float64(g) / discount(i)
-				}
-			}
-			ik := len(j.ideal)
-			if m.K > 0 {
-				ik = min(m.K, ik)
-			}
-			for i := range ik {
-				idcg += j.ideal[i] / discount(i)
-			}
-			if idcg > 0 {
-				v = dcg / idcg
-			}
-		case MAP:
-			if j.numRel > 0 {
-				var sum float64
-				rel := 0
-				for i := range k {
-					if grades[i] >= lvl {
-						rel++
-						sum += float64(rel) / float64(i+1)
-					}
-				}
-				v = sum / float64(j.numRel)
-			}
-		case RPrec:
-			if r := min(n, j.numRel); r > 0 {
-				v = float64(countRel(grades[:r], lvl)) / float64(j.numRel)
-			}
-		case PassNeedle:
-			if n > 0 && grades[0] >= lvl && grades[0] == j.maxGrade {
-				v = 1
-			}
-		}
-		out[mi] = v
+func (r *Ranking) score(ms []Measure, out []float64) {
+	for i, m := range ms {
+		out[i] = m.Score(r, m.K)
 	}
 }
 

@@ -165,7 +165,7 @@ func TestScoreErrors(t *testing.T) {
 		measures     []Measure
 	}{
 		{"duplicate_doc", "a doc id twice in one query's run is an error", []string{"a", "b", "a"}, []Measure{{MAP, 0}}},
-		{"unknown_measure", "a measure name Score does not know", []string{"a"}, []Measure{{"bpref", 0}}},
+		{"unknown_measure", "a measure name Score does not know", []string{"a"}, []Measure{{&Def{Name: "bpref"}, 0}}},
 		{"negative_cutoff", "cutoffs are positive", []string{"a"}, []Measure{{Precision, -1}}},
 		{"cutoff_not_allowed", "rprec takes no cutoff", []string{"a"}, []Measure{{RPrec, 5}}},
 	}
@@ -212,8 +212,8 @@ func TestParseMeasure(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseMeasure(tt.in)
 			require.NoError(t, err)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ParseMeasure(%q) %s (-want +got):\n%s", tt.in, tt.reason, diff)
+			if got != tt.want {
+				t.Errorf("ParseMeasure(%q) %s: got %v, want %v", tt.in, tt.reason, got, tt.want)
 			}
 			if s := got.String(); s != tt.str {
 				t.Errorf("String() = %q, want %q", s, tt.str)
@@ -238,14 +238,23 @@ func TestParseMeasure(t *testing.T) {
 
 func TestParseRecorded(t *testing.T) {
 	for in, want := range map[string]Measure{
-		"ndcg@10":              {NDCG, 10},
-		"success_10":           {Hit, 10}, // what ParseMeasure reads stays its reading
-		"library_resolution@1": {"library_resolution", 1},
-		"coverage_gap":         {"coverage_gap", 0},
+		"ndcg@10":    {NDCG, 10},
+		"success_10": {Hit, 10}, // what ParseMeasure reads stays its reading
 	} {
 		got, err := ParseRecorded(in)
 		if err != nil || got != want {
 			t.Errorf("ParseRecorded(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	// A name this package does not define reads as a measure it cannot
+	// score: Score refuses it.
+	for in, want := range map[string]string{"library_resolution@1": "library_resolution", "coverage_gap": "coverage_gap"} {
+		got, err := ParseRecorded(in)
+		if err != nil || got.Name != want || got.String() != in || got.Score != nil {
+			t.Errorf("ParseRecorded(%q) = %v, %v; want %s without a Score", in, got, err, want)
+		}
+		if _, err := Score([]string{"a"}, map[string]int{"a": 1}, []Measure{got}, Options{}); err == nil {
+			t.Errorf("Score of recorded-only %q: want an error", in)
 		}
 	}
 	for _, in := range []string{"", "nonsense@x", "lib@0", "lib@-1", "Lib@1", "9lib@1", "lib res@1", "@1"} {

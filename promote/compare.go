@@ -112,11 +112,12 @@ func Paired(recs []resultfmt.Record, base, cand Arm, dataset, split, measure str
 		}
 	}
 	c.N = len(ids)
-	ba, ca := metrics.Bootstrap(a, cfg.Resamples, cfg.Seed), metrics.Bootstrap(b, cfg.Resamples, cfg.Seed)
-	d := metrics.PairedBootstrap(a, b, cfg.Resamples, cfg.Seed)
+	st := cfg.Stats
+	ba, ca := st.CI(a), st.CI(b)
+	d := st.Paired(a, b)
 	c.Baseline, c.Candidate = Estimate{ba.Mean, ba.Low, ba.High}, Estimate{ca.Mean, ca.Low, ca.High}
 	c.Diff, c.PBootstrap = Estimate{d.MeanDiff, d.Low, d.High}, d.P
-	c.PPermutation = metrics.Permutation(a, b, cfg.Resamples, cfg.Seed)
+	c.PPermutation = st.Permutation(a, b)
 	if mc, err := metrics.McNemar(a, b); err == nil {
 		c.McNemar = &mc
 	}

@@ -39,15 +39,13 @@ type Config struct {
 	Dataset string `json:"dataset"`
 	// Measure is the primary measure (canonical name, "mrr").
 	Measure string `json:"measure"`
-	// Alpha is the significance level of every paired decision.
-	Alpha float64 `json:"alpha"`
 	// Test names the paired test whose p-value decides: TestBootstrap or
 	// TestPermutation. Both are always reported.
 	Test string `json:"test"`
-	// Resamples is the number of bootstrap resamples and randomization
-	// rounds; Seed seeds both.
-	Resamples int    `json:"resamples"`
-	Seed      uint64 `json:"seed"`
+	// Stats are the paired decisions' statistics: the bootstrap
+	// resamples and randomization rounds, the seed of both, and α, the
+	// significance level of every paired decision.
+	Stats metrics.Stats `json:"stats"`
 	// MinGain is the smallest mean gain on the primary measure that can
 	// promote or confirm (0: any significant gain).
 	MinGain float64 `json:"min_gain"`
@@ -55,11 +53,19 @@ type Config struct {
 	Rules []Rule `json:"rules"`
 }
 
-// DefaultConfig returns MRR at α = 0.05 by paired bootstrap with 10,000
-// resamples, seed 1, no minimum gain and DefaultRules, for dataset.
+// DefaultConfig returns MRR by paired bootstrap with DefaultStats, no
+// minimum gain and DefaultRules, for dataset.
 func DefaultConfig(dataset string) Config {
-	return Config{Dataset: dataset, Measure: "mrr", Alpha: 0.05, Test: TestBootstrap,
-		Resamples: 10000, Seed: 1, Rules: DefaultRules()}
+	return Config{Dataset: dataset, Measure: "mrr", Test: TestBootstrap, Stats: DefaultStats(), Rules: DefaultRules()}
+}
+
+// DefaultStats are metrics.DefaultStats with promote's resampling: 10,000
+// rounds (a p-value resolution of 1e-4, for Holm's correction over many
+// candidates) seeded with 1, as the ledger's decisions were made.
+func DefaultStats() metrics.Stats {
+	s := metrics.DefaultStats()
+	s.Resamples, s.Seed = 10000, 1
+	return s
 }
 
 // Rule is one do-no-harm gate: the candidate must not regress Measure on
@@ -70,7 +76,7 @@ type Rule struct {
 	Dataset string  `json:"dataset"`
 	Split   string  `json:"split"`
 	MaxDrop float64 `json:"max_drop"`
-	// Alpha overrides Config.Alpha for this rule when > 0.
+	// Alpha overrides Config.Stats.Alpha for this rule when > 0.
 	Alpha float64 `json:"alpha,omitempty"`
 	// When is a path.Match pattern on the primary dataset: the rule
 	// applies only to promotions tuned on a matching dataset ("repoqa-*").
@@ -113,16 +119,16 @@ func (c Config) Validate() error {
 	if _, err := metrics.ParseMeasure(c.Measure); err != nil {
 		return fmt.Errorf("%w: primary measure: %v", ErrInvalidConfig, err)
 	}
-	if !(c.Alpha > 0 && c.Alpha < 1) {
-		return fmt.Errorf("%w: alpha %v: want 0 < alpha < 1", ErrInvalidConfig, c.Alpha)
+	if !(c.Stats.Alpha > 0 && c.Stats.Alpha < 1) {
+		return fmt.Errorf("%w: alpha %v: want 0 < alpha < 1", ErrInvalidConfig, c.Stats.Alpha)
 	}
 	switch c.Test {
 	case TestBootstrap, TestPermutation:
 	default:
 		return fmt.Errorf("%w: test %q: want %q or %q", ErrInvalidConfig, c.Test, TestBootstrap, TestPermutation)
 	}
-	if c.Resamples < 100 {
-		return fmt.Errorf("%w: resamples %d: want at least 100", ErrInvalidConfig, c.Resamples)
+	if c.Stats.Resamples < 100 {
+		return fmt.Errorf("%w: resamples %d: want at least 100", ErrInvalidConfig, c.Stats.Resamples)
 	}
 	if c.MinGain < 0 {
 		return fmt.Errorf("%w: min gain %v is negative", ErrInvalidConfig, c.MinGain)

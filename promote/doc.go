@@ -11,7 +11,7 @@
 //  2. dev — promotion. The candidate is promoted only on a paired per-task
 //     win beyond noise: mean gain > Config.MinGain and a two-sided paired
 //     p-value (Config.Test: paired bootstrap or randomization) below
-//     Config.Alpha. Overlapping confidence intervals are not the test.
+//     Config.Stats.Alpha. Overlapping confidence intervals are not the test.
 //  3. test — one confirmatory pass, caches off. The same paired win is
 //     required on the test split, and every do-no-harm Rule that applies
 //     must hold: a rule is violated when the candidate's mean on the rule's

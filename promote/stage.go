@@ -96,7 +96,7 @@ func EvaluateAmong(stage string, recs []resultfmt.Record, base, cand Arm, cfg Co
 	if err != nil {
 		return nil, err
 	}
-	v := &StageResult{Stage: stage, Baseline: base, Candidate: cand, Alpha: cfg.Alpha, Test: cfg.Test, Primary: primary}
+	v := &StageResult{Stage: stage, Baseline: base, Candidate: cand, Alpha: cfg.Stats.Alpha, Test: cfg.Test, Primary: primary}
 	if len(prior) > 0 {
 		ps := append(slices.Clone(prior), primary.P)
 		v.Comparisons, v.PHolm = len(ps), metrics.Holm(ps)[len(prior)]
@@ -145,18 +145,18 @@ func (v *StageResult) isWin(cfg Config) (bool, string) {
 		nums += fmt.Sprintf(", Holm p=%.4f over the %d candidates the test split compared with this baseline", v.PHolm, v.Comparisons)
 	}
 	switch {
-	case d <= 0 && p < cfg.Alpha:
+	case d <= 0 && p < cfg.Stats.Alpha:
 		return false, "loss beyond noise: " + nums
 	case d <= 0:
 		return false, "no gain: " + nums
-	case p >= cfg.Alpha:
-		return false, fmt.Sprintf("not significant (%s ≥ α=%g): %s", which, cfg.Alpha, nums)
+	case p >= cfg.Stats.Alpha:
+		return false, fmt.Sprintf("not significant (%s ≥ α=%g): %s", which, cfg.Stats.Alpha, nums)
 	case c.CandidateErrors > 0:
 		return false, fmt.Sprintf("the candidate failed %d of %d tasks (scored 0): a partially failed candidate is never promoted: %s", c.CandidateErrors, c.N, nums)
 	case d <= cfg.MinGain:
 		return false, fmt.Sprintf("significant but below the minimum gain %g: %s", cfg.MinGain, nums)
 	}
-	return true, fmt.Sprintf("win beyond noise (p < α=%g): %s", cfg.Alpha, nums)
+	return true, fmt.Sprintf("win beyond noise (p < α=%g): %s", cfg.Stats.Alpha, nums)
 }
 
 func evalRule(recs []resultfmt.Record, base, cand Arm, r Rule, cfg Config) RuleResult {
@@ -177,7 +177,7 @@ func evalRule(recs []resultfmt.Record, base, cand Arm, r Rule, cfg Config) RuleR
 		return rr
 	}
 	rr.Comparison = &c
-	alpha := cfg.Alpha
+	alpha := cfg.Stats.Alpha
 	if r.Alpha > 0 {
 		alpha = r.Alpha
 	}

@@ -153,7 +153,7 @@ func TestComparePValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 1.0 / float64(cfg.Resamples+1)
+	want := 1.0 / float64(cfg.Stats.Resamples+1)
 	if c.PPermutation != want || c.P != want {
 		t.Errorf("permutation p %v (decision p %v), want %v", c.PPermutation, c.P, want)
 	}
@@ -198,7 +198,7 @@ func TestConfigValidate(t *testing.T) {
 		name string
 		edit func(*Config)
 	}{
-		{"alpha", func(c *Config) { c.Alpha = 0 }},
+		{"alpha", func(c *Config) { c.Stats.Alpha = 0 }},
 		{"test", func(c *Config) { c.Test = "t-test" }},
 		{"measure", func(c *Config) { c.Measure = "precision@ten" }},
 		{"dup rule", func(c *Config) { c.Rules = append(c.Rules, c.Rules[0]) }},

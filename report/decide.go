@@ -69,8 +69,23 @@ func DefaultRules() Rules {
 		MaxLatencyRatio: 1.25, MaxIndexRatio: 2, MaxPeakRSSMB: 4096,
 		InteractiveLatencyRatio: 0.8,
 		MinCases:                20, MinGroupCases: 5,
-		Resamples: 2000, Seed: 20240623,
+		// The seed's rules resample their paired tests twice as often as
+		// the CIs (metrics.DefaultStats): kept, so decisions stay as the
+		// campaigns recorded them.
+		Resamples: 2 * metrics.DefaultResamples, Seed: metrics.DefaultSeed,
 	}
+}
+
+// Stats returns the statistics of the rules' paired tests: Resamples, Seed
+// and Alpha as one value.
+func (g Rules) Stats() metrics.Stats {
+	return metrics.Stats{Resamples: g.Resamples, Seed: g.Seed, Alpha: g.Alpha}
+}
+
+// WithStats returns g with st's resamples, seed and alpha.
+func (g Rules) WithStats(st metrics.Stats) Rules {
+	g.Resamples, g.Seed, g.Alpha = st.Resamples, st.Seed, st.Alpha
+	return g
 }
 
 // Validate reports rules Decide cannot use.
@@ -86,8 +101,8 @@ func (g Rules) Validate() error {
 	if _, err := metrics.ParseMeasure(g.Primary); err != nil && g.Primary != "" {
 		return fmt.Errorf("decision rules: primary: %w", err)
 	}
-	if g.Alpha <= 0 || g.Alpha >= 1 {
-		return fmt.Errorf("decision rules: alpha %v outside (0, 1)", g.Alpha)
+	if err := g.Stats().Validate(); err != nil {
+		return fmt.Errorf("decision rules: %w", err)
 	}
 	if g.MaxLatencyRatio <= 0 || g.MaxIndexRatio <= 0 || g.MaxPeakRSSMB < 0 || g.InteractiveLatencyRatio <= 0 {
 		return fmt.Errorf("decision rules: budgets must be positive")
@@ -198,7 +213,7 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]PairedTest {
 		}
 		for _, r := range g.Gains {
 			bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
-			p := metrics.PairedBootstrap(bv, cv, g.Resamples, g.Seed)
+			p := g.Stats().Paired(bv, cv)
 			out[name] = append(out[name], PairedTest{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
 				Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N})
 		}
@@ -251,7 +266,7 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []PairedTest) Decision {
 		t := tests[i]
 		n = t.N
 		diff, lo, hi := float64(t.Diff), float64(t.Low), float64(t.High)
-		sig := float64(t.PHolm) < g.Alpha
+		sig := g.Stats().Significant(float64(t.PHolm))
 		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f, Holm p=%.4f)", r.Measure, diff, lo, hi, float64(t.P), float64(t.PHolm))
 		switch {
 		case diff >= r.Threshold && sig && lo > 0:

@@ -2,32 +2,30 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // Config holds the tunables of a report.
 type Config struct {
-	Ks        []int  // cutoffs of hit@k, recall@k, ndcg@k and judged@k
-	Resamples int    // bootstrap resamples
-	Seed      uint64 // bootstrap and paired-test seed
-	Rules     Rules
+	Ks    []int         // cutoffs of hit@k, recall@k, ndcg@k and judged@k
+	Stats metrics.Stats // the CIs' resamples and seed (metrics.DefaultStats)
+	Rules Rules
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
 }
 
-// DefaultConfig returns K = 1, 3, 5, 10, 20, 1000 resamples, the
-// harness's bootstrap seed and DefaultRules.
+// DefaultConfig returns K = 1, 3, 5, 10, 20, metrics.DefaultStats (the
+// golden files' CIs) and DefaultRules.
 func DefaultConfig() Config {
-	return Config{Ks: []int{1, 3, 5, 10, 20}, Resamples: 1000, Seed: harness.BootstrapSeed, Rules: DefaultRules()}
+	return Config{Ks: []int{1, 3, 5, 10, 20}, Stats: metrics.DefaultStats(), Rules: DefaultRules()}
 }
 
 // Validate reports a config Summarize cannot use.
@@ -66,11 +64,11 @@ func (c Config) Measures() []metrics.Measure {
 	ks := append([]int(nil), c.Ks...)
 	sort.Ints(ks)
 	for _, k := range ks {
-		add(metrics.Measure{Name: metrics.Hit, K: k})
-		add(metrics.Measure{Name: metrics.Recall, K: k})
-		add(metrics.Measure{Name: metrics.NDCG, K: k})
+		add(metrics.Hit.At(k))
+		add(metrics.Recall.At(k))
+		add(metrics.NDCG.At(k))
 	}
-	add(metrics.Measure{Name: metrics.MRR, K: 10})
+	add(metrics.MRR.At(10))
 	for _, g := range c.Rules.Gains {
 		m, err := metrics.ParseMeasure(g.Measure)
 		if err == nil {
@@ -398,13 +396,13 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 // aggregate fills in ss the micro means with bootstrap CIs, the macro
 // means over repos (stratified bootstrap CI) and over intents.
 func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []string) {
-	n, seed := s.cfg.Resamples, s.cfg.Seed
+	st := s.cfg.Stats
 	for _, m := range s.Measures {
 		v := c.vals[m]
-		ci := metrics.Bootstrap(v, n, seed)
-		ss.Micro[m] = resultfmt.Stat{Mean: resultfmt.Fixed(ci.Mean), Low: resultfmt.Fixed(ci.Low), High: resultfmt.Fixed(ci.High)}
-		lo, hi := stratifiedBootstrap(v, repos, n, seed)
-		ss.MacroRepo[m] = resultfmt.Stat{Mean: resultfmt.Fixed(metrics.Macro(v, repos)), Low: resultfmt.Fixed(lo), High: resultfmt.Fixed(hi)}
+		ci := st.CI(v)
+		ss.Micro[m] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
+		lo, hi := stratifiedBootstrap(v, repos, st)
+		ss.MacroRepo[m] = resultfmt.NewStat(metrics.Macro(v, repos), lo, hi)
 		ss.MacroIntent[m] = resultfmt.Fixed(metrics.Macro(v, intents))
 	}
 }
@@ -466,49 +464,21 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
+// macroStream is the PCG stream of the macro-over-repositories CIs, as the
+// reports have always drawn them ("macro").
+const macroStream = 0x6d6163726f
+
 // stratifiedBootstrap is the 95% percentile interval of the macro mean
-// over keys: each resample draws, within every group, as many values as
-// the group has, with replacement, and averages the group means.
-func stratifiedBootstrap(values []float64, keys []string, resamples int, seed uint64) (lo, hi float64) {
-	if len(values) == 0 {
-		return 0, 0
-	}
-	if resamples <= 0 {
-		resamples = metrics.DefaultResamples
-	}
+// over keys (metrics.Stats.Stratified over the groups of keys, in key
+// order).
+func stratifiedBootstrap(values []float64, keys []string, st metrics.Stats) (lo, hi float64) {
 	groups := map[string][]float64{}
-	var order []string
 	for i, k := range keys {
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
 		groups[k] = append(groups[k], values[i])
 	}
-	sort.Strings(order)
-	rng := rand.New(rand.NewPCG(seed, 0x6d6163726f))
-	means := make([]float64, resamples)
-	for r := range means {
-		total := 0.0
-		for _, k := range order {
-			g := groups[k]
-			sum := 0.0
-			for range g {
-				sum += g[rng.IntN(len(g))]
-			}
-			total += sum / float64(len(g))
-		}
-		means[r] = total / float64(len(order))
+	var cols [][]float64
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
+		cols = append(cols, groups[k])
 	}
-	sort.Float64s(means)
-	return quantile(means, 0.025), quantile(means, 0.975)
-}
-
-// quantile interpolates linearly between order statistics of sorted xs.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	i := int(math.Floor(pos))
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+	return st.Stratified(cols, macroStream)
 }

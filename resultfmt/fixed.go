@@ -22,3 +22,9 @@ type Stat struct {
 	Low  Fixed `json:"ci_low"`
 	High Fixed `json:"ci_high"`
 }
+
+// NewStat is the Stat of a mean and its interval (each written with four
+// decimals, as Fixed is).
+func NewStat(mean, low, high float64) Stat {
+	return Stat{Mean: Fixed(mean), Low: Fixed(low), High: Fixed(high)}
+}

@@ -232,7 +232,6 @@ var (
 	defaultCutoffs = []int{5, 10, 15, 20, 30, 100, 200, 500, 1000}
 	successCutoffs = []int{1, 5, 10}
 	countNames     = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"}
-	trecFamilies   = map[string]string{"P": "P_", "recall": "recall_", "success": "success_", "ndcg_cut": "ndcg_cut_", "map_cut": "map_cut_"}
 	// measureSets are trec_eval's measure groups, restricted to the
 	// measures this tool computes.
 	measureSets = map[string][]string{
@@ -241,6 +240,18 @@ var (
 			"ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"),
 	}
 )
+
+// trecFamily returns the trec_eval cutoff prefix ("P_") of the parameter
+// family name ("P": P.5,10 or P alone for the default cutoffs), read from
+// the measures' values.
+func trecFamily(name string) (string, bool) {
+	for _, d := range metrics.Builtin() {
+		if d.TrecCut != "" && strings.TrimSuffix(d.TrecCut, "_") == name {
+			return d.TrecCut, true
+		}
+	}
+	return "", false
+}
 
 // selectMeasures expands -m values (trec_eval names, parameter lists,
 // all_trec/official, or this tool's names) into a selection.
@@ -268,7 +279,7 @@ func selectMeasures(args []string) (*selection, error) {
 			return nil
 		}
 		name, params, hasParams := strings.Cut(a, ".")
-		if prefix, ok := trecFamilies[name]; ok {
+		if prefix, ok := trecFamily(name); ok {
 			cuts := defaultCutoffs
 			if name == "success" {
 				cuts = successCutoffs

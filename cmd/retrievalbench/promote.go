@@ -61,10 +61,10 @@ func runPromote(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "primary `dataset` as results name it")
 	cell := fs.String("cell", "TestRepoQA/{system}/{config}/docstring", "bench test `path` of the primary dataset, {system} and {config} filled in")
 	fs.StringVar(&cfg.Measure, "measure", cfg.Measure, "primary `measure`")
-	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "significance level of every paired decision")
+	fs.Float64Var(&cfg.Stats.Alpha, "alpha", cfg.Stats.Alpha, "significance level of every paired decision")
 	fs.StringVar(&cfg.Test, "test", cfg.Test, "paired test that decides: bootstrap or permutation (both are reported)")
-	fs.IntVar(&cfg.Resamples, "resamples", cfg.Resamples, "bootstrap resamples and randomization rounds")
-	seed := fs.Uint64("seed", cfg.Seed, "seed of the resampling")
+	fs.IntVar(&cfg.Stats.Resamples, "resamples", cfg.Stats.Resamples, "bootstrap resamples and randomization rounds")
+	fs.Uint64Var(&cfg.Stats.Seed, "seed", cfg.Stats.Seed, "seed of the resampling")
 	fs.Float64Var(&cfg.MinGain, "min-gain", cfg.MinGain, "smallest mean gain that can promote or confirm")
 	rulesFile := fs.String("rules", "", "JSON `file` of do-no-harm rules (default: the built-in rules, see docs/promotion.md)")
 	results := fs.String("results", "", "results root `dir`: stage S reads or writes DIR/S (default: a new temporary directory)")
@@ -87,7 +87,6 @@ func runPromote(args []string, stdout, stderr io.Writer) error {
 	if _, err := useModelManifest(*manifest); err != nil {
 		return err
 	}
-	cfg.Seed = *seed
 	if fs.NArg() > 0 {
 		return usagef("promote: unexpected arguments %q", fs.Args())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
@@ -131,7 +132,7 @@ func TestExpandsAnExternalSystem(t *testing.T) {
 			Members: []hybrid.Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: ext, Weight: 1}}}
 		cfg := Config{Name: "rrf-bm25code-fakepeer-1hop", Base: hybrid.Spec(hy), Seeds: DefaultSeeds, Decay: DefaultDecay, MaxCandidates: DefaultMaxCandidates}
 		rc := harness.DefaultRunConfig()
-		rc.CacheDir, rc.Measures, rc.Logf = t.TempDir(), []string{"mrr"}, t.Logf
+		rc.CacheDir, rc.Measures, rc.Logf = t.TempDir(), []metrics.Measure{metrics.MRR.At(0)}, t.Logf
 		res, err := harness.Run(t.Context(), p, Spec(cfg), rc)
 		require.NoError(t, err)
 		tr := res.Tasks[0]

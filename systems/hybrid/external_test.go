@@ -15,6 +15,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/bm25"
 	"github.com/retrievalbench/retrievalbench/systems/external/externaltest"
@@ -138,7 +139,7 @@ func TestFusesAnExternalSystem(t *testing.T) {
 
 	// The same fusion as a harness cell: indexed and judged without error.
 	rc := harness.DefaultRunConfig()
-	rc.CacheDir, rc.Measures = t.TempDir(), []string{"mrr"}
+	rc.CacheDir, rc.Measures = t.TempDir(), []metrics.Measure{metrics.MRR.At(0)}
 	res, err := harness.Run(t.Context(), p, Spec(cfg), rc)
 	require.NoError(t, err)
 	if tr := res.Tasks[0]; tr.Err != "" || tr.Values[0] <= 0 {
@@ -161,7 +162,7 @@ func TestFusesAnExternalSystemOnRepoQA(t *testing.T) {
 		Members: []Member{{Spec: bm25.Spec(bmc), Weight: 1}, {Spec: externaltest.FakepeerSpec(t), Weight: 1}}}
 	var resolved int
 	rc := harness.DefaultRunConfig()
-	rc.CacheDir, rc.Measures = t.TempDir(), []string{"ndcg@10", "mrr"}
+	rc.CacheDir, rc.Measures = t.TempDir(), []metrics.Measure{metrics.NDCG.At(10), metrics.MRR.At(0)}
 	rc.Logf = func(f string, a ...any) {
 		if l := fmt.Sprintf(f, a...); strings.Contains(l, "member fakepeer/cmd:") && strings.Contains(l, "location hits resolved") {
 			resolved++

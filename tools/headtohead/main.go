@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -212,7 +211,7 @@ func column(rw *row, m string) []float64 {
 }
 
 func ci(rw *row, m string) metrics.CI {
-	return metrics.Bootstrap(column(rw, m), harness.BootstrapResamples, harness.BootstrapSeed)
+	return metrics.DefaultStats().CI(column(rw, m))
 }
 
 // paired returns the values of m of the tasks both rows ran, in a's order.
