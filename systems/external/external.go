@@ -42,6 +42,7 @@ type System struct {
 	warnings  []string // noticed since the last Warnings call
 	index     systems.IndexReport
 	peak      proc.PeakRSS // of the child processes, for PeakRSS
+	unlock    func()       // releases the work directory (lockWork)
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -134,6 +135,12 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	hash := cfg.Hash()
 	work := filepath.Join(cache, "external", "work", cfg.System, cfg.Config+"-"+hash[:12], chash[:16])
+	// The work directory is this process's until Close (worklock.go).
+	unlock, err := lockWork(ctx, work, logf)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cfg.Name(), err)
+	}
+	s.unlock = unlock
 	base := map[string]string{template.PhCorpus: dir, template.PhWork: work, template.PhCache: cache}
 	tool := ""
 	if cfg.Index != nil {
@@ -362,6 +369,9 @@ func (s *System) IndexReport() systems.IndexReport { return s.index }
 func (s *System) Close() error {
 	if s.t != nil {
 		s.t.close()
+	}
+	if s.unlock != nil {
+		s.unlock()
 	}
 	return nil
 }
