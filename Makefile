@@ -194,7 +194,7 @@ report-results:
 	$(RB) report -results $(DIR)
 
 # Dev-time, not CI: creates $(RETRIEVALBENCH_CACHE)/perf-venv with the pinned
-# peers of perf/requirements.txt, then runs ours and theirs alternating.
+# peers of tools/perf/peers/requirements.txt, then runs ours and theirs alternating.
 # The eval job runs on PERF_SHAPES against PERF_EVAL_PEERS: the trec_eval
 # binary (make trec-eval: trec_eval 9.0.4 out of the jtreceval Maven artifact's
 # jar, pinned by version and sha256, into the cache), pytrec_eval and ranx.
@@ -203,11 +203,11 @@ PERF_JOBS ?= eval,bm25,embed
 PERF_SHAPES ?= few,dense,shuffled
 PERF_EVAL_PEERS ?= trec_eval,pytrec_eval,ranx
 perf:
-	$(GO) run ./internal/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -shapes $(PERF_SHAPES) -eval-peers $(PERF_EVAL_PEERS) -out docs/performance.md
+	$(GO) run ./tools/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -shapes $(PERF_SHAPES) -eval-peers $(PERF_EVAL_PEERS) -out docs/performance.md
 
 # The trec_eval binary alone (for cmd/retrievalbench's TestTrecEvalBinary).
 trec-eval:
-	$(GO) run ./internal/perf/perfrun -setup trec_eval
+	$(GO) run ./tools/perf/perfrun -setup trec_eval
 
 clean:
 	rm -rf out $(RESULTS)

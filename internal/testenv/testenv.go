@@ -54,7 +54,7 @@ const (
 	TrecEval = "trec_eval"
 )
 
-// TrecEvalPath is where make perf-setup (internal/perf/perfrun) installs
+// TrecEvalPath is where make perf-setup (tools/perf/perfrun) installs
 // the trec_eval binary.
 func TrecEvalPath() string {
 	return filepath.Join(CacheDir(), "perf", "trec_eval", "9.0.4", "trec_eval")

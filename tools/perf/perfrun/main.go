@@ -1,17 +1,17 @@
 // Command perfrun is "make perf": retrievalbench side by side with the tools
 // users would pick instead, whole processes on the same inputs.
 //
-//	go run ./internal/perf/perfrun [-runs 3] [-jobs eval,bm25,embed] [-out docs/performance.md]
+//	go run ./tools/perf/perfrun [-runs 3] [-jobs eval,bm25,embed] [-out docs/performance.md]
 //
 // It creates a virtual environment under $RETRIEVALBENCH_CACHE/perf-venv
-// with the peers pinned in perf/requirements.txt (pytrec-eval-terrier,
+// with the peers pinned in tools/perf/peers/requirements.txt (pytrec-eval-terrier,
 // which is trec_eval's C code; bm25s with PyStemmer; onnxruntime with
 // tokenizers), builds this repository's commands, generates or exports the
 // inputs, and then runs ours and theirs alternating, -runs times each, under
 // /usr/bin/time -v (wall, CPU, peak RSS). Results must agree: eval values to
 // 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25();
 // embedding vectors of 200 RepoQA chunks at cosine >= 0.9999 to Python
-// onnxruntime's (perf/peer_ort.py, same model files, batch 1).
+// onnxruntime's (tools/perf/peers/peer_ort.py, same model files, batch 1).
 // It prints the table and writes it with the machine line to -out.
 package main
 
@@ -55,7 +55,7 @@ type env struct {
 	data   string
 	rb     string // our retrievalbench binary
 	perfgo string
-	peers  string // perf/ directory with the Python peers
+	peers  string // tools/perf/peers: the Python peers
 	// trecEval is the trec_eval binary (ensureTrecEval).
 	trecEval string
 	// shapes and evalPeerNames are the eval job's inputs and peers.
@@ -79,7 +79,7 @@ func run() error {
 		work:          filepath.Join(cache, "perf"),
 		venv:          filepath.Join(cache, "perf-venv"),
 		data:          *data,
-		peers:         "perf",
+		peers:         filepath.Join("tools", "perf", "peers"),
 		shapes:        strings.Split(*shapes, ","),
 		evalPeerNames: strings.Split(*evalPeers, ","),
 	}
@@ -143,7 +143,7 @@ func run() error {
 func (e *env) report(out, jobs, loadBefore string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./internal/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","))
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","))
 	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
 	for _, r := range e.rows {
 		b.WriteString(r + "\n")
@@ -203,7 +203,7 @@ func loadAvg() string {
 }
 
 // ensureVenv creates the peers' virtual environment, or reinstalls it when
-// perf/requirements.txt changed since.
+// tools/perf/peers/requirements.txt changed since.
 func (e *env) ensureVenv() error {
 	req, err := os.ReadFile(filepath.Join(e.peers, "requirements.txt"))
 	if err != nil {
@@ -229,7 +229,7 @@ func (e *env) build() error {
 	bin := filepath.Join(e.work, "bin")
 	e.rb = filepath.Join(bin, "retrievalbench")
 	e.perfgo = filepath.Join(bin, "perfgo")
-	for _, b := range [][2]string{{e.rb, "./cmd/retrievalbench"}, {e.perfgo, "./internal/perf/perfgo"}} {
+	for _, b := range [][2]string{{e.rb, "./cmd/retrievalbench"}, {e.perfgo, "./tools/perf/perfgo"}} {
 		if err := runLoud("go", "build", "-tags=sqlite_fts5", "-buildvcs=false", "-o", b[0], b[1]); err != nil {
 			return err
 		}

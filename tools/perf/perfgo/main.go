@@ -1,4 +1,4 @@
-// Command perfgo is retrievalbench's side of "make perf" (internal/perf/perfrun
+// Command perfgo is retrievalbench's side of "make perf" (tools/perf/perfrun
 // drives it): it exports a data-pack dataset as plain files both sides read,
 // and runs this repository's BM25 on them with per-query timings.
 //
