@@ -168,22 +168,9 @@ func readJudgmentsPart(s string) (p judgmentsPart) {
 		if len(line) >= maxLine {
 			return p
 		}
-		nf := 0
-		for i := 0; i < len(line); {
-			for i < len(line) && spaces[line[i]] {
-				i++
-			}
-			start := i
-			for i < len(line) && !spaces[line[i]] {
-				i++
-			}
-			if i > start {
-				if nf == len(f) {
-					return p
-				}
-				f[nf] = line[start:i]
-				nf++
-			}
+		nf, ok := splitInto(line, f[:])
+		if !ok {
+			return p
 		}
 		if nf == 0 || f[0][0] == '#' {
 			continue

@@ -75,6 +75,29 @@ var spaces = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true
 
 func isSpace(c byte) bool { return spaces[c] }
 
+// splitInto splits line at white space into f, returning the number of
+// fields; false when line has more fields than f holds.
+func splitInto(line string, f []string) (int, bool) {
+	n := 0
+	for i := 0; i < len(line); {
+		for i < len(line) && spaces[line[i]] {
+			i++
+		}
+		start := i
+		for i < len(line) && !spaces[line[i]] {
+			i++
+		}
+		if i > start {
+			if n == len(f) {
+				return n, false
+			}
+			f[n] = line[start:i]
+			n++
+		}
+	}
+	return n, true
+}
+
 // interner returns one shared string per distinct byte sequence.
 type interner map[string]string
 

@@ -137,22 +137,9 @@ func readQrelsPart(s string) (qrels Qrels, ok bool) {
 		if len(line) >= maxLine {
 			return nil, false
 		}
-		n := 0
-		for i := 0; i < len(line); {
-			for i < len(line) && spaces[line[i]] {
-				i++
-			}
-			start := i
-			for i < len(line) && !spaces[line[i]] {
-				i++
-			}
-			if i > start {
-				if n == len(f) {
-					return nil, false
-				}
-				f[n] = line[start:i]
-				n++
-			}
+		n, ok := splitInto(line, f[:])
+		if !ok {
+			return nil, false
 		}
 		if n == 0 || f[0][0] == '#' {
 			continue
