@@ -140,6 +140,9 @@ func (s *System) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cfg.Name(), err)
 	}
+	if s.unlock != nil { // an earlier Index that failed
+		s.unlock()
+	}
 	s.unlock = unlock
 	base := map[string]string{template.PhCorpus: dir, template.PhWork: work, template.PhCache: cache}
 	tool := ""
