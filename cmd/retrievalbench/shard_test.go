@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 )
 
@@ -95,14 +94,7 @@ func TestShardedLeaderboard(t *testing.T) {
 			require.NoError(t, run([]string{"leaderboard", "-results", strings.Join(parts, ","), "-out", partsBoard}, &stdout, &bytes.Buffer{}))
 			require.Equal(t, wantOut, strings.ReplaceAll(stdout.String(), partsBoard, "OUT"))
 
-			want, got := tree(t, wholeBoard), tree(t, partsBoard)
-			require.NotEmpty(t, want)
-			require.Equal(t, keys(want), keys(got), "the same files")
-			for name := range want {
-				if !bytes.Equal(want[name], got[name]) {
-					t.Errorf("%s differs between the whole run's leaderboard and the shards' (-whole +shards):\n%s", name, cmp.Diff(string(want[name]), string(got[name])))
-				}
-			}
+			sameTree(t, wholeBoard, partsBoard)
 		})
 	}
 
