@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/campaign"
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/report"
@@ -112,7 +113,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
 	cfg.Meta = toolMeta(gen)
 	for _, f := range cat.Files() {
-		sum, err := report.SumFile("user model manifest", f)
+		sum, err := campaignfmt.SumFile("user model manifest", f)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		if m, err := models.Lookup(s.Config); err == nil {
-			cfg.Meta.Models = append(cfg.Meta.Models, report.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
+			cfg.Meta.Models = append(cfg.Meta.Models, campaignfmt.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
 				QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Fingerprint: m.Fingerprint()})
 		}
 	}
@@ -202,7 +203,7 @@ func printCampaign(res *campaign.Result, out string, stdout io.Writer) error {
 func failedSystems(s *report.Summary, out string) error {
 	var failed []string
 	for _, ss := range s.Systems {
-		if ss.Status == report.StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			failed = append(failed, ss.Name)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
@@ -83,8 +84,8 @@ func parseInts(s string) ([]int, error) {
 }
 
 // toolMeta fills what the binary knows about itself and the machine.
-func toolMeta(generated string) report.Meta {
-	m := report.Meta{Tool: "retrievalbench", Version: "(devel)", Commit: "unknown", Generated: generated, GoVersion: runtime.Version()}
+func toolMeta(generated string) campaignfmt.Meta {
+	m := campaignfmt.Meta{Tool: "retrievalbench", Version: "(devel)", Commit: "unknown", Generated: generated, GoVersion: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
 			m.Version = bi.Main.Version

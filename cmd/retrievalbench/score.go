@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
@@ -43,7 +44,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("score: %v", err)
 	}
-	run, err := report.ReadCampaign(filepath.Join(*runDir, "run.json"))
+	run, err := campaignfmt.Read(filepath.Join(*runDir, "run.json"))
 	if err != nil {
 		return err
 	}
@@ -65,14 +66,14 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if rf.baseline == "" {
 		rf.baseline = defaultBaseline(run)
 	}
-	if !slices.ContainsFunc(run.Systems, func(s report.SystemCost) bool { return s.Name == rf.baseline }) {
+	if !slices.ContainsFunc(run.Systems, func(s campaignfmt.SystemCost) bool { return s.Name == rf.baseline }) {
 		return usagef("score: -baseline %q is not one of the systems of %s", rf.baseline, *runDir)
 	}
 	cfg, err := rf.config(run.Meta.Ks)
 	if err != nil {
 		return usagef("score: %v", err)
 	}
-	sum, err := report.SumFile(role, file)
+	sum, err := campaignfmt.SumFile(role, file)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 }
 
 // defaultBaseline is the first dense system of a run, else its first.
-func defaultBaseline(run *report.Campaign) string {
+func defaultBaseline(run *campaignfmt.Campaign) string {
 	for _, s := range run.Systems {
 		if len(s.Name) > 6 && s.Name[:6] == "dense/" {
 			return s.Name
