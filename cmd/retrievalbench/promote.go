@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,9 +45,7 @@ flags:
 
 // runPromote is "retrievalbench promote".
 func runPromote(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("promote", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, promoteUsage); fs.PrintDefaults() }
+	fs := newFlagSet("promote", promoteUsage, stderr)
 	cfg := promote.DefaultConfig("repoqa-python-docstring")
 	baseName := fs.String("baseline", "", "frozen baseline `system/config`")
 	candName := fs.String("candidate", "", "candidate `system/config`")

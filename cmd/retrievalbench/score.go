@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -16,26 +15,20 @@ import (
 // runScore merges a filled grading sheet (or labels.jsonl) with the case
 // file's gold and recomputes every report of a campaign run.
 func runScore(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("score", "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
+		"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
+		"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:\n", stderr)
 	runDir := fs.String("run", "", "campaign output `dir` (run.json, results/)")
 	sheet := fs.String("sheet", "", "filled grading-sheet `csv`")
 	labels := fs.String("labels", "", "labels `jsonl` ({case_id, result_id, grade} per line), instead of -sheet")
 	out := fs.String("out", "", "where the reports go (default: the run dir)")
 	var rf reportFlags
 	rf.register(fs, "")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
-			"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
-			"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *runDir == "" || (*sheet == "") == (*labels == "") || fs.NArg() != 0 {
-		fs.Usage()
-		return usagef("score: need -run and exactly one of -sheet and -labels")
+		return badUsage(fs, "score: need -run and exactly one of -sheet and -labels")
 	}
 	if *out == "" {
 		*out = *runDir
