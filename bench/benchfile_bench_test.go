@@ -17,7 +17,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
 	"github.com/retrievalbench/retrievalbench/gate"
-	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
 )
 
 // runOwnBenchmarks re-runs this test binary as a benchmark run of the
@@ -95,7 +95,7 @@ func TestBenchmarkFile(t *testing.T) {
 		require.Equal(t, "exact", meta[u], "quality units must be assume=exact")
 	}
 
-	golden, err := harness.ReadGolden(harness.GoldenPath(goldenDir, "repoqa-fixture", "all", "bm25", "porter"))
+	golden, err := goldenfmt.Read(goldenfmt.Path(goldenDir, "repoqa-fixture", "all", "bm25", "porter"))
 	require.NoError(t, err)
 	counts := map[string]int{}
 	for _, s := range results {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/benchtest"
 	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
-	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/external"
@@ -175,10 +175,10 @@ func TestRealPeerFaultsChild(t *testing.T) {
 		if s.System == "pydocs-mcp" {
 			real = "bge-small-q"
 		}
-		g, err := harness.ReadGolden(harness.GoldenPath(goldenDir, "cases-cases", "all", s.System, real))
+		g, err := goldenfmt.Read(goldenfmt.Path(goldenDir, "cases-cases", "all", s.System, real))
 		require.NoError(t, err)
 		g.Config = s.Config
-		require.NoError(t, harness.WriteGolden(harness.GoldenPath(golden, "cases-cases", "all", s.System, s.Config), g))
+		require.NoError(t, goldenfmt.Write(goldenfmt.Path(golden, "cases-cases", "all", s.System, s.Config), g))
 	}
 	suite := benchtest.Suite{Systems: specs, Golden: golden, Flags: &benchtest.Flags{Size: benchtest.SizeFixture}}
 	benchtest.Test(t, suite, catalogue.Family{Name: "cases", Datasets: []catalogue.Dataset{fixture}})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -216,19 +217,19 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 			t.Errorf("writing results: %v", err)
 		}
 	}
-	path := harness.GoldenPath(s.Golden, res.Dataset, res.Split, spec.System, spec.Config)
+	path := goldenfmt.Path(s.Golden, res.Dataset, res.Split, spec.System, spec.Config)
 	markRead(path)
 	if fl.Update {
 		writeBaseline(t, path, res, spec, "updated")
 		return
 	}
-	g, err := harness.ReadGolden(path)
-	if errors.Is(err, harness.ErrNoGolden) && fl.Create {
+	g, err := goldenfmt.Read(path)
+	if errors.Is(err, goldenfmt.ErrMissing) && fl.Create {
 		writeBaseline(t, path, res, spec, "created")
 		return
 	}
 	if err != nil {
-		if errors.Is(err, harness.ErrNoGolden) {
+		if errors.Is(err, goldenfmt.ErrMissing) {
 			noteMissing(t.Name())
 		}
 		t.Fatalf("%v\ncreate it with: %s -update", err, again)
@@ -262,12 +263,12 @@ func writeBaseline(t *testing.T, path string, res *harness.Result, spec systems.
 		t.Fatalf("not writing %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
 	}
 	now := harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)
-	old, err := harness.ReadGolden(path)
-	if err != nil && !errors.Is(err, harness.ErrNoGolden) {
+	old, err := goldenfmt.Read(path)
+	if err != nil && !errors.Is(err, goldenfmt.ErrMissing) {
 		t.Logf("replacing %s: %v", path, err)
 	}
-	g := harness.Merge(old, now)
-	if err := harness.WriteGolden(path, g); err != nil {
+	g := goldenfmt.Merge(old, now)
+	if err := goldenfmt.Write(path, g); err != nil {
 		t.Fatal(err)
 	}
 	if g != now {
@@ -338,7 +339,7 @@ func pathless(p *harness.Prepared) bool {
 // and how to run it), keeping its golden file, if one was made, as read.
 func skipByDesign(t *testing.T, s *Suite, p *harness.Prepared, spec systems.Spec, why string) {
 	t.Helper()
-	golden := harness.GoldenPath(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
+	golden := goldenfmt.Path(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
 	markRead(golden)
 	if _, err := os.Stat(golden); err != nil && (spec.Heavy || spec.FixturesOnly || spec.MaxDocs > 0) {
 		why += " -update (it has no baseline yet: " + golden + ")"
@@ -529,7 +530,7 @@ func markRead(path string) {
 }
 
 // sortedClasses lists the CPU classes of g's ByCPUClass entries.
-func sortedClasses(g *harness.Golden) []string {
+func sortedClasses(g *goldenfmt.Golden) []string {
 	out := make([]string, 0, len(g.ByCPUClass))
 	for c := range g.ByCPUClass {
 		out = append(out, c)

@@ -7,7 +7,7 @@
 // A campaign never stops at the first problem: a missing repository, a
 // model that cannot load, an index or query failure, an empty result list,
 // a vector dimension that disagrees with the model manifest, or commit
-// drift is recorded as a report.Failure and the other systems and
+// drift is recorded as a campaignfmt.Failure and the other systems and
 // repositories go on.
 //
 // Output directory layout:
@@ -41,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
@@ -76,7 +77,7 @@ type Config struct {
 	Report      report.Config
 	// Meta carries what only the caller knows (tool version and commit,
 	// host, timestamp); the campaign fills in the rest.
-	Meta report.Meta
+	Meta campaignfmt.Meta
 	Logf func(format string, args ...any)
 }
 
@@ -101,7 +102,7 @@ func (c Config) Validate() error {
 
 // Result is what a campaign produced.
 type Result struct {
-	Campaign *report.Campaign
+	Campaign *campaignfmt.Campaign
 	Records  []resultfmt.Record
 	Summary  *report.Summary
 	Pool     []report.PoolEntry
@@ -115,7 +116,7 @@ func (c Config) logf(format string, args ...any) {
 
 // Run runs the campaign and writes its output directory. The error is for
 // problems that leave nothing to report (bad config, unreadable case file,
-// no repository at all); everything else becomes a report.Failure. The
+// no repository at all); everything else becomes a campaignfmt.Failure. The
 // stages: load the cases, describe the campaign (metadata), chunk each
 // repository, run each system on each repository, write the outputs.
 //
@@ -133,7 +134,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 // describe fills in m what the campaign rests on: dataset, cutoffs, pool
 // depth, how RSS is measured, ONNX Runtime, chunking, input files with
 // their SHA-256, the dataset's notes.
-func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Options) error {
+func describe(m *campaignfmt.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Options) error {
 	m.Dataset, m.Split, m.Ks, m.PoolDepth = ds.Name, ds.Split, cfg.Report.Ks, cfg.PoolDepth
 	m.RSSMethod = RSSMethod
 	m.Judgments = "gold labels of the case file only (grade the pool, then run score)"
@@ -144,7 +145,7 @@ func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Optio
 		m.Chunking = "chunk.DefaultOptions " + string(b)
 	}
 	for _, f := range []struct{ role, path string }{{"cases", cfg.Cases}, {"repository manifest", cfg.Repos}} {
-		sum, err := report.SumFile(f.role, f.path)
+		sum, err := campaignfmt.SumFile(f.role, f.path)
 		if err != nil {
 			return err
 		}
@@ -153,7 +154,7 @@ func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Optio
 	if ms, err := models.Manifest(); err == nil {
 		b, _ := json.Marshal(ms)
 		sum := sha256.Sum256(b)
-		m.Files = append(m.Files, report.FileSum{Role: "model manifest (canonical JSON)", Path: models.ManifestName, SHA256: hex.EncodeToString(sum[:])})
+		m.Files = append(m.Files, campaignfmt.FileSum{Role: "model manifest (canonical JSON)", Path: models.ManifestName, SHA256: hex.EncodeToString(sum[:])})
 	}
 	m.Notes = append(m.Notes, ds.Notes...)
 	return nil
@@ -161,12 +162,12 @@ func describe(m *report.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Optio
 
 // reportTasks are the dataset's tasks as the reports need them, without
 // the spans of their gold (chunkRepos finds those).
-func reportTasks(ds *datasets.Dataset) []report.Task {
-	var out []report.Task
+func reportTasks(ds *datasets.Dataset) []campaignfmt.Task {
+	var out []campaignfmt.Task
 	for _, t := range ds.Tasks {
-		rt := report.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
+		rt := campaignfmt.Task{ID: t.ID, Repo: t.Meta.Repo, Intent: t.Meta.Intent, Difficulty: t.Meta.Difficulty, Query: t.Query}
 		for _, g := range t.Gold {
-			rt.Gold = append(rt.Gold, report.Gold{Kind: g.Kind, ID: g.ID, Grade: g.Grade, Path: g.Path})
+			rt.Gold = append(rt.Gold, campaignfmt.Gold{Kind: g.Kind, ID: g.ID, Grade: g.Grade, Path: g.Path})
 		}
 		out = append(out, rt)
 	}
@@ -227,14 +228,14 @@ func chunkRepos(ds *datasets.Dataset, copt chunk.Options, names []string) (*repo
 // package doc): each system's records, run.json, the pool and grading
 // sheet, the reports on the gold alone and the plots (a plotting error is
 // only logged).
-func write(p *Part, outDir string, run *report.Campaign, recs []resultfmt.Record, logf func(string, ...any)) (*Result, error) {
+func write(p *Part, outDir string, run *campaignfmt.Campaign, recs []resultfmt.Record, logf func(string, ...any)) (*Result, error) {
 	if err := writeRecords(outDir, run.Meta.Dataset, run.Meta.Split, run.Systems, recs); err != nil {
 		return nil, err
 	}
 	if err := writePartFile(outDir, p); err != nil {
 		return nil, err
 	}
-	if err := report.WriteCampaign(filepath.Join(outDir, "run.json"), run); err != nil {
+	if err := campaignfmt.Write(filepath.Join(outDir, "run.json"), run); err != nil {
 		return nil, err
 	}
 	cfg := p.Campaign.Report
@@ -257,7 +258,7 @@ func write(p *Part, outDir string, run *report.Campaign, recs []resultfmt.Record
 
 // writeRecords writes results/ under outDir: the records of each system
 // (of those named) in a file of its own.
-func writeRecords(outDir, dataset, split string, syss []report.SystemCost, recs []resultfmt.Record) error {
+func writeRecords(outDir, dataset, split string, syss []campaignfmt.SystemCost, recs []resultfmt.Record) error {
 	if err := os.MkdirAll(filepath.Join(outDir, "results"), 0o755); err != nil {
 		return err
 	}
@@ -279,7 +280,7 @@ func writeRecords(outDir, dataset, split string, syss []report.SystemCost, recs 
 // loadCases loads the case file over the repositories that load; a
 // repository that does not is a repo_missing failure and its cases are
 // left out.
-func loadCases(cfg Config, run *report.Campaign) (*datasets.Dataset, map[string]report.RepoInfo, error) {
+func loadCases(cfg Config, run *campaignfmt.Campaign) (*datasets.Dataset, map[string]campaignfmt.RepoInfo, error) {
 	man, err := cases.ReadManifest(cfg.Repos)
 	if err != nil {
 		return nil, nil, err
@@ -312,7 +313,7 @@ func loadCases(cfg Config, run *report.Campaign) (*datasets.Dataset, map[string]
 	if err := sc.Err(); err != nil {
 		return nil, nil, err
 	}
-	info := map[string]report.RepoInfo{}
+	info := map[string]campaignfmt.RepoInfo{}
 	bad := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(perRepo)) {
 		spec, ok := man.Repos[name]
@@ -322,14 +323,14 @@ func loadCases(cfg Config, run *report.Campaign) (*datasets.Dataset, map[string]
 		c, note, err := cases.LoadRepo(name, spec, filepath.Dir(cfg.Repos))
 		if err != nil {
 			bad[name] = true
-			run.Failures = append(run.Failures, report.Failure{Kind: report.FailRepoMissing, Repo: name,
+			run.Failures = append(run.Failures, campaignfmt.Failure{Kind: campaignfmt.FailRepoMissing, Repo: name,
 				Message: fmt.Sprintf("%v; its %d cases are left out", err, perRepo[name])})
 			continue
 		}
 		if strings.HasPrefix(note, "commit drift") {
-			run.Failures = append(run.Failures, report.Failure{Kind: report.FailCommitDrift, Repo: name, Message: note})
+			run.Failures = append(run.Failures, campaignfmt.Failure{Kind: campaignfmt.FailCommitDrift, Repo: name, Message: note})
 		}
-		info[name] = report.RepoInfo{Name: name, Source: source(spec), Commit: c.Commit, Docs: len(c.Docs), Note: note}
+		info[name] = campaignfmt.RepoInfo{Name: name, Source: source(spec), Commit: c.Commit, Docs: len(c.Docs), Note: note}
 	}
 	for _, l := range lines {
 		if !bad[l.repo] {
@@ -417,7 +418,7 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	name := spec.Name()
 	c := CellResult{System: name, Repo: repo}
 	fail := func(kind, task, msg string) {
-		c.Failures = append(c.Failures, report.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
+		c.Failures = append(c.Failures, campaignfmt.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
 	}
 	probe := &dimProbe{}
 	var made []*probed // every system built, for the peak RSS of their processes
@@ -436,9 +437,9 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	res, err := harness.Run(ctx, p, wrapped, rc)
 	c.Seconds = time.Since(start).Seconds()
 	if err != nil {
-		kind := report.FailIndex
+		kind := campaignfmt.FailIndex
 		if strings.Contains(err.Error(), "creating system") {
-			kind = report.FailModel
+			kind = campaignfmt.FailModel
 		}
 		fail(kind, "", err.Error())
 		return c, nil
@@ -453,9 +454,9 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	for _, r := range res.Records(kinds, false) {
 		switch {
 		case r.Error != "":
-			fail(report.FailQuery, r.Task, r.Error)
+			fail(campaignfmt.FailQuery, r.Task, r.Error)
 		case len(r.Hits) == 0:
-			fail(report.FailEmptyResults, r.Task, "no hits")
+			fail(campaignfmt.FailEmptyResults, r.Task, "no hits")
 		}
 		if r.Error == "" {
 			c.Answered++
@@ -478,23 +479,23 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 // cells', then those of the system as a whole. prepared is how many
 // repositories chunked; peakMB is the campaign process's peak RSS while
 // the system ran.
-func foldSystem(run *report.Campaign, sys PlanSystem, cells []CellResult, prepared int, peakMB float64) report.SystemCost {
+func foldSystem(run *campaignfmt.Campaign, sys PlanSystem, cells []CellResult, prepared int, peakMB float64) campaignfmt.SystemCost {
 	name := sys.Name
-	sr := report.SystemCost{Name: name, Status: report.StatusOK}
+	sr := campaignfmt.SystemCost{Name: name, Status: campaignfmt.StatusOK}
 	fail := func(kind, msg string) {
-		run.Failures = append(run.Failures, report.Failure{Kind: kind, System: name, Message: msg})
+		run.Failures = append(run.Failures, campaignfmt.Failure{Kind: kind, System: name, Message: msg})
 	}
 	missing := 0
 	for _, c := range cells {
 		if c.Missing != "" {
 			if missing == 0 {
-				fail(report.FailModel, c.Missing)
+				fail(campaignfmt.FailModel, c.Missing)
 			}
 			missing++
 		}
 	}
 	if missing > 0 && missing == len(cells) {
-		sr.Status = report.StatusFailed
+		sr.Status = campaignfmt.StatusFailed
 		return sr
 	}
 	ran, answered := 0, 0
@@ -530,21 +531,21 @@ func foldSystem(run *report.Campaign, sys PlanSystem, cells []CellResult, prepar
 	}
 	if sr.Dimension > 0 {
 		if sys.Dimension > 0 && sr.Dimension != sys.Dimension {
-			fail(report.FailDimensionMismatch, fmt.Sprintf("vectors have %d dimensions, the model manifest says %d", sr.Dimension, sys.Dimension))
+			fail(campaignfmt.FailDimensionMismatch, fmt.Sprintf("vectors have %d dimensions, the model manifest says %d", sr.Dimension, sys.Dimension))
 		}
 	} else {
 		sr.Dimension = sys.Dimension
 	}
 	if dimErr != "" {
-		fail(report.FailModel, "dimension probe: "+dimErr)
+		fail(campaignfmt.FailModel, "dimension probe: "+dimErr)
 	}
 	switch {
 	case ran == 0 || answered == 0:
 		// Indexed but every query failed (a model that loads nothing, a
 		// tool that crashes on every call): no result is a result.
-		sr.Status = report.StatusFailed
+		sr.Status = campaignfmt.StatusFailed
 	case ran < prepared || hasFailure(run, name):
-		sr.Status = report.StatusPartial
+		sr.Status = campaignfmt.StatusPartial
 	}
 	if sr.IndexReused == 0 {
 		sr.IndexBuildSeconds = 0 // every index built now: IndexSeconds says it
@@ -552,9 +553,9 @@ func foldSystem(run *report.Campaign, sys PlanSystem, cells []CellResult, prepar
 	return sr
 }
 
-func hasFailure(run *report.Campaign, name string) bool {
+func hasFailure(run *campaignfmt.Campaign, name string) bool {
 	for _, f := range run.Failures {
-		if f.System == name && f.Kind != report.FailDimensionMismatch {
+		if f.System == name && f.Kind != campaignfmt.FailDimensionMismatch {
 			return true
 		}
 	}

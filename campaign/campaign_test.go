@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
@@ -140,7 +141,7 @@ func TestRepoMissing(t *testing.T) {
 	require.NoError(t, err)
 	var missing []string
 	for _, f := range res.Campaign.Failures {
-		if f.Kind == report.FailRepoMissing {
+		if f.Kind == campaignfmt.FailRepoMissing {
 			missing = append(missing, f.Repo)
 		}
 	}
@@ -225,7 +226,7 @@ func TestDatapackCommitDrift(t *testing.T) {
 	require.NoError(t, err)
 	var drift []string
 	for _, f := range res.Campaign.Failures {
-		if f.Kind == report.FailCommitDrift {
+		if f.Kind == campaignfmt.FailCommitDrift {
 			drift = append(drift, f.Repo+": "+f.Message)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
@@ -160,7 +161,7 @@ func TestCaseFormsCredited(t *testing.T) {
 		checkGrade(t, "campaign "+r.Model(), r, want(model[r.Model()]))
 	}
 
-	run, err := report.ReadCampaign(filepath.Join(out, "run.json"))
+	run, err := campaignfmt.Read(filepath.Join(out, "run.json"))
 	require.NoError(t, err)
 	recs, err := resultfmt.ReadRecords(filepath.Join(out, "results"))
 	require.NoError(t, err)

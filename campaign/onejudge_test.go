@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/harness"
@@ -102,7 +103,7 @@ func oneJudge(t *testing.T, spec systems.Spec) {
 	t.Logf("%d task × measure values equal on both paths (%d of %d tasks found a relevant unit)", compared, relevant, len(cell.Tasks))
 }
 
-func mustJudge(t *testing.T, run *report.Campaign, recs []resultfmt.Record) metrics.Qrels {
+func mustJudge(t *testing.T, run *campaignfmt.Campaign, recs []resultfmt.Record) metrics.Qrels {
 	t.Helper()
 	q, err := report.Judge(run, recs, nil)
 	require.NoError(t, err)

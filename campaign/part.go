@@ -12,11 +12,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
-	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -56,13 +57,13 @@ type Part struct {
 type Plan struct {
 	// Meta is the campaign's metadata without Generated, Host and the
 	// repositories' chunk counts.
-	Meta      report.Meta      `json:"meta"`
-	PoolDepth int              `json:"pool_depth"`
-	Report    report.Config    `json:"report"`
-	Tasks     []report.Task    `json:"tasks"`    // without their gold's spans
-	Failures  []report.Failure `json:"failures"` // those of loading the cases
-	Systems   []PlanSystem     `json:"systems"`
-	Cells     []PlanCell       `json:"cells"` // system-major, repositories in name order
+	Meta      campaignfmt.Meta      `json:"meta"`
+	PoolDepth int                   `json:"pool_depth"`
+	Report    report.Config         `json:"report"`
+	Tasks     []campaignfmt.Task    `json:"tasks"`    // without their gold's spans
+	Failures  []campaignfmt.Failure `json:"failures"` // those of loading the cases
+	Systems   []PlanSystem          `json:"systems"`
+	Cells     []PlanCell            `json:"cells"` // system-major, repositories in name order
 }
 
 // PlanSystem is one system of a campaign, in run order.
@@ -89,9 +90,9 @@ type RepoChunks struct {
 
 // GoldSpans are the spans of gold Gold of task Task.
 type GoldSpans struct {
-	Task  string       `json:"task"`
-	Gold  int          `json:"gold"`
-	Spans []judge.Span `json:"spans"`
+	Task  string        `json:"task"`
+	Gold  int           `json:"gold"`
+	Spans []corpus.Span `json:"spans"`
 }
 
 // SystemRun is the campaign process's peak RSS while one system ran its
@@ -120,10 +121,10 @@ type CellResult struct {
 	Warnings          []string `json:"warnings,omitempty"`
 	// ChildPeakRSS is the peak RSS of the processes the system runs, in
 	// bytes (0: none).
-	ChildPeakRSS   uint64           `json:"child_peak_rss"`
-	Dimension      int              `json:"dimension,omitempty"`
-	DimensionError string           `json:"dimension_error,omitempty"`
-	Failures       []report.Failure `json:"failures,omitempty"`
+	ChildPeakRSS   uint64                `json:"child_peak_rss"`
+	Dimension      int                   `json:"dimension,omitempty"`
+	DimensionError string                `json:"dimension_error,omitempty"`
+	Failures       []campaignfmt.Failure `json:"failures,omitempty"`
 }
 
 func cellName(system, repo string) string { return system + " on " + repo }
@@ -176,9 +177,9 @@ func RunPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs, outDi
 	if err != nil {
 		return nil, err
 	}
-	var syss []report.SystemCost
+	var syss []campaignfmt.SystemCost
 	for _, s := range p.Systems {
-		syss = append(syss, report.SystemCost{Name: s.Name})
+		syss = append(syss, campaignfmt.SystemCost{Name: s.Name})
 	}
 	if err := writeRecords(outDir, p.Campaign.Meta.Dataset, p.Campaign.Meta.Split, syss, recs); err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	run := &report.Campaign{Meta: cfg.Meta}
+	run := &campaignfmt.Campaign{Meta: cfg.Meta}
 	ds, repoInfo, err := loadCases(cfg, run)
 	if err != nil {
 		return nil, nil, err
@@ -443,9 +444,9 @@ func writeWhole(outDir string, p *Part, recs []resultfmt.Record, logf func(strin
 // assemble builds the campaign of a whole run's part, as one campaign
 // process running its cells one after the other records it, and orders its
 // records by system in run order, then by case, so that files diff well.
-func assemble(p *Part, recs []resultfmt.Record) (*report.Campaign, []resultfmt.Record) {
+func assemble(p *Part, recs []resultfmt.Record) (*campaignfmt.Campaign, []resultfmt.Record) {
 	pl := p.Campaign
-	run := &report.Campaign{Meta: pl.Meta}
+	run := &campaignfmt.Campaign{Meta: pl.Meta}
 	run.Meta.Generated, run.Meta.Host = p.Generated, p.Host
 	run.Meta.Notes = slices.Clone(pl.Meta.Notes)
 	chunks := map[string]RepoChunks{}
@@ -457,7 +458,7 @@ func assemble(p *Part, recs []resultfmt.Record) (*report.Campaign, []resultfmt.R
 		r.Chunks = chunks[r.Name].Chunks
 		run.Meta.Repos = append(run.Meta.Repos, r)
 	}
-	run.Tasks = make([]report.Task, len(pl.Tasks))
+	run.Tasks = make([]campaignfmt.Task, len(pl.Tasks))
 	byID := map[string]int{}
 	for i, t := range pl.Tasks {
 		t.Gold = slices.Clone(t.Gold)
@@ -473,7 +474,7 @@ func assemble(p *Part, recs []resultfmt.Record) (*report.Campaign, []resultfmt.R
 	prepared := 0
 	for _, r := range p.Repos {
 		if r.Failure != "" {
-			run.Failures = append(run.Failures, report.Failure{Kind: report.FailIndex, Repo: r.Name, Message: r.Failure})
+			run.Failures = append(run.Failures, campaignfmt.Failure{Kind: campaignfmt.FailIndex, Repo: r.Name, Message: r.Failure})
 		} else {
 			prepared++
 		}

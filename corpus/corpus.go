@@ -28,6 +28,15 @@ type Doc struct {
 	Text      string
 }
 
+// Span is a line range of a file of a corpus (1-based, inclusive, as a
+// Doc's StartLine and EndLine): where a gold symbol or section lies, so that
+// location hits can be judged without the corpus (judge.Spans, a
+// campaign's run.json).
+type Span struct {
+	Path       string `json:"path"`
+	Start, End int
+}
+
 // Corpus is one repository or document store.
 type Corpus struct {
 	ID     string // e.g. "psf/black" or "vaswani"

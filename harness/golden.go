@@ -1,79 +1,28 @@
 package harness
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
-	"github.com/retrievalbench/retrievalbench/internal/datafile"
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
-// Golden is the committed baseline of one cell. Its JSON form has sorted
-// keys and four decimals so that a change reads well in a diff.
-type Golden struct {
-	Dataset         string            `json:"dataset"`
-	Split           string            `json:"split"`
-	System          string            `json:"system"`
-	Config          string            `json:"config"`
-	ConfigHash      string            `json:"config_hash"`
-	DataHash        string            `json:"data_hash"`
-	Tolerance       resultfmt.Fixed   `json:"tolerance"`
-	ToleranceReason string            `json:"tolerance_reason"`
-	Versions        map[string]string `json:"versions"`
-	// CPUClass is the class of CPU that made Metrics and Tasks
-	// (internal/cpuclass): embedding models round differently across
-	// classes. Empty in a file made before it was recorded: it then stands
-	// for every class.
-	CPUClass  string                    `json:"cpu_class,omitempty"`
-	TasksRan  int                       `json:"tasks_ran"`
-	Undefined map[string]string         `json:"undefined,omitempty"`
-	Metrics   map[string]resultfmt.Stat `json:"metrics"`
-	Tasks     map[string]Outcome        `json:"tasks"`
-	// ByCPUClass holds the baselines of the same data and config made on
-	// other CPU classes (-update on such a machine adds its class here and
-	// leaves the rest of the file alone). A run is checked against the
-	// baseline of its own class when the file has one, else against the
-	// main one (docs/portability.md).
-	ByCPUClass map[string]*ClassBaseline `json:"by_cpu_class,omitempty"`
-}
-
-// ClassBaseline is a cell's baseline on one more CPU class: what differs
-// from the main baseline of its golden file.
-type ClassBaseline struct {
-	Versions map[string]string         `json:"versions"`
-	TasksRan int                       `json:"tasks_ran"`
-	Metrics  map[string]resultfmt.Stat `json:"metrics"`
-	Tasks    map[string]Outcome        `json:"tasks"`
-}
-
-// Outcome is one task's result in a golden file: the rank of its first
-// relevant hit (0 = none within depth) and its per-measure values.
-type Outcome struct {
-	FirstRelevant int                        `json:"first_relevant"`
-	Values        map[string]resultfmt.Fixed `json:"values"`
-}
-
 // NewGolden summarises r as a golden baseline with the given tolerance; its
 // CIs are metrics.DefaultStats()'s.
-func NewGolden(r *Result, tolerance float64, reason string) *Golden {
-	g := &Golden{
+func NewGolden(r *Result, tolerance float64, reason string) *goldenfmt.Golden {
+	g := &goldenfmt.Golden{
 		Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
 		ConfigHash: r.ConfigHash, DataHash: r.DataHash,
 		Tolerance: resultfmt.Fixed(tolerance), ToleranceReason: reason,
 		Versions: map[string]string{"go": runtime.Version()}, CPUClass: r.CPUClass,
 		TasksRan: len(r.Tasks), Undefined: r.Undefined,
 		Metrics: make(map[string]resultfmt.Stat, len(r.Measures)),
-		Tasks:   make(map[string]Outcome, len(r.Tasks)),
+		Tasks:   make(map[string]goldenfmt.Outcome, len(r.Tasks)),
 	}
 	for k, v := range r.Versions {
 		g.Versions[k] = v
@@ -85,154 +34,13 @@ func NewGolden(r *Result, tolerance float64, reason string) *Golden {
 		g.Metrics[m.String()] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
 	}
 	for _, t := range r.Tasks {
-		o := Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]resultfmt.Fixed, len(r.Measures))}
+		o := goldenfmt.Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]resultfmt.Fixed, len(r.Measures))}
 		for i, m := range r.Measures {
 			o.Values[m.String()] = resultfmt.Fixed(t.Values[i])
 		}
 		g.Tasks[t.ID] = o
 	}
 	return g
-}
-
-// For returns the baseline of g that a run on CPU class class is checked
-// against, as a Golden of that class, and whether it is of that class: the
-// main baseline when its class is class (or either is unknown), the
-// ByCPUClass entry of class when there is one, else the main baseline.
-func (g *Golden) For(class string) (*Golden, bool) {
-	if class == "" || g.CPUClass == "" || class == g.CPUClass {
-		return g, true
-	}
-	b, ok := g.ByCPUClass[class]
-	if !ok {
-		return g, false
-	}
-	v := *g
-	v.CPUClass, v.Versions, v.TasksRan, v.Metrics, v.Tasks, v.ByCPUClass = class, b.Versions, b.TasksRan, b.Metrics, b.Tasks, nil
-	return &v, true
-}
-
-// Merge is what -update writes when old is the golden file on disk and now
-// the run's new baseline. A run of another CPU class than old's main
-// baseline, on the same data, config and tolerance, adds or replaces its
-// class's entry (none when its results equal the main baseline's) and keeps
-// the rest of old. Otherwise now is the main
-// baseline, and keeps old's entries for other classes only while the data,
-// config, tolerance and every version but Go's are unchanged (a new model
-// file makes them stale).
-func Merge(old, now *Golden) *Golden {
-	same := old != nil && old.DataHash == now.DataHash && old.ConfigHash == now.ConfigHash &&
-		resultfmt.Round4(float64(old.Tolerance)) == resultfmt.Round4(float64(now.Tolerance))
-	if !same {
-		return now
-	}
-	if old.CPUClass != "" && now.CPUClass != "" && old.CPUClass != now.CPUClass {
-		m := *old
-		m.ByCPUClass = make(map[string]*ClassBaseline, len(old.ByCPUClass)+1)
-		for k, b := range old.ByCPUClass {
-			m.ByCPUClass[k] = b
-		}
-		// A class that agrees with the main baseline (BM25, a float
-		// model) needs no entry of its own.
-		delete(m.ByCPUClass, now.CPUClass)
-		if !sameResults(old, now) {
-			m.ByCPUClass[now.CPUClass] = &ClassBaseline{Versions: now.Versions, TasksRan: now.TasksRan, Metrics: now.Metrics, Tasks: now.Tasks}
-		}
-		if len(m.ByCPUClass) == 0 {
-			m.ByCPUClass = nil
-		}
-		return &m
-	}
-	for k, b := range old.ByCPUClass {
-		if k != now.CPUClass && sameVersions(b.Versions, now.Versions) {
-			if now.ByCPUClass == nil {
-				now.ByCPUClass = map[string]*ClassBaseline{}
-			}
-			now.ByCPUClass[k] = b
-		}
-	}
-	return now
-}
-
-// sameResults reports whether a and b hold the same measures and per-task
-// outcomes at four decimals.
-func sameResults(a, b *Golden) bool {
-	if a.TasksRan != b.TasksRan || len(a.Metrics) != len(b.Metrics) || len(a.Tasks) != len(b.Tasks) {
-		return false
-	}
-	for m, s := range a.Metrics {
-		t, ok := b.Metrics[m]
-		if !ok || resultfmt.Round4(float64(s.Mean)) != resultfmt.Round4(float64(t.Mean)) {
-			return false
-		}
-	}
-	for id, o := range a.Tasks {
-		n, ok := b.Tasks[id]
-		if !ok || o.FirstRelevant != n.FirstRelevant || len(o.Values) != len(n.Values) {
-			return false
-		}
-		for m, x := range o.Values {
-			if resultfmt.Round4(float64(x)) != resultfmt.Round4(float64(n.Values[m])) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// sameVersions reports whether a and b agree on everything but the Go
-// version.
-func sameVersions(a, b map[string]string) bool {
-	for k := range mergeKeys(a, b) {
-		if k != "go" && a[k] != b[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// Marshal returns the canonical bytes of g.
-func (g *Golden) Marshal() ([]byte, error) {
-	b, err := json.MarshalIndent(g, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
-// ErrNoGolden is returned by ReadGolden when the file does not exist.
-var ErrNoGolden = errors.New("no golden file")
-
-// GoldenPath is where the golden file of a cell lives under root.
-func GoldenPath(root, dataset, split, system, config string) string {
-	return filepath.Join(root, dataset, split, system, config+".json")
-}
-
-// ReadGolden reads a golden file.
-func ReadGolden(path string) (*Golden, error) {
-	var g Golden
-	err := datafile.ReadJSON(path, &g)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", path, ErrNoGolden)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &g, nil
-}
-
-// WriteGolden writes g to path atomically (temp file, then rename), creating
-// its directory. The temporary file of an earlier write that was killed
-// before its rename (the golden file beside it is the old one, whole) is
-// removed once it is a minute old.
-func WriteGolden(path string, g *Golden) error {
-	b, err := g.Marshal()
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.RemoveStale(path, time.Minute); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, b)
 }
 
 // Check is the outcome of checking a run against its golden file
@@ -261,7 +69,7 @@ type Check struct {
 // gold among the documents whose scores it ties with (issue 32's AMD EPYC:
 // e5-small-q, one RepoQA task from rank 7 to rank 12). A task that loses its
 // relevant document, or moves further, is never excused; the baseline of the
-// run's own class (Golden.ByCPUClass) excuses nothing (docs/portability.md).
+// run's own class (goldenfmt.Golden.ByCPUClass) excuses nothing (docs/portability.md).
 const NearRanks = 5
 
 // OK reports whether the run passes its golden file.
@@ -275,10 +83,10 @@ func (v *Check) OK() bool { return len(v.Failures) == 0 }
 // measure must be measured. A different data or config hash is a stale
 // baseline and fails regardless of the numbers; so does a golden file made
 // with another tolerance, and any task the system failed on. The run is
-// checked against the baseline of its CPU class (Golden.For); when the file
+// checked against the baseline of its CPU class (goldenfmt.Golden.For); when the file
 // has none, against the main one, and a failing measure says that the CPU
 // classes differ.
-func CheckGolden(g *Golden, r *Result, tolerance float64) *Check {
+func CheckGolden(g *goldenfmt.Golden, r *Result, tolerance float64) *Check {
 	v := &Check{}
 	base, ofClass := g.For(r.CPUClass)
 	note := ""
@@ -340,7 +148,7 @@ func CheckGolden(g *Golden, r *Result, tolerance float64) *Check {
 // nearMean is the mean of measure m over the run now with every task whose
 // value dropped against base while its first relevant rank moved by at most
 // NearRanks (found in both) counted at its baseline value.
-func nearMean(m string, base, now *Golden) float64 {
+func nearMean(m string, base, now *goldenfmt.Golden) float64 {
 	if len(now.Tasks) == 0 {
 		return 0
 	}
@@ -389,7 +197,7 @@ func orNone(s string) string {
 
 // flips describes the tasks whose value of measure m changed between the
 // golden g and the run now, losses first.
-func flips(m string, g, now *Golden) string {
+func flips(m string, g, now *goldenfmt.Golden) string {
 	ids := make([]string, 0, len(now.Tasks))
 	for id := range now.Tasks {
 		ids = append(ids, id)

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/stretchr/testify/require"
 )
 
 // onClass runs q1..q3 against answers as if on CPU class class.
-func onClass(t *testing.T, class string, answers map[string][]systems.Hit) (*Result, *Golden) {
+func onClass(t *testing.T, class string, answers map[string][]systems.Hit) (*Result, *goldenfmt.Golden) {
 	t.Helper()
 	res, _ := runFixed(t, answers)
 	res.CPUClass = class
@@ -53,7 +54,7 @@ func TestGoldenCPUClasses(t *testing.T) {
 	})
 
 	res, now := onClass(t, cpuclass.AVX2, avx2)
-	both := Merge(main, now)
+	both := goldenfmt.Merge(main, now)
 	t.Run("update on another class adds its baseline, keeps the main one", func(t *testing.T) {
 		require.Equal(t, cpuclass.AVX512VNNI, both.CPUClass)
 		require.Equal(t, main.Metrics, both.Metrics)
@@ -90,11 +91,11 @@ func TestGoldenCPUClasses(t *testing.T) {
 	})
 	t.Run("a class that agrees with the main baseline gets no entry", func(t *testing.T) {
 		_, same := onClass(t, cpuclass.AVX2, vnni)
-		if m := Merge(main, same); len(m.ByCPUClass) != 0 {
+		if m := goldenfmt.Merge(main, same); len(m.ByCPUClass) != 0 {
 			t.Errorf("by_cpu_class = %v, want none for results equal to the main baseline", m.ByCPUClass)
 		}
 		_, sameAgain := onClass(t, cpuclass.AVX2, vnni)
-		if m := Merge(both, sameAgain); len(m.ByCPUClass) != 0 {
+		if m := goldenfmt.Merge(both, sameAgain); len(m.ByCPUClass) != 0 {
 			t.Errorf("by_cpu_class = %v, want the AVX2 entry removed once AVX2 agrees with the main baseline", m.ByCPUClass)
 		}
 	})
@@ -113,24 +114,24 @@ func TestGoldenCPUClasses(t *testing.T) {
 	})
 	t.Run("update of the main class keeps the other classes while versions agree", func(t *testing.T) {
 		_, again := onClass(t, cpuclass.AVX512VNNI, vnni)
-		if m := Merge(both, again); m.ByCPUClass[cpuclass.AVX2] == nil {
+		if m := goldenfmt.Merge(both, again); m.ByCPUClass[cpuclass.AVX2] == nil {
 			t.Error("the AVX2 baseline was dropped by an update that changed nothing it depends on")
 		}
 		_, newModel := onClass(t, cpuclass.AVX512VNNI, vnni)
 		newModel.Versions["model m model.onnx"] = "new"
-		if m := Merge(both, newModel); len(m.ByCPUClass) != 0 {
+		if m := goldenfmt.Merge(both, newModel); len(m.ByCPUClass) != 0 {
 			t.Errorf("by_cpu_class = %v after a new model file, want the stale AVX2 baseline dropped", m.ByCPUClass)
 		}
 		_, otherData := onClass(t, cpuclass.AVX2, avx2)
 		otherData.DataHash = "new-data"
-		if m := Merge(both, otherData); m != otherData {
+		if m := goldenfmt.Merge(both, otherData); m != otherData {
 			t.Error("an update on other data must replace the whole file")
 		}
 	})
 	t.Run("round trip", func(t *testing.T) {
 		path := t.TempDir() + "/g.json"
-		require.NoError(t, WriteGolden(path, both))
-		back, err := ReadGolden(path)
+		require.NoError(t, goldenfmt.Write(path, both))
+		back, err := goldenfmt.Read(path)
 		require.NoError(t, err)
 		b1, _ := both.Marshal()
 		b2, _ := back.Marshal()

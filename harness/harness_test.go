@@ -16,6 +16,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -299,7 +300,7 @@ func TestUndefinedMeasuresAreAbsent(t *testing.T) {
 }
 
 // runFixed runs q1..q3 against answers and returns its golden form.
-func runFixed(t *testing.T, answers map[string][]systems.Hit) (*Result, *Golden) {
+func runFixed(t *testing.T, answers map[string][]systems.Hit) (*Result, *goldenfmt.Golden) {
 	t.Helper()
 	p := prepared(t, task("t1", "q1", "a"), task("t2", "q2", "b"), task("t3", "q3", "c"))
 	cfg := DefaultRunConfig()
@@ -405,8 +406,8 @@ func TestCheckGolden(t *testing.T) {
 func TestGoldenRoundTripIsByteStable(t *testing.T) {
 	_, g := runFixed(t, map[string][]systems.Hit{"q1": hits("a"), "q2": hits("a", "b"), "q3": hits("c")})
 	path := t.TempDir() + "/x/y.json"
-	require.NoError(t, WriteGolden(path, g))
-	back, err := ReadGolden(path)
+	require.NoError(t, goldenfmt.Write(path, g))
+	back, err := goldenfmt.Read(path)
 	require.NoError(t, err)
 	b1, err := g.Marshal()
 	require.NoError(t, err)
@@ -418,8 +419,8 @@ func TestGoldenRoundTripIsByteStable(t *testing.T) {
 	if !strings.Contains(string(b1), `"mean": 0.8333`) {
 		t.Errorf("golden lacks four-decimal mean:\n%s", b1)
 	}
-	if _, err := ReadGolden(t.TempDir() + "/none.json"); !errors.Is(err, ErrNoGolden) {
-		t.Errorf("ReadGolden(missing) = %v, want ErrNoGolden", err)
+	if _, err := goldenfmt.Read(t.TempDir() + "/none.json"); !errors.Is(err, goldenfmt.ErrMissing) {
+		t.Errorf("goldenfmt.Read(missing) = %v, want goldenfmt.ErrMissing", err)
 	}
 }
 

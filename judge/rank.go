@@ -519,20 +519,14 @@ func (l *locator) width(gi int, it *Item) int {
 	return 0
 }
 
-// Span is a line range of a file.
-type Span struct {
-	Path       string `json:"path"`
-	Start, End int
-}
-
 // Spans returns where gold g lies in corpus c (the definitions, needle
 // chunks or sections a location hit must cover), so that a campaign can
 // judge location hits later without the corpus (SpanCorpus).
-func Spans(g datasets.Relevant, c *Corpus) []Span {
+func Spans(g datasets.Relevant, c *Corpus) []corpus.Span {
 	l := newLocator(c, []datasets.Relevant{g})
-	var out []Span
+	var out []corpus.Span
 	for _, s := range l.spansOf(0) {
-		out = append(out, Span{s.path, s.start, s.end})
+		out = append(out, corpus.Span{Path: s.path, Start: s.start, End: s.end})
 	}
 	return out
 }
@@ -540,7 +534,7 @@ func Spans(g datasets.Relevant, c *Corpus) []Span {
 // SpanCorpus is a corpus of the given gold spans only: judging location
 // hits against it gives what judging against the whole corpus gave, for
 // symbol and section gold (a stand-in doc per span carries the gold's id).
-func SpanCorpus(spans map[int][]Span, gold []datasets.Relevant) *Corpus {
+func SpanCorpus(spans map[int][]corpus.Span, gold []datasets.Relevant) *Corpus {
 	c := &corpus.Corpus{}
 	for gi, ss := range spans {
 		g := gold[gi]

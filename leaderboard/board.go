@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
@@ -223,11 +224,11 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	for i, ss := range s.Systems {
 		row := Row{Rank: i + 1, Model: ss.Name, Status: ss.Status, Cases: ss.Cases, Failed: ss.Failed,
 			Scores: map[string]resultfmt.Stat{}, LatencyP50MS: ss.LatencyP50MS, LatencyP95MS: ss.LatencyP95MS, Warnings: ss.Warnings}
-		if ss.Status == report.StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			row.Rank, row.LatencyP50MS, row.LatencyP95MS = 0, 0, 0
 		}
 		for _, m := range measures {
-			if carries[ss.Name+"\x00"+m] && ss.Status != report.StatusFailed {
+			if carries[ss.Name+"\x00"+m] && ss.Status != campaignfmt.StatusFailed {
 				row.Scores[m] = ss.Micro[m]
 			}
 		}
@@ -238,14 +239,14 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	if len(d.Rows) > 0 && d.Rows[0].Status != report.StatusFailed {
+	if len(d.Rows) > 0 && d.Rows[0].Status != campaignfmt.StatusFailed {
 		d.Best = d.Rows[0].Model
 		best := cols[d.Best]
 		var tested []*Row
 		var ps []float64
 		for i := 1; i < len(d.Rows); i++ {
 			r := &d.Rows[i]
-			if r.Status == report.StatusFailed {
+			if r.Status == campaignfmt.StatusFailed {
 				continue
 			}
 			p := cfg.Stats.Paired(best, cols[r.Model])
@@ -270,7 +271,7 @@ func (b *Board) Failed() []string {
 	var out []string
 	for _, d := range b.Datasets {
 		for _, r := range d.Rows {
-			if r.Status == report.StatusFailed {
+			if r.Status == campaignfmt.StatusFailed {
 				out = append(out, d.Key+": "+r.Model)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 )
 
 // Figures holds the SVG bytes of each dataset's figures: key → base name
@@ -188,7 +188,7 @@ func sortValues(d *Dataset, r Row) []string {
 		diff = "0"
 	}
 	v = append(v, diff, p, holm)
-	if r.Status == report.StatusFailed {
+	if r.Status == campaignfmt.StatusFailed {
 		v = append(v, "", "")
 	} else {
 		v = append(v, f4(r.LatencyP50MS), f4(r.LatencyP95MS))

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
-	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -165,7 +165,7 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 			case i < 0:
 				row.Missing = append(row.Missing, lang)
 				continue
-			case d.Rows[i].Status == report.StatusFailed:
+			case d.Rows[i].Status == campaignfmt.StatusFailed:
 				row.Failed = append(row.Failed, lang)
 				continue
 			}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/retrievalbench/retrievalbench/report"
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -39,7 +39,7 @@ func vsBest(r Row, best bool) (diff, p, holm string) {
 
 // latency renders a row's query latency, none for a failed row.
 func latency(r Row, v Fixed) string {
-	if r.Status == report.StatusFailed {
+	if r.Status == campaignfmt.StatusFailed {
 		return "—"
 	}
 	return ms(v)

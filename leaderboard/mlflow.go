@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/mlflow"
-	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -108,7 +108,7 @@ func logCell(ctx context.Context, c *mlflow.Client, exp, resultsDir string, b *B
 		}
 	}
 	status := "FINISHED"
-	if r.Status == report.StatusFailed {
+	if r.Status == campaignfmt.StatusFailed {
 		status = "FAILED"
 	}
 	return run.RunID, c.EndRun(ctx, run.RunID, status, time.Now())

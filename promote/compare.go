@@ -5,29 +5,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/ledgerfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
-
-// Arm names one side of a comparison: a system and a config, with the
-// config's hash when known.
-type Arm struct {
-	System string `json:"system"`
-	Config string `json:"config"`
-	Hash   string `json:"config_hash,omitempty"`
-}
-
-// Name is "system/config".
-func (a Arm) Name() string { return a.System + "/" + a.Config }
-
-// ParseArm parses "system/config".
-func ParseArm(s string) (Arm, error) {
-	sys, cfg, ok := strings.Cut(s, "/")
-	if !ok || sys == "" || cfg == "" || strings.Contains(cfg, "/") {
-		return Arm{}, fmt.Errorf("%q: want system/config", s)
-	}
-	return Arm{System: sys, Config: cfg}, nil
-}
 
 // Estimate is a mean with its 95% confidence interval.
 type Estimate struct {
@@ -73,7 +54,7 @@ type Comparison struct {
 // each, with the measure recorded; anything else is an error naming the
 // first offending task, because a comparison over different task sets is
 // not paired.
-func Paired(recs []resultfmt.Record, base, cand Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
+func Paired(recs []resultfmt.Record, base, cand ledgerfmt.Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
 	c := Comparison{Dataset: dataset, Split: split, Measure: measure}
 	bv, berr, err := column(recs, base, dataset, split, measure)
 	if err != nil {
@@ -130,7 +111,7 @@ func Paired(recs []resultfmt.Record, base, cand Arm, dataset, split, measure str
 
 // column returns arm's values of measure on dataset/split by task id, and
 // which tasks failed.
-func column(recs []resultfmt.Record, arm Arm, dataset, split, measure string) (map[string]float64, map[string]bool, error) {
+func column(recs []resultfmt.Record, arm ledgerfmt.Arm, dataset, split, measure string) (map[string]float64, map[string]bool, error) {
 	vals, failed := map[string]float64{}, map[string]bool{}
 	for _, r := range recs {
 		if r.System != arm.System || r.Config != arm.Config || r.Dataset != dataset || r.Split != split {
@@ -155,7 +136,7 @@ func column(recs []resultfmt.Record, arm Arm, dataset, split, measure string) (m
 // MissingError says that the results hold no record of an arm on a
 // dataset/split.
 type MissingError struct {
-	Arm            Arm
+	Arm            ledgerfmt.Arm
 	Dataset, Split string
 }
 

@@ -19,8 +19,8 @@
 //     significant (paired p < α). A rule whose results are missing fails
 //     closed: the verdict is rejected.
 //
-// Every test-stage verdict is one line of the Ledger (golden/LEDGER.jsonl),
-// appended atomically and never rewritten. Ledger.Check refuses a second
+// Every test-stage verdict is one line of the ledger (golden/LEDGER.jsonl,
+// package ledgerfmt), appended atomically and never rewritten. Check refuses a second
 // test evaluation of the same candidate and any test evaluation of a
 // variant of a rejected one (see Lineage); a forced override is itself a
 // ledger line with Forced set and the reason.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/ledgerfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -29,14 +30,14 @@ const (
 
 // StageResult is the outcome of one stage with the numbers behind it.
 type StageResult struct {
-	Stage     string     `json:"stage"`
-	Baseline  Arm        `json:"baseline"`
-	Candidate Arm        `json:"candidate"`
-	Alpha     float64    `json:"alpha"`
-	Test      string     `json:"test"`
-	Decision  string     `json:"decision"`
-	Reasons   []string   `json:"reasons"`
-	Primary   Comparison `json:"primary"`
+	Stage     string        `json:"stage"`
+	Baseline  ledgerfmt.Arm `json:"baseline"`
+	Candidate ledgerfmt.Arm `json:"candidate"`
+	Alpha     float64       `json:"alpha"`
+	Test      string        `json:"test"`
+	Decision  string        `json:"decision"`
+	Reasons   []string      `json:"reasons"`
+	Primary   Comparison    `json:"primary"`
 	// Comparisons is how many candidates the test split has compared with
 	// this baseline on this dataset and measure, this one included (the
 	// ledger's earlier verdicts plus one); when more than one, PHolm is
@@ -70,7 +71,7 @@ func (v *StageResult) Datasets() []string {
 // datasets). The primary records are those of cfg.Dataset with split
 // stage. An error means the primary comparison could not be made; a rule
 // that cannot be evaluated is RuleMissing, which rejects.
-func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config) (*StageResult, error) {
+func Evaluate(stage string, recs []resultfmt.Record, base, cand ledgerfmt.Arm, cfg Config) (*StageResult, error) {
 	return EvaluateAmong(stage, recs, base, cand, cfg, nil)
 }
 
@@ -80,7 +81,7 @@ func Evaluate(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config)
 // corrected for all of them with Holm's procedure before it decides — the
 // tenth variant tried against one baseline should not win by the luck that
 // one in twenty null comparisons has.
-func EvaluateAmong(stage string, recs []resultfmt.Record, base, cand Arm, cfg Config, prior []float64) (*StageResult, error) {
+func EvaluateAmong(stage string, recs []resultfmt.Record, base, cand ledgerfmt.Arm, cfg Config, prior []float64) (*StageResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func (v *StageResult) isWin(cfg Config) (bool, string) {
 	return true, fmt.Sprintf("win beyond noise (p < α=%g): %s", cfg.Stats.Alpha, nums)
 }
 
-func evalRule(recs []resultfmt.Record, base, cand Arm, r Rule, cfg Config) RuleResult {
+func evalRule(recs []resultfmt.Record, base, cand ledgerfmt.Arm, r Rule, cfg Config) RuleResult {
 	rr := RuleResult{Rule: r}
 	if !r.Applies(cfg.Dataset) {
 		rr.Status, rr.Reason = RuleSkipped, fmt.Sprintf("applies to %s, not %s", r.When, cfg.Dataset)

@@ -7,19 +7,20 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/retrievalbench/retrievalbench/ledgerfmt"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 var (
-	base = Arm{System: "bm25", Config: "unicode61", Hash: "aaaaaaaaaaaaaaaa1111"}
-	cand = Arm{System: "bm25", Config: "code-weighted", Hash: "bbbbbbbbbbbbbbbb2222"}
+	base = ledgerfmt.Arm{System: "bm25", Config: "unicode61", Hash: "aaaaaaaaaaaaaaaa1111"}
+	cand = ledgerfmt.Arm{System: "bm25", Config: "code-weighted", Hash: "bbbbbbbbbbbbbbbb2222"}
 )
 
 const primary = "repoqa-python-docstring"
 
 // recs builds one record per value: tasks t00, t01, … of arm on
 // dataset/split with values[i] as both measure m's value.
-func recs(arm Arm, dataset, split, m string, values ...float64) []resultfmt.Record {
+func recs(arm ledgerfmt.Arm, dataset, split, m string, values ...float64) []resultfmt.Record {
 	out := make([]resultfmt.Record, len(values))
 	for i, v := range values {
 		out[i] = resultfmt.Record{Dataset: dataset, Split: split, System: arm.System, Config: arm.Config,
@@ -248,7 +249,7 @@ func TestEvaluateAmongHolm(t *testing.T) {
 	if among.Decision != DecisionRejected || !strings.Contains(strings.Join(among.Reasons, "; "), "not significant (Holm p ≥ α=0.05)") {
 		t.Errorf("among four: %s, want rejected as not significant after Holm: %q", among.Decision, among.Reasons)
 	}
-	if e := NewEntry(among, Candidate{Arm: cand}, "t", "c", nil, ""); e.P != resultfmt.Round4(p) || e.PHolm != resultfmt.Round4(4*p) {
+	if e := NewEntry(among, ledgerfmt.Candidate{Arm: cand}, "t", "c", nil, ""); e.P != resultfmt.Round4(p) || e.PHolm != resultfmt.Round4(4*p) {
 		t.Errorf("ledger line p %v, Holm p %v; want the raw %v beside the corrected %v", e.P, e.PHolm, p, 4*p)
 	}
 }

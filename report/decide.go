@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -158,7 +159,7 @@ func (s *Summary) decide() {
 		}
 	}
 	b := s.system(base)
-	if b == nil || b.Status == StatusFailed {
+	if b == nil || b.Status == campaignfmt.StatusFailed {
 		for _, ss := range s.order {
 			s.Decisions = append(s.Decisions, Decision{Model: ss, Outcome: NeedsMoreData, Rule: "no_baseline",
 				Detail: fmt.Sprintf("baseline %q has no results to compare with", base)})
@@ -191,7 +192,7 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]PairedTest {
 	out := map[string][]PairedTest{}
 	var cands []string
 	for _, name := range s.order {
-		if c := s.system(name); name != b.Name && c.Status != StatusFailed {
+		if c := s.system(name); name != b.Name && c.Status != campaignfmt.StatusFailed {
 			cands = append(cands, name)
 		}
 	}
@@ -254,7 +255,7 @@ func (s *Summary) decideOne(b, c *SystemSummary, tests []PairedTest) Decision {
 func (s *Summary) decideRan(b, c *SystemSummary, tests []PairedTest) Decision {
 	g := s.cfg.Rules
 	d := Decision{Model: c.Name}
-	if c.Status == StatusFailed {
+	if c.Status == campaignfmt.StatusFailed {
 		d.Outcome, d.Rule, d.Detail = Rejected, "system_failed", fmt.Sprintf("every case failed (%d)", c.Failed)
 		return d
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -23,9 +24,9 @@ type group struct {
 // candidate's decision.
 func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS float64, gates Rules) Decision {
 	t.Helper()
-	run := &Campaign{Meta: Meta{Dataset: "d"}, Systems: []SystemCost{
-		{Name: "dense/base", Status: StatusOK, IndexSeconds: 10, PeakRSSMB: 500},
-		{Name: "dense/cand", Status: StatusOK, IndexSeconds: candIndex, PeakRSSMB: candRSS},
+	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}, Systems: []campaignfmt.SystemCost{
+		{Name: "dense/base", Status: campaignfmt.StatusOK, IndexSeconds: 10, PeakRSSMB: 500},
+		{Name: "dense/cand", Status: campaignfmt.StatusOK, IndexSeconds: candIndex, PeakRSSMB: candRSS},
 	}}
 	ranked := func(goldRank int, id string) []string {
 		docs := []string{"n1", "n2", "n3", "n4", "n5", "n6"}
@@ -40,7 +41,7 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 		for i := 0; i < g.n; i++ {
 			k++
 			id := fmt.Sprintf("%s-%02d", g.repo, i)
-			run.Tasks = append(run.Tasks, task(id, g.repo, "symbol_lookup", Gold{Kind: "doc", ID: "gold-" + id, Grade: 3}))
+			run.Tasks = append(run.Tasks, task(id, g.repo, "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "gold-" + id, Grade: 3}))
 			b := rec("dense/base", id, g.repo, "symbol_lookup", ranked(g.baseRank, id)...)
 			c := rec("dense/cand", id, g.repo, "symbol_lookup", ranked(g.candRank, id)...)
 			c.LatencyMS = candLatency
@@ -120,15 +121,15 @@ func TestGatesValidate(t *testing.T) {
 // runOf builds a campaign of one repository with n cases where each
 // system ranks the gold at the rank rankOf gives (0 = not retrieved, -1 =
 // the case failed with an error).
-func runOf(n int, systems []string, rankOf func(system string, i int) int) (*Campaign, []resultfmt.Record) {
-	run := &Campaign{Meta: Meta{Dataset: "d"}}
+func runOf(n int, systems []string, rankOf func(system string, i int) int) (*campaignfmt.Campaign, []resultfmt.Record) {
+	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}}
 	for _, name := range systems {
-		run.Systems = append(run.Systems, SystemCost{Name: name, Status: StatusOK, IndexSeconds: 10, PeakRSSMB: 500})
+		run.Systems = append(run.Systems, campaignfmt.SystemCost{Name: name, Status: campaignfmt.StatusOK, IndexSeconds: 10, PeakRSSMB: 500})
 	}
 	var recs []resultfmt.Record
 	for i := range n {
 		id := fmt.Sprintf("c%02d", i)
-		run.Tasks = append(run.Tasks, task(id, "r", "symbol_lookup", Gold{Kind: "doc", ID: "gold-" + id, Grade: 3}))
+		run.Tasks = append(run.Tasks, task(id, "r", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "gold-" + id, Grade: 3}))
 		for _, name := range systems {
 			rank := rankOf(name, i)
 			if rank < 0 {
@@ -213,7 +214,7 @@ func TestFailedAndPartialSystems(t *testing.T) {
 		}
 		return 6 // out of recall@5: the failed cases cost dense/half no significant loss
 	})
-	run.Systems[0].Status = StatusPartial
+	run.Systems[0].Status = campaignfmt.StatusPartial
 	cfg := DefaultConfig()
 	cfg.Rules.Baseline = "dense/base"
 	s, err := ScoreCampaign(run, recs, nil, cfg)

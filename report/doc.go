@@ -28,5 +28,5 @@
 //     per-model-ranking.csv, per-repo-summary.csv, per-intent-summary.csv,
 //     regressions.md; package report/plots draws the figures. Everything
 //     is sorted and rounded, so the same inputs give byte-identical files;
-//     the only clock reading is Meta.Generated.
+//     the only clock reading is campaignfmt.Meta.Generated.
 package report

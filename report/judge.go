@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/judge"
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -28,8 +30,8 @@ type Judgment struct {
 // the rest are not relevant (Judged false when nobody graded them). Every
 // gold unit and every pooled grade is in the qrels, retrieved or not.
 // Judgments for unknown tasks are errors.
-func Judge(run *Campaign, recs []resultfmt.Record, human []Judgment) (metrics.Qrels, error) {
-	tasks := map[string]*Task{}
+func Judge(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment) (metrics.Qrels, error) {
+	tasks := map[string]*campaignfmt.Task{}
 	for i := range run.Tasks {
 		tasks[run.Tasks[i].ID] = &run.Tasks[i]
 	}
@@ -74,21 +76,21 @@ func Judge(run *Campaign, recs []resultfmt.Record, human []Judgment) (metrics.Qr
 	}
 	q := metrics.Qrels{}
 	for _, t := range run.Tasks {
-		q[t.ID] = judge.Rank(t.gold(), nil, t.spanCorpus(), pools[t.ID]).Qrels
+		q[t.ID] = judge.Rank(gold(&t), nil, spanCorpus(&t), pools[t.ID]).Qrels
 	}
 	for i := range recs {
 		r := &recs[i]
 		t := tasks[r.Task]
-		var gold []datasets.Relevant
+		var g []datasets.Relevant
 		var spans *judge.Corpus
 		if t != nil {
-			gold, spans = t.gold(), t.spanCorpus()
+			g, spans = gold(t), spanCorpus(t)
 		}
 		items := make([]judge.Item, len(r.Hits))
 		for k, h := range r.Hits {
 			items[k] = hitItem(h)
 		}
-		jr := judge.Rank(gold, items, spans, pools[r.Task])
+		jr := judge.Rank(g, items, spans, pools[r.Task])
 		if q[r.Task] == nil {
 			q[r.Task] = jr.Qrels
 		}
@@ -108,18 +110,18 @@ func hitItem(h resultfmt.Hit) judge.Item {
 }
 
 // spanCorpus is where the task's gold lies, as far as the campaign recorded.
-func (t *Task) spanCorpus() *judge.Corpus {
-	spans := map[int][]judge.Span{}
+func spanCorpus(t *campaignfmt.Task) *judge.Corpus {
+	spans := map[int][]corpus.Span{}
 	for i, g := range t.Gold {
 		if len(g.Spans) > 0 {
 			spans[i] = g.Spans
 		}
 	}
-	return judge.SpanCorpus(spans, t.gold())
+	return judge.SpanCorpus(spans, gold(t))
 }
 
 // gold is the task's gold as the judge reads it.
-func (t *Task) gold() []datasets.Relevant {
+func gold(t *campaignfmt.Task) []datasets.Relevant {
 	out := make([]datasets.Relevant, len(t.Gold))
 	for i, g := range t.Gold {
 		out[i] = datasets.Relevant{Kind: g.Kind, ID: g.ID, Grade: g.Grade, Path: g.Path}
@@ -172,7 +174,7 @@ func relevant(q metrics.Qrels, task string) int {
 // ScoreCampaign regrades recs (in place) with the gold of run and the people's
 // judgments, recomputes every measure of cfg and summarises them: the
 // whole of `retrievalbench score`.
-func ScoreCampaign(run *Campaign, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
+func ScoreCampaign(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
 	q, err := Judge(run, recs, human)
 	if err != nil {
 		return nil, err

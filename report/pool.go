@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/fileline"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
@@ -55,7 +56,7 @@ func (e PoolEntry) bestRank() int {
 // by best rank, then by how many systems ranked the result (more first),
 // then by doc id. Records should be judged first (Judge) so that gold
 // grades are filled in.
-func Pool(run *Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
+func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
 	for i := range recs {
 		r := &recs[i]

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 )
 
 // Regression kinds, in the order regressions.md lists them.
@@ -44,7 +46,7 @@ func (s *Summary) regressions() {
 	}
 	for _, name := range s.order {
 		c := s.cols[name]
-		if c == nil || s.system(name).Status == StatusFailed {
+		if c == nil || s.system(name).Status == campaignfmt.StatusFailed {
 			continue // a failed system's cases are failures, not regressions
 		}
 		for i, t := range s.tasks {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -29,13 +30,13 @@ func rec(model, task, repo, intent string, docs ...string) resultfmt.Record {
 	return r
 }
 
-func task(id, repo, intent string, gold ...Gold) Task {
-	return Task{ID: id, Repo: repo, Intent: intent, Query: "q " + id, Gold: gold}
+func task(id, repo, intent string, gold ...campaignfmt.Gold) campaignfmt.Task {
+	return campaignfmt.Task{ID: id, Repo: repo, Intent: intent, Query: "q " + id, Gold: gold}
 }
 
 func TestPoolDedupAndOrder(t *testing.T) {
-	run := &Campaign{Tasks: []Task{
-		task("t2", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}),
+	run := &campaignfmt.Campaign{Tasks: []campaignfmt.Task{
+		task("t2", "r", "symbol_lookup", campaignfmt.Gold{Kind: "symbol", ID: "A.f", Grade: 3}),
 		task("t1", "r", "symbol_lookup"),
 	}}
 	recs := []resultfmt.Record{
@@ -82,8 +83,8 @@ func TestPoolDedupAndOrder(t *testing.T) {
 }
 
 func TestSheetRoundTripAndScore(t *testing.T) {
-	run := &Campaign{Meta: Meta{Dataset: "d"}, Tasks: []Task{
-		task("t1", "r", "symbol_lookup", Gold{Kind: "symbol", ID: "A.f", Grade: 3}, Gold{Kind: "file", ID: "never.py", Grade: 1}),
+	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}, Tasks: []campaignfmt.Task{
+		task("t1", "r", "symbol_lookup", campaignfmt.Gold{Kind: "symbol", ID: "A.f", Grade: 3}, campaignfmt.Gold{Kind: "file", ID: "never.py", Grade: 1}),
 	}}
 	recs := []resultfmt.Record{rec("bm25/x", "t1", "r", "symbol_lookup", "x.py#B.g", "a.py#A.f", "y.py#C.h")}
 	_, err := Judge(run, recs, nil)
@@ -164,7 +165,7 @@ func TestReadSheetErrors(t *testing.T) {
 			}
 		})
 	}
-	run := &Campaign{Tasks: []Task{task("t1", "r", "i")}}
+	run := &campaignfmt.Campaign{Tasks: []campaignfmt.Task{task("t1", "r", "i")}}
 	if _, err := Judge(run, nil, []Judgment{{Task: "t9", DocID: "a", Grade: 1, Source: "s.csv:7"}}); err == nil || !strings.Contains(err.Error(), `s.csv:7: unknown case "t9"`) {
 		t.Errorf("unknown case: error = %v", err)
 	}
@@ -173,11 +174,11 @@ func TestReadSheetErrors(t *testing.T) {
 func TestMacroVsMicro(t *testing.T) {
 	// Repo "big" has three cases, all hits at rank 1; repo "small" one
 	// case that misses. Micro hit@1 = 3/4, macro (per repo) = (1 + 0)/2.
-	run := &Campaign{Meta: Meta{Dataset: "d"}, Tasks: []Task{
-		task("b1", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
-		task("b2", "big", "symbol_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
-		task("b3", "big", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
-		task("s1", "small", "docs_lookup", Gold{Kind: "doc", ID: "g", Grade: 1}),
+	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}, Tasks: []campaignfmt.Task{
+		task("b1", "big", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "g", Grade: 1}),
+		task("b2", "big", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "g", Grade: 1}),
+		task("b3", "big", "docs_lookup", campaignfmt.Gold{Kind: "doc", ID: "g", Grade: 1}),
+		task("s1", "small", "docs_lookup", campaignfmt.Gold{Kind: "doc", ID: "g", Grade: 1}),
 	}}
 	var recs []resultfmt.Record
 	for _, tk := range run.Tasks[:3] {
@@ -209,14 +210,14 @@ func TestSummarizeRefusesMixedDatasets(t *testing.T) {
 
 // writeTwice summarises and writes the same inputs into two directories.
 func TestReportsByteIdentical(t *testing.T) {
-	build := func() (*Campaign, []resultfmt.Record) {
-		run := &Campaign{Meta: Meta{Tool: "retrievalbench", Generated: "2026-01-01T00:00:00Z"},
-			Systems: []SystemCost{{Name: "dense/a", Status: StatusOK, IndexSeconds: 2, PeakRSSMB: 100, Dimension: 384},
-				{Name: "bm25/x", Status: StatusOK, IndexSeconds: 1, PeakRSSMB: 50}}}
+	build := func() (*campaignfmt.Campaign, []resultfmt.Record) {
+		run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Tool: "retrievalbench", Generated: "2026-01-01T00:00:00Z"},
+			Systems: []campaignfmt.SystemCost{{Name: "dense/a", Status: campaignfmt.StatusOK, IndexSeconds: 2, PeakRSSMB: 100, Dimension: 384},
+				{Name: "bm25/x", Status: campaignfmt.StatusOK, IndexSeconds: 1, PeakRSSMB: 50}}}
 		var recs []resultfmt.Record
 		for i, id := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {
 			repo := []string{"r1", "r2"}[i%2]
-			run.Tasks = append(run.Tasks, task(id, repo, "symbol_lookup", Gold{Kind: "doc", ID: "g" + id, Grade: 2}))
+			run.Tasks = append(run.Tasks, task(id, repo, "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "g" + id, Grade: 2}))
 			recs = append(recs, rec("dense/a", id, repo, "symbol_lookup", "x", "g"+id))
 			recs = append(recs, rec("bm25/x", id, repo, "symbol_lookup", "g"+id, "y"))
 		}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -80,19 +81,19 @@ func (c Config) Measures() []metrics.Measure {
 
 // Summary is everything a report shows.
 type Summary struct {
-	Meta        Meta            `json:"meta"`
-	Measures    []string        `json:"measures"`
-	Cases       int             `json:"cases"`
-	Systems     []SystemSummary `json:"systems"` // ranked, best first
-	PerRepo     []GroupRow      `json:"per_repo"`
-	PerIntent   []GroupRow      `json:"per_intent"`
-	Baseline    string          `json:"baseline,omitempty"`
-	Rules       Rules           `json:"gates"`
-	Decisions   []Decision      `json:"decisions,omitempty"`
-	Regressions []Regression    `json:"regressions,omitempty"`
-	Failures    []Failure       `json:"failures,omitempty"`
+	Meta        campaignfmt.Meta      `json:"meta"`
+	Measures    []string              `json:"measures"`
+	Cases       int                   `json:"cases"`
+	Systems     []SystemSummary       `json:"systems"` // ranked, best first
+	PerRepo     []GroupRow            `json:"per_repo"`
+	PerIntent   []GroupRow            `json:"per_intent"`
+	Baseline    string                `json:"baseline,omitempty"`
+	Rules       Rules                 `json:"gates"`
+	Decisions   []Decision            `json:"decisions,omitempty"`
+	Regressions []Regression          `json:"regressions,omitempty"`
+	Failures    []campaignfmt.Failure `json:"failures,omitempty"`
 
-	tasks []Task              // evaluated tasks, in order
+	tasks []campaignfmt.Task  // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
 	cfg   Config
 	recs  []resultfmt.Record
@@ -161,7 +162,7 @@ type columns struct {
 type Input struct {
 	// Campaign carries metadata, tasks with gold, system costs and failures;
 	// nil for records of `go test ./bench` (tasks come from the records).
-	Campaign *Campaign
+	Campaign *campaignfmt.Campaign
 	Records  []resultfmt.Record
 	// Qrels, when set, are the merged judgments the records were rescored
 	// with: tasks without a relevant judgment are left out of every
@@ -186,7 +187,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	for _, m := range cfg.Measures() {
 		s.Measures = append(s.Measures, m.String())
 	}
-	var costs []SystemCost
+	var costs []campaignfmt.SystemCost
 	if in.Campaign != nil {
 		s.Meta = in.Campaign.Meta
 		s.Failures = append(s.Failures, in.Campaign.Failures...)
@@ -199,14 +200,14 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	s.selectTasks(in)
 	var byModel map[string][]*resultfmt.Record
 	s.order, byModel = systemOrder(costs, in.Records)
-	costOf := map[string]SystemCost{}
+	costOf := map[string]campaignfmt.SystemCost{}
 	for _, sc := range costs {
 		costOf[sc.Name] = sc
 	}
 	// The groups are the tasks', the same for every system.
-	repos, intents := s.keys(func(t Task) string { return t.Repo }), s.keys(func(t Task) string { return t.Intent })
+	repos, intents := s.keys(func(t campaignfmt.Task) string { return t.Repo }), s.keys(func(t campaignfmt.Task) string { return t.Intent })
 	for _, name := range s.order {
-		ss := SystemSummary{Name: name, Dataset: ds, Status: StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
+		ss := SystemSummary{Name: name, Dataset: ds, Status: campaignfmt.StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
 			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
 		if sc, ok := costOf[name]; ok {
 			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sc.Status, resultfmt.Fixed(sc.IndexSeconds), resultfmt.Fixed(sc.PeakRSSMB), sc.Dimension
@@ -218,7 +219,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		c := s.collect(&ss, byModel[name])
 		s.cols[name] = c
 		s.Systems = append(s.Systems, ss)
-		if ss.Status == StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			continue // nothing to average: no score, no CI, no group rows
 		}
 		s.aggregate(&s.Systems[len(s.Systems)-1], c, repos, intents)
@@ -262,7 +263,7 @@ func datasetOf(in Input) (string, error) {
 // in id order, without those the qrels give no relevant judgment (each a
 // missing-labels failure).
 func (s *Summary) selectTasks(in Input) {
-	var tasks []Task
+	var tasks []campaignfmt.Task
 	if in.Campaign != nil {
 		tasks = in.Campaign.Tasks
 	} else {
@@ -270,14 +271,14 @@ func (s *Summary) selectTasks(in Input) {
 		for _, r := range in.Records {
 			if !seen[r.Task] {
 				seen[r.Task] = true
-				tasks = append(tasks, Task{ID: r.Task, Repo: r.Repo, Intent: r.Intent, Difficulty: r.Difficulty, Query: r.Query})
+				tasks = append(tasks, campaignfmt.Task{ID: r.Task, Repo: r.Repo, Intent: r.Intent, Difficulty: r.Difficulty, Query: r.Query})
 			}
 		}
 		sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
 	}
 	for _, t := range tasks {
 		if in.Qrels != nil && relevant(in.Qrels, t.ID) == 0 {
-			s.Failures = append(s.Failures, Failure{Kind: FailMissingLabels, Repo: t.Repo, Task: t.ID,
+			s.Failures = append(s.Failures, campaignfmt.Failure{Kind: campaignfmt.FailMissingLabels, Repo: t.Repo, Task: t.ID,
 				Message: "no relevant judgment (gold or graded); left out of every average"})
 			continue
 		}
@@ -292,7 +293,7 @@ func (s *Summary) selectTasks(in Input) {
 
 // systemOrder is the campaign's systems in its order, then any others of
 // recs by name, with each system's records.
-func systemOrder(costs []SystemCost, recs []resultfmt.Record) ([]string, map[string][]*resultfmt.Record) {
+func systemOrder(costs []campaignfmt.SystemCost, recs []resultfmt.Record) ([]string, map[string][]*resultfmt.Record) {
 	var names []string
 	known := map[string]bool{}
 	for _, sc := range costs {
@@ -374,11 +375,11 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	// A system whose every case failed has failed, whatever its cost
 	// record says: its zeros are not scores, its latency not a speed.
 	if len(lat) == 0 {
-		ss.Status = StatusFailed
-	} else if ss.Failed > 0 && ss.Status == StatusOK {
-		ss.Status = StatusPartial
+		ss.Status = campaignfmt.StatusFailed
+	} else if ss.Failed > 0 && ss.Status == campaignfmt.StatusOK {
+		ss.Status = campaignfmt.StatusPartial
 	}
-	if ss.Status == StatusFailed {
+	if ss.Status == campaignfmt.StatusFailed {
 		return c
 	}
 	for ki, k := range ks {
@@ -413,8 +414,8 @@ func (s *Summary) rank() {
 	primary := s.cfg.Rules.Primary
 	sort.SliceStable(s.Systems, func(i, j int) bool {
 		a, b := s.Systems[i], s.Systems[j]
-		if (a.Status == StatusFailed) != (b.Status == StatusFailed) {
-			return b.Status == StatusFailed
+		if (a.Status == campaignfmt.StatusFailed) != (b.Status == campaignfmt.StatusFailed) {
+			return b.Status == campaignfmt.StatusFailed
 		}
 		if a.Micro[primary].Mean != b.Micro[primary].Mean {
 			return a.Micro[primary].Mean > b.Micro[primary].Mean
@@ -423,7 +424,7 @@ func (s *Summary) rank() {
 	})
 }
 
-func (s *Summary) keys(f func(Task) string) []string {
+func (s *Summary) keys(f func(campaignfmt.Task) string) []string {
 	ks := make([]string, len(s.tasks))
 	for i, t := range s.tasks {
 		ks[i] = f(t)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -108,7 +109,7 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("---|---|---|---|---|---|---|\n")
 	for i, ss := range s.Systems {
-		if ss.Status == StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			// Listed after every system that ran, unranked, with nothing
 			// that could pass for a score or a speed.
 			fmt.Fprintf(&b, "| – | %s | %s | %d | %d |%s – | – | – | – | – | %s | %s |\n", ss.Name, ss.Status, ss.Cases, ss.Failed,
@@ -133,7 +134,7 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("\n")
 	for _, ss := range s.Systems {
-		if ss.Status == StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			continue
 		}
 		fmt.Fprintf(&b, "| %s |", withFailed(ss.Name, ss.Failed))
@@ -370,7 +371,7 @@ func (s *Summary) rankingCSV() []byte {
 		"index_reused", "index_build_seconds", "warnings")
 	_ = w.Write(head)
 	for i, ss := range s.Systems {
-		if ss.Status == StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			// Unranked, with empty cells where a score or latency would be: a 0
 			// there would read as one.
 			row := []string{"", ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -39,9 +38,7 @@ func runCache(args []string, stdout, stderr io.Writer) error {
 		return usagef("cache: want info or evict")
 	}
 	sub := args[0]
-	fs := flag.NewFlagSet("cache "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, cacheUsage+"\nflags:\n"); fs.PrintDefaults() }
+	fs := newFlagSet("cache "+sub, cacheUsage+"\nflags:\n", stderr)
 	root := fs.String("cache", cache.Dir(), "cache root `dir` ($"+cache.EnvDir+")")
 	asJSON := fs.Bool("json", false, "info: write the entries as JSON")
 	kinds := fs.String("kind", "", "evict: comma-separated `kinds` to evict")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/cache"
 	"github.com/retrievalbench/retrievalbench/campaign"
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/report"
@@ -27,8 +28,13 @@ import (
 // gold-only reports.
 func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg := campaign.DefaultConfig()
-	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("campaign", "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,id|all] [-bm25 config|none] [-k 1,3,5,10,20] [-out DIR] [-shard I/N [-shard-costs DIR]]\n"+
+		"       retrievalbench campaign -merge PART,PART,... -out DIR\n\n"+
+		"Runs each model over each repository, then writes run.json, part.json, results/, pooled-results.jsonl,\n"+
+		"grading-sheet.csv, the reports (scored on the case file's gold alone) and plots/.\n"+
+		"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n"+
+		"With -shard, runs part I of N of the cells and writes part.json and results/ only;\n"+
+		"-merge writes from every part what the whole run writes (docs/sharding.md).\n\nflags:\n", stderr)
 	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format; datapack entries read $RETRIEVALBENCH_DATA)")
 	casesFile := fs.String("cases", "", "case `file` (JSONL)")
 	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest or of -model-manifest, or all ("+strings.Join(models.IDs(), ", ")+"); with -systems and neither -models nor -bm25, none")
@@ -46,16 +52,6 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	merge := fs.String("merge", "", "comma-separated part `dirs` of a sharded campaign: write into -out what one whole run writes (no other flag but -out and -v)")
 	var rf reportFlags
 	rf.register(fs, "1,3,5,10,20")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,id|all] [-bm25 config|none] [-k 1,3,5,10,20] [-out DIR] [-shard I/N [-shard-costs DIR]]\n"+
-			"       retrievalbench campaign -merge PART,PART,... -out DIR\n\n"+
-			"Runs each model over each repository, then writes run.json, part.json, results/, pooled-results.jsonl,\n"+
-			"grading-sheet.csv, the reports (scored on the case file's gold alone) and plots/.\n"+
-			"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n"+
-			"With -shard, runs part I of N of the cells and writes part.json and results/ only;\n"+
-			"-merge writes from every part what the whole run writes (docs/sharding.md).\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,8 +68,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 		return usagef("campaign: -shard needs -out (each part its own directory)")
 	}
 	if *repos == "" || *casesFile == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return usagef("campaign: need -repos and -cases, and no arguments")
+		return badUsage(fs, "campaign: need -repos and -cases, and no arguments")
 	}
 	gen, err := rf.generated()
 	if err != nil {
@@ -112,7 +107,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
 	cfg.Meta = toolMeta(gen)
 	for _, f := range cat.Files() {
-		sum, err := report.SumFile("user model manifest", f)
+		sum, err := campaignfmt.SumFile("user model manifest", f)
 		if err != nil {
 			return err
 		}
@@ -127,7 +122,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		if m, err := models.Lookup(s.Config); err == nil {
-			cfg.Meta.Models = append(cfg.Meta.Models, report.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
+			cfg.Meta.Models = append(cfg.Meta.Models, campaignfmt.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
 				QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Fingerprint: m.Fingerprint()})
 		}
 	}
@@ -202,7 +197,7 @@ func printCampaign(res *campaign.Result, out string, stdout io.Writer) error {
 func failedSystems(s *report.Summary, out string) error {
 	var failed []string
 	for _, ss := range s.Systems {
-		if ss.Status == report.StatusFailed {
+		if ss.Status == campaignfmt.StatusFailed {
 			failed = append(failed, ss.Name)
 		}
 	}

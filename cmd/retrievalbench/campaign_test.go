@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 	"github.com/retrievalbench/retrievalbench/report"
 )
@@ -259,7 +260,7 @@ func TestCampaignExternalAlone(t *testing.T) {
 	require.Contains(t, stdout.String(), "10 cases, 2 systems")
 	b, err := os.ReadFile(filepath.Join(out, "run.json"))
 	require.NoError(t, err)
-	var run report.Campaign
+	var run campaignfmt.Campaign
 	require.NoError(t, json.Unmarshal(b, &run))
 	var names []string
 	for _, s := range run.Systems {

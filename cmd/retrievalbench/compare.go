@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -13,8 +12,12 @@ import (
 // module using retrievalbench needs no second tool to read its benchmarks.
 func runCompare(args []string, stdout, stderr io.Writer) error {
 	opt := benchstat.DefaultOptions()
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("compare", "usage: retrievalbench compare [flags] FILE... (each FILE or LABEL=FILE; - for stdin)\n\n"+
+		"Prints benchstat's tables for Go benchmark files (go test -bench output): the median and\n"+
+		"95% interval of every benchmark and unit per file, and each file against the first (Mann-Whitney\n"+
+		"U test). The output and flags are golang.org/x/perf/cmd/benchstat's. Files of two commits made by\n"+
+		"make bench differ in their commit: line; add -ignore commit to compare them in one table.\n"+
+		"To fail on a regression, use retrievalbench gate.\n\nflags:\n", stderr)
 	fs.StringVar(&opt.Table, "table", opt.Table, "split results into tables by distinct values of `projection`")
 	fs.StringVar(&opt.Row, "row", opt.Row, "split results into rows by distinct values of `projection`")
 	fs.StringVar(&opt.Col, "col", opt.Col, "split results into columns by distinct values of `projection`")
@@ -23,21 +26,11 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&opt.Alpha, "alpha", opt.Alpha, "consider change significant if p < `α`")
 	fs.Float64Var(&opt.Confidence, "confidence", opt.Confidence, "confidence `level` for ranges")
 	fs.StringVar(&opt.Format, "format", opt.Format, "print results in `format`: text or csv (warnings to stderr)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench compare [flags] FILE... (each FILE or LABEL=FILE; - for stdin)\n\n"+
-			"Prints benchstat's tables for Go benchmark files (go test -bench output): the median and\n"+
-			"95% interval of every benchmark and unit per file, and each file against the first (Mann-Whitney\n"+
-			"U test). The output and flags are golang.org/x/perf/cmd/benchstat's. Files of two commits made by\n"+
-			"make bench differ in their commit: line; add -ignore commit to compare them in one table.\n"+
-			"To fail on a regression, use retrievalbench gate.\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return usagef("compare: want at least one benchmark file")
+		return badUsage(fs, "compare: want at least one benchmark file")
 	}
 	if err := opt.Validate(); err != nil {
 		return usagef("compare: %v", err)

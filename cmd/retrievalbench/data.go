@@ -41,16 +41,11 @@ func runData(args []string, stdout, stderr io.Writer) error {
 }
 
 func runDataFetch(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("data fetch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("data fetch", fmt.Sprintf("usage: retrievalbench data fetch [flags] [name…]\n\nnames: %v (default: all)\n\nflags:\n", fetch.Names()), stderr)
 	dir := fs.String("dir", dataDefaultDir(), "data directory to fill")
 	mirror := fs.String("mirror", "", "copy from this offline mirror (data pack layout with SHA256SUMS) instead of downloading")
 	base := fs.String("base-url", fetch.DefaultBaseURL, "prefix of the source file URLs")
 	archives := fs.String("archive-base-url", fetch.DefaultArchiveBaseURL, "prefix of the repository source archives that generated corpora are built from")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: retrievalbench data fetch [flags] [name…]\n\nnames: %v (default: all)\n\nflags:\n", fetch.Names())
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

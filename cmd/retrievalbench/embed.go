@@ -60,8 +60,7 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *modelID == "" {
-		fs.Usage()
-		return usagef("embed: -model is required (one of %s)", strings.Join(models.IDs(), ", "))
+		return badUsage(fs, "embed: -model is required (one of %s)", strings.Join(models.IDs(), ", "))
 	}
 	if *as != "" && *as != "query" && *as != "passage" {
 		return usagef("embed: -as %q: want query or passage", *as)

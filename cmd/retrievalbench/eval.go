@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,8 +49,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 var attached = regexp.MustCompile(`^-([lmM])([^=-].*)$`)
 
 func runEval(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("eval", evalUsage, stderr)
 	var measures stringList
 	fs.Var(&measures, "m", "measure to print (repeatable; default official)")
 	perQuery := fs.Bool("q", false, "print each query's values before the averages")
@@ -59,10 +57,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	level := fs.Int("l", 1, "lowest grade that counts as relevant")
 	maxDocs := fs.Int("M", 0, "evaluate only the first `max` ranked results of each query (0: all)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the evaluation to `file` (for go tool pprof)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, evalUsage)
-		fs.PrintDefaults()
-	}
 	var split []string
 	for _, a := range args {
 		if m := attached.FindStringSubmatch(a); m != nil {
@@ -75,8 +69,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return usagef("eval: want QRELS and RUN, got %d arguments", fs.NArg())
+		return badUsage(fs, "eval: want QRELS and RUN, got %d arguments", fs.NArg())
 	}
 	if *level < 1 {
 		return usagef("eval: -l %d: the relevance level must be at least 1", *level)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,26 +14,20 @@ import (
 // unreadable input and bad usage exit 2.
 func runGate(args []string, stdout, stderr io.Writer) error {
 	cfg := gate.DefaultConfig()
-	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("gate", "usage: retrievalbench gate [flags] OLD NEW\n\n"+
+		"Compares two Go benchmark files (go test -bench output) as benchstat does and exits 1\n"+
+		"when NEW regressed: a significant change worse than -threshold, or any drop of an\n"+
+		"assume=exact unit. Exits 2 on unreadable input.\n\nflags:\n", stderr)
 	fs.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "a significant change of a non-exact unit fails when it is worse by more than this `fraction` (0.10 = 10%)")
 	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "significance level of the Mann-Whitney U test")
 	fs.Float64Var(&cfg.Confidence, "confidence", cfg.Confidence, "confidence `level` of the median intervals")
 	fs.BoolVar(&cfg.FailOnMissing, "fail-missing", cfg.FailOnMissing, "also fail when a benchmark/unit is present in only one file")
 	format := fs.String("format", "text", "report `format`: "+strings.Join(gate.Formats, ", "))
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench gate [flags] OLD NEW\n\n"+
-			"Compares two Go benchmark files (go test -bench output) as benchstat does and exits 1\n"+
-			"when NEW regressed: a significant change worse than -threshold, or any drop of an\n"+
-			"assume=exact unit. Exits 2 on unreadable input.\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return usagef("gate: want two files, OLD and NEW; got %d arguments", fs.NArg())
+		return badUsage(fs, "gate: want two files, OLD and NEW; got %d arguments", fs.NArg())
 	}
 	if !slices.Contains(gate.Formats, *format) {
 		return usagef("gate: -format %q: want one of %s", *format, strings.Join(gate.Formats, ", "))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +18,11 @@ import (
 // test ./bench -results DIR` writes) and, with -mlflow, logs every cell to
 // an MLflow tracking server.
 func runLeaderboard(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("leaderboard", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("leaderboard", "usage: retrievalbench leaderboard -results DIR [-out DIR] [flags]\n\n"+
+		"Writes index.md, index.html (self-contained), leaderboard.json and, per dataset and\n"+
+		"split, DATASET.SPLIT/index.md with plots/*.svg|png: every system/config with each\n"+
+		"measure's mean and 95% bootstrap CI, the paired test against the best system, query\n"+
+		"latency p50/p95, index time and peak RSS (from .cell.json files, when present).\n\nflags:\n", stderr)
 	def := leaderboard.DefaultConfig()
 	results := fs.String("results", "", "`dir` of per-task JSONL results (and .cell.json files); A,B,… merges the parts of a sharded run (-shard)")
 	out := fs.String("out", "", "output `dir` (default: RESULTS/leaderboard)")
@@ -29,20 +31,11 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 	timestamp := fs.String("timestamp", "", "`RFC3339` time to show as generated (default: none, so the same results give byte-identical pages)")
 	tracking := fs.String("mlflow", os.Getenv(mlflow.EnvTrackingURI), "MLflow tracking server `URI` to log one run per cell to (default $"+mlflow.EnvTrackingURI+"; empty: no MLflow)")
 	experiment := fs.String("mlflow-experiment", "retrievalbench", "MLflow experiment `name` (created when missing)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench leaderboard -results DIR [-out DIR] [flags]\n\n"+
-			"Writes index.md, index.html (self-contained), leaderboard.json and, per dataset and\n"+
-			"split, DATASET.SPLIT/index.md with plots/*.svg|png: every system/config with each\n"+
-			"measure's mean and 95% bootstrap CI, the paired test against the best system, query\n"+
-			"latency p50/p95, index time and peak RSS (from .cell.json files, when present).\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *results == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return usagef("leaderboard: need -results and no arguments")
+		return badUsage(fs, "leaderboard: need -results and no arguments")
 	}
 	dirs := strings.Split(*results, ",")
 	if *out == "" && len(dirs) > 1 {

@@ -51,8 +51,7 @@ func runLeakage(args []string, stdout, stderr io.Writer) error {
 	}
 	want := fs.Args()
 	if len(want) == 0 && *casesFile == "" {
-		fs.Usage()
-		return usagef("leakage: name a dataset or give -cases")
+		return badUsage(fs, "leakage: name a dataset or give -cases")
 	}
 	var sets []catalogue.Dataset
 	needData := false

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/retrievalbench/retrievalbench/promote"
+	"github.com/retrievalbench/retrievalbench/ledgerfmt"
 )
 
 // TestPromotionDocs checks docs/promotion.md and docs/cache.md against the
@@ -46,7 +46,7 @@ func TestPromotionDocs(t *testing.T) {
 		t.Skip("no golden/LEDGER.jsonl yet")
 	}
 	require.NoError(t, err)
-	_, err = promote.ReadLedger(ledgerPath)
+	_, err = ledgerfmt.Read(ledgerPath)
 	require.NoError(t, err, "the committed ledger must parse")
 	lines := map[string]bool{}
 	for _, l := range strings.Split(string(ledger), "\n") {

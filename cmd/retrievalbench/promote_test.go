@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/ledgerfmt"
 	"github.com/retrievalbench/retrievalbench/promote"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -96,14 +97,14 @@ func TestPromoteCommand(t *testing.T) {
 					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
 				}
 			}
-			l, err := promote.ReadLedger(ledger)
+			l, err := ledgerfmt.Read(ledger)
 			require.NoError(t, err)
 			if len(l.Entries) != s.ledgerLines {
 				t.Errorf("ledger has %d lines, want %d", len(l.Entries), s.ledgerLines)
 			}
 		})
 	}
-	l, err := promote.ReadLedger(ledger)
+	l, err := ledgerfmt.Read(ledger)
 	require.NoError(t, err)
 	require.Len(t, l.Entries, 2)
 	first, forced := l.Entries[0], l.Entries[1]
@@ -136,7 +137,7 @@ func TestPromoteFailedTestRecorded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no results of bm25/code-weighted on repoqa-python-docstring[test]") {
 		t.Fatalf("promote = %v, want the missing-results error", err)
 	}
-	l, err := promote.ReadLedger(ledger)
+	l, err := ledgerfmt.Read(ledger)
 	require.NoError(t, err)
 	require.Len(t, l.Entries, 1, "stdout:\n%s", stdout.String())
 	if e := l.Entries[0]; e.Verdict != promote.DecisionError || !strings.Contains(strings.Join(e.Reasons, " "), "no results of bm25/code-weighted") {
@@ -179,41 +180,5 @@ func TestPromoteUsage(t *testing.T) {
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("promote %q = %v (exit %d), want a usage error containing %q", tt.args, err, exitCode(err), tt.want)
 		}
-	}
-}
-
-func TestCellPatterns(t *testing.T) {
-	a, b := promote.Arm{System: "bm25", Config: "unicode61"}, promote.Arm{System: "bm25", Config: "code-weighted"}
-	h := promote.Arm{System: "hybrid", Config: "weighted-bm25code-minilm"}
-	got := cellPatterns("TestRepoQA/{system}/{config}/docstring", a, b)
-	if want := `^TestRepoQA$/^bm25$/^(unicode61|code-weighted)$/^docstring$`; len(got) != 1 || got[0] != want {
-		t.Errorf("same system: %q, want [%q]", got, want)
-	}
-	got = cellPatterns("TestRepoQA/{system}/{config}/docstring", b, h)
-	want := []string{`^TestRepoQA$/^bm25$/^code-weighted$/^docstring$`, `^TestRepoQA$/^hybrid$/^weighted-bm25code-minilm$/^docstring$`}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("two systems: %q, want %q", got, want)
-	}
-}
-
-func TestFreshCacheLinksInputsOnly(t *testing.T) {
-	real := t.TempDir()
-	for _, d := range []string{"onnxruntime/1.0", "models/m", "bm25/x", "dense/m"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(real, d), 0o755))
-	}
-	t.Setenv("RETRIEVALBENCH_CACHE", real)
-	fresh, err := freshCache(t.TempDir())
-	require.NoError(t, err)
-	ents, err := os.ReadDir(fresh)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-		if target, err := os.Readlink(filepath.Join(fresh, e.Name())); err != nil || target != filepath.Join(real, e.Name()) {
-			t.Errorf("%s: link to %q (%v), want %q", e.Name(), target, err, filepath.Join(real, e.Name()))
-		}
-	}
-	if strings.Join(names, ",") != "models,onnxruntime" {
-		t.Errorf("fresh cache holds %q, want only the inputs models,onnxruntime (no bm25, no dense)", names)
 	}
 }

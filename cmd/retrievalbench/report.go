@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
@@ -83,8 +84,8 @@ func parseInts(s string) ([]int, error) {
 }
 
 // toolMeta fills what the binary knows about itself and the machine.
-func toolMeta(generated string) report.Meta {
-	m := report.Meta{Tool: "retrievalbench", Version: "(devel)", Commit: "unknown", Generated: generated, GoVersion: runtime.Version()}
+func toolMeta(generated string) campaignfmt.Meta {
+	m := campaignfmt.Meta{Tool: "retrievalbench", Version: "(devel)", Commit: "unknown", Generated: generated, GoVersion: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
 			m.Version = bi.Main.Version
@@ -109,27 +110,21 @@ func toolMeta(generated string) report.Meta {
 // `go test ./bench -results DIR` leaves: one report folder per dataset and
 // split, since numbers of different datasets never share a table or plot.
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("report", "usage: retrievalbench report -results DIR [-out DIR] [flags]\n\n"+
+		"Writes quality-summary.md/.json, per-query-results.jsonl, per-model-ranking.csv,\n"+
+		"per-repo-summary.csv, per-intent-summary.csv, regressions.md and plots/ for each\n"+
+		"dataset and split of the results (a folder DATASET.SPLIT under -out). The measures\n"+
+		"are the ones the records carry; with -baseline the decision rules decide on those of them\n"+
+		"they know.\n\nflags:\n", stderr)
 	results := fs.String("results", "", "`dir` (or file) of per-task JSONL results")
 	out := fs.String("out", "", "output `dir` (default: the results dir)")
 	var rf reportFlags
 	rf.register(fs, "")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench report -results DIR [-out DIR] [flags]\n\n"+
-			"Writes quality-summary.md/.json, per-query-results.jsonl, per-model-ranking.csv,\n"+
-			"per-repo-summary.csv, per-intent-summary.csv, regressions.md and plots/ for each\n"+
-			"dataset and split of the results (a folder DATASET.SPLIT under -out). The measures\n"+
-			"are the ones the records carry; with -baseline the decision rules decide on those of them\n"+
-			"they know.\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *results == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return usagef("report: need -results and no arguments")
+		return badUsage(fs, "report: need -results and no arguments")
 	}
 	if *out == "" {
 		*out = *results

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
@@ -15,26 +15,20 @@ import (
 // runScore merges a filled grading sheet (or labels.jsonl) with the case
 // file's gold and recomputes every report of a campaign run.
 func runScore(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("score", "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
+		"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
+		"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:\n", stderr)
 	runDir := fs.String("run", "", "campaign output `dir` (run.json, results/)")
 	sheet := fs.String("sheet", "", "filled grading-sheet `csv`")
 	labels := fs.String("labels", "", "labels `jsonl` ({case_id, result_id, grade} per line), instead of -sheet")
 	out := fs.String("out", "", "where the reports go (default: the run dir)")
 	var rf reportFlags
 	rf.register(fs, "")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
-			"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
-			"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *runDir == "" || (*sheet == "") == (*labels == "") || fs.NArg() != 0 {
-		fs.Usage()
-		return usagef("score: need -run and exactly one of -sheet and -labels")
+		return badUsage(fs, "score: need -run and exactly one of -sheet and -labels")
 	}
 	if *out == "" {
 		*out = *runDir
@@ -43,7 +37,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("score: %v", err)
 	}
-	run, err := report.ReadCampaign(filepath.Join(*runDir, "run.json"))
+	run, err := campaignfmt.Read(filepath.Join(*runDir, "run.json"))
 	if err != nil {
 		return err
 	}
@@ -65,14 +59,14 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if rf.baseline == "" {
 		rf.baseline = defaultBaseline(run)
 	}
-	if !slices.ContainsFunc(run.Systems, func(s report.SystemCost) bool { return s.Name == rf.baseline }) {
+	if !slices.ContainsFunc(run.Systems, func(s campaignfmt.SystemCost) bool { return s.Name == rf.baseline }) {
 		return usagef("score: -baseline %q is not one of the systems of %s", rf.baseline, *runDir)
 	}
 	cfg, err := rf.config(run.Meta.Ks)
 	if err != nil {
 		return usagef("score: %v", err)
 	}
-	sum, err := report.SumFile(role, file)
+	sum, err := campaignfmt.SumFile(role, file)
 	if err != nil {
 		return err
 	}
@@ -97,7 +91,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 }
 
 // defaultBaseline is the first dense system of a run, else its first.
-func defaultBaseline(run *report.Campaign) string {
+func defaultBaseline(run *campaignfmt.Campaign) string {
 	for _, s := range run.Systems {
 		if len(s.Name) > 6 && s.Name[:6] == "dense/" {
 			return s.Name

@@ -21,6 +21,7 @@ import (
 	_ "gonum.org/v1/plot/vg/vgimg" // png
 	_ "gonum.org/v1/plot/vg/vgsvg" // svg
 
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/report"
 )
@@ -51,7 +52,7 @@ func Write(dir string, s *report.Summary) error {
 		if ss.Dataset != s.Meta.Dataset {
 			return fmt.Errorf("plot: system %s is of dataset %q, the figure of %q: results of different datasets are never drawn together", ss.Name, ss.Dataset, s.Meta.Dataset)
 		}
-		if ss.Status != report.StatusFailed {
+		if ss.Status != campaignfmt.StatusFailed {
 			live = append(live, ss)
 		}
 	}

@@ -1,4 +1,4 @@
-package harness
+package goldenfmt
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 
 // envGoldenChild makes this test binary the child of
 // TestKillDuringGoldenWrite: it writes half of a new golden file through the
-// same atomic write WriteGolden uses, announces that with a marker file and
+// same atomic write Write uses, announces that with a marker file and
 // blocks until it is killed.
 const envGoldenChild = "RETRIEVALBENCH_GOLDEN_FAULT_CHILD"
 
@@ -61,7 +61,7 @@ func TestKillDuringGoldenWrite(t *testing.T) {
 	path := filepath.Join(dir, "ds", "all", "bm25", "porter.json")
 	old := &Golden{Dataset: "ds", Split: "all", System: "bm25", Config: "porter", ConfigHash: "c1", DataHash: "d1",
 		TasksRan: 2, Metrics: map[string]resultfmt.Stat{"mrr": {Mean: 0.5}}}
-	require.NoError(t, WriteGolden(path, old))
+	require.NoError(t, Write(path, old))
 	oldBytes, err := os.ReadFile(path)
 	require.NoError(t, err)
 
@@ -95,7 +95,7 @@ func TestKillDuringGoldenWrite(t *testing.T) {
 	if !bytes.Equal(got, oldBytes) {
 		t.Fatalf("after the kill the golden file is\n%s\nwant the old one\n%s", got, oldBytes)
 	}
-	g, err := ReadGolden(path)
+	g, err := Read(path)
 	require.NoError(t, err)
 	if diff := cmp.Diff(old.Metrics, g.Metrics); diff != "" {
 		t.Errorf("the old golden file reads back different (-want +got):\n%s", diff)
@@ -115,18 +115,18 @@ func TestKillDuringGoldenWrite(t *testing.T) {
 	}
 
 	// A young leftover may be a concurrent write: the next write keeps it.
-	require.NoError(t, WriteGolden(path, &next))
+	require.NoError(t, Write(path, &next))
 	if l, _ := atomicfile.Leftovers(path); len(l) != 1 {
 		t.Errorf("a leftover younger than a minute was removed: %v", l)
 	}
 	// An old one is the killed write's: the next write removes it.
 	ago := time.Now().Add(-2 * time.Minute)
 	require.NoError(t, os.Chtimes(left[0], ago, ago))
-	require.NoError(t, WriteGolden(path, &next))
+	require.NoError(t, Write(path, &next))
 	if l, _ := atomicfile.Leftovers(path); len(l) != 0 {
 		t.Errorf("leftovers after the next write: %v", l)
 	}
-	g, err = ReadGolden(path)
+	g, err = Read(path)
 	require.NoError(t, err)
 	if diff := cmp.Diff(next.Metrics, g.Metrics); diff != "" {
 		t.Errorf("the next write (-want +got):\n%s", diff)

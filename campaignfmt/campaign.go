@@ -1,4 +1,15 @@
-package report
+// Package campaignfmt is the format of a campaign's run.json: what a model
+// campaign leaves in its output directory next to the records of each
+// system (package resultfmt), enough for `retrievalbench score` to
+// recompute the reports without the repositories or the models. Meta,
+// which says how the numbers of a report came to be, is also the head of
+// every report package report writes.
+//
+// It is a leaf, as x/perf's benchfmt is: it imports only the standard
+// library, corpus (the gold spans) and internal/{atomicfile,datafile}.
+// Pooling, scoring and summaries are package report's; running a campaign
+// is package campaign's.
+package campaignfmt
 
 import (
 	"crypto/sha256"
@@ -6,9 +17,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
-	"github.com/retrievalbench/retrievalbench/judge"
 )
 
 // Failure kinds a campaign collects. None of them stops the other systems.
@@ -143,7 +154,7 @@ type Gold struct {
 	Path string `json:"path,omitempty"`
 	// Spans are where a symbol or section lies in its repository, for
 	// judging location hits (external systems) without the repository.
-	Spans []judge.Span `json:"spans,omitempty"`
+	Spans []corpus.Span `json:"spans,omitempty"`
 }
 
 // Failure is one thing that went wrong, kept for the report.
@@ -165,13 +176,14 @@ func (f Failure) String() string {
 	return s + ": " + f.Message
 }
 
-// WriteCampaign writes run as indented JSON to file atomically.
-func WriteCampaign(file string, run *Campaign) error {
+// Write writes run as indented JSON to file atomically (temp file, then
+// rename).
+func Write(file string, run *Campaign) error {
 	return atomicfile.WriteJSON(file, run)
 }
 
-// ReadCampaign reads a run.json.
-func ReadCampaign(file string) (*Campaign, error) {
+// Read reads a run.json; malformed JSON is an error naming file:line.
+func Read(file string) (*Campaign, error) {
 	var run Campaign
 	if err := datafile.ReadJSON(file, &run); err != nil {
 		return nil, err
