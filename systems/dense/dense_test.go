@@ -56,11 +56,11 @@ func TestConfigs(t *testing.T) {
 	for _, c := range cs {
 		s := Spec(c)
 		if c.Model == "mpnet-base-q" {
-			if s.MaxDocs < 2000 || s.MaxDocs >= 6267 || s.MaxDocsReason == "" {
-				t.Errorf("%s: MaxDocs %d (%q), want a budget in [2000, 6267) with a reason", c.Name, s.MaxDocs, s.MaxDocsReason)
+			if s.Bench.MaxDocs < 2000 || s.Bench.MaxDocs >= 6267 || s.Bench.MaxDocsReason == "" {
+				t.Errorf("%s: MaxDocs %d (%q), want a budget in [2000, 6267) with a reason", c.Name, s.Bench.MaxDocs, s.Bench.MaxDocsReason)
 			}
-		} else if s.MaxDocs != 0 {
-			t.Errorf("%s: MaxDocs %d, want none (only the 768-d model is that slow)", c.Name, s.MaxDocs)
+		} else if s.Bench.MaxDocs != 0 {
+			t.Errorf("%s: MaxDocs %d, want none (only the 768-d model is that slow)", c.Name, s.Bench.MaxDocs)
 		}
 	}
 	c := cs[0]
