@@ -112,7 +112,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 				t.Run(spec.Config, func(t *testing.T) {
 					for _, d := range f.Datasets {
 						if !spec.Bench.RunsOn(f.Name, d.Name) {
-							continue // not a cell of this system (Spec.Only)
+							continue // not a cell of this system (Spec.Bench.Only)
 						}
 						mine := inShard(spec, d)
 						if sel.runs(cellName(spec, d)) && mine {

@@ -42,6 +42,9 @@ func TestConfigs(t *testing.T) {
 			t.Errorf("%s and %s share a hash", prev, c.Name)
 		}
 		hashes[c.Hash()] = c.Name
+		if d := Spec(c).Dimension; d != ms[i].Dimension {
+			t.Errorf("%s: Spec.Dimension %d, want the manifest's %d", c.Name, d, ms[i].Dimension)
+		}
 		got, err := ConfigByName(c.Name)
 		if err != nil || got != c {
 			t.Errorf("ConfigByName(%q) = %+v, %v", c.Name, got, err)
@@ -183,6 +186,13 @@ func TestIndexSearch(t *testing.T) {
 			require.NoError(t, x.Index(t.Context(), c))
 			if s := x.Stats(); s.Embedded != len(c.Docs) || s.Reused != 0 {
 				t.Errorf("cold index: %+v, want all %d docs embedded", s, len(c.Docs))
+			}
+			// A real query vector is as long as the manifest says
+			// (systems.VectorDimer, which a campaign checks).
+			m, err := models.Lookup(cfg.Model)
+			require.NoError(t, err)
+			if dim, ok, err := systems.VectorDimOf(t.Context(), x); !ok || err != nil || dim != m.Dimension {
+				t.Errorf("VectorDimOf = %d, %v, %v; want the manifest's %d", dim, ok, err, m.Dimension)
 			}
 			first := searchAll(t, x)
 			for i, q := range testQueries {
