@@ -118,7 +118,7 @@ func TestReexportedNamesCredited(t *testing.T) {
 			if wrong {
 				name += "-wrong"
 			}
-			spec := systems.Spec{System: "oracle", Config: name, Hash: name, ToleranceReason: "deterministic",
+			spec := systems.Spec{System: "oracle", Config: name, Hash: name, Bench: systems.Schedule{ToleranceReason: "deterministic"},
 				New: func(systems.Options) (systems.System, error) { return &flaskOracle{wrong: wrong, as: as}, nil }}
 			res, err := harness.Run(t.Context(), p, spec, rc)
 			require.NoError(t, err)

@@ -126,7 +126,7 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 	for _, sys := range order {
 		for _, spec := range by[sys] {
 			for _, d := range sets {
-				if spec.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
+				if spec.Bench.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
 					selected = append(selected, cellKey(family, sys, spec.Config, d.Name))
 				}
 			}
@@ -144,7 +144,7 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 						testenv.Missing(b, r.Kind, r.Reason)
 					}
 					for _, d := range sets {
-						if !spec.RunsOn(family, d.Name) {
+						if !spec.Bench.RunsOn(family, d.Name) {
 							continue
 						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {

@@ -23,7 +23,7 @@ func TestBenchmarkKeepsBudgets(t *testing.T) {
 	}
 	counted := func(config string, maxDocs int, n *atomic.Int32) systems.Spec {
 		s := bm25.Spec(cfg)
-		s.Config, s.MaxDocs, s.MaxDocsReason = config, maxDocs, "test budget"
+		s.Config, s.Bench.MaxDocs, s.Bench.MaxDocsReason = config, maxDocs, "test budget"
 		newSys := s.New
 		s.New = func(opt systems.Options) (systems.System, error) {
 			n.Add(1)

@@ -79,8 +79,8 @@ func TestGroupLines(t *testing.T) {
 }
 
 func TestByDesign(t *testing.T) {
-	heavy := systems.Spec{System: "peer", Config: "slow", Heavy: true}
-	fixturesOnly := systems.Spec{System: "dense", Config: "big", Heavy: true, FixturesOnly: true}
+	heavy := systems.Spec{System: "peer", Config: "slow", Bench: systems.Schedule{Heavy: true}}
+	fixturesOnly := systems.Spec{System: "dense", Config: "big", Bench: systems.Schedule{Heavy: true, FixturesOnly: true}}
 	light := systems.Spec{System: "bm25", Config: "plain"}
 	repoqa := catalogue.Family{Name: "repoqa", HeavyAtSmall: true}
 	sweqa := catalogue.Family{Name: "sweqa"}
@@ -124,7 +124,7 @@ func TestByDesign(t *testing.T) {
 }
 
 func TestOverBudget(t *testing.T) {
-	slow := systems.Spec{System: "dense", Config: "big", MaxDocs: 3000, MaxDocsReason: "3 docs/s"}
+	slow := systems.Spec{System: "dense", Config: "big", Bench: systems.Schedule{MaxDocs: 3000, MaxDocsReason: "3 docs/s"}}
 	const again = "go test ./bench -run 'X' -size=full"
 	for _, tt := range []struct {
 		name  string
@@ -160,42 +160,6 @@ func TestHintHeavy(t *testing.T) {
 	got := s.command("TestSWEQA/pydocs-mcp/bge-small-q/sweqa", &Flags{Size: SizeSmall, Heavy: true})
 	if want := `go test ./bench -run '^TestSWEQA$/^pydocs-mcp$/^bge-small-q$/^sweqa$' -heavy`; got != want {
 		t.Errorf("command = %q, want %q", got, want)
-	}
-}
-
-// peakSys is a stand-in for a system that runs its own processes.
-type peakSys struct {
-	systems.System
-	peak uint64
-}
-
-func (p peakSys) PeakRSS() uint64 { return p.peak }
-
-func TestMadeSystemsChildPeak(t *testing.T) {
-	peaks := []uint64{300 << 20, 700 << 20, 100 << 20}
-	i := 0
-	spec := systems.Spec{System: "peer", Config: "c", New: func(systems.Options) (systems.System, error) {
-		i++
-		return peakSys{peak: peaks[i-1]}, nil
-	}}
-	m := &madeSystems{}
-	if got := m.childPeak(); got != 0 {
-		t.Fatalf("childPeak before any system = %d, want 0", got)
-	}
-	w := m.wrap(spec)
-	for range peaks {
-		_, err := w.New(systems.Options{})
-		require.NoError(t, err)
-	}
-	if got := m.childPeak(); got != 700<<20 {
-		t.Errorf("childPeak = %d MiB, want the largest of the corpora's systems, 700", got>>20)
-	}
-	// A system without processes of its own reports nothing.
-	m2 := &madeSystems{}
-	_, err := m2.wrap(systems.Spec{New: func(systems.Options) (systems.System, error) { return peakSys{}.System, nil }}).New(systems.Options{})
-	require.NoError(t, err)
-	if got := m2.childPeak(); got != 0 {
-		t.Errorf("childPeak of a system without PeakRSS = %d, want 0", got)
 	}
 }
 

@@ -31,13 +31,13 @@
 // Sizes (-size): fixture runs only the hermetic fixtures shipped with
 // retrievalbench; small (the default, what CI runs) adds small splits of the
 // data pack; full runs every dataset whole. Golden files live per split
-// label, so sizes never share a baseline. Heavy system configs (Spec.Heavy)
+// label, so sizes never share a baseline. Heavy system configs (Spec.Bench.Heavy)
 // run at -size=small on the families that allow it (RepoQA) and on the
 // fixtures, everywhere at -size=full; their other cells at -size=small skip
 // by design with the command that runs them: -heavy runs heavy configs on
 // every dataset of the size, against baselines committed for those cells.
-// Fixtures-only configs (Spec.FixturesOnly) run on the fixtures alone at
-// -size=small. A config with a corpus budget (Spec.MaxDocs) skips, by
+// Fixtures-only configs (Spec.Bench.FixturesOnly) run on the fixtures alone at
+// -size=small. A config with a corpus budget (Spec.Bench.MaxDocs) skips, by
 // design and at every size, datasets with more chunks than that. -heavy
 // runs all of these: every cell skipped for its cost.
 package benchtest

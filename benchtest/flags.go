@@ -22,12 +22,12 @@ type Flags struct {
 	Split   string // split of data-pack datasets ("" = the size's default)
 	Data    string // data pack directory ("" = $RETRIEVALBENCH_DATA, then the default data directory)
 	Results string // if set, per-task JSONL results of every cell go here
-	// Heavy runs heavy configs (Spec.Heavy) on every dataset of the size:
+	// Heavy runs heavy configs (Spec.Bench.Heavy) on every dataset of the size:
 	// at -size=small they otherwise run on the fixtures and the families
 	// that allow them (RepoQA) only, and their other cells — baselines
 	// committed — skip by design. It also runs fixtures-only configs
-	// (Spec.FixturesOnly) at the size and lifts every corpus budget
-	// (Spec.MaxDocs): every cell skipped for its cost runs.
+	// (Spec.Bench.FixturesOnly) at the size and lifts every corpus budget
+	// (Spec.Bench.MaxDocs): every cell skipped for its cost runs.
 	Heavy bool
 	// Slow multiplies the run's task timeout and abandon wait, for a CPU
 	// emulated by qemu-user (make test-avx2: 10-50× slower; 0 or 1: as
@@ -62,7 +62,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Split, "split", "", "split of data-pack datasets: all, dev, test, small_dev, small_test (default: \"small\" — the test split of a few small repositories — for -size=small, all for -size=full)")
 	fs.StringVar(&f.Data, "data", "", "data pack directory (default $"+testenv.EnvData+")")
 	fs.StringVar(&f.Results, "results", os.Getenv(EnvResults), "if set, write per-task JSONL results of every cell into this directory (default $"+EnvResults+")")
-	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
+	fs.BoolVar(&f.Heavy, "heavy", false, "run heavy configs (slow embedding models, slow external peers) on every dataset of this size, not only on the fixtures and RepoQA, fixtures-only configs too, and lift corpus budgets (Spec.Bench.MaxDocs): every cell skipped by design for its cost, against its committed baseline")
 	fs.IntVar(&f.Slow, "slow", 1, "multiply the per-task search timeout by this, for an emulated CPU (qemu-x86_64 -cpu Haswell: make test-avx2 passes 20)")
 	fs.BoolVar(&f.Create, "create", false, "write the golden file of every cell that has none (cells that have one are checked as usual; unlike -update, no baseline is rewritten)")
 	fs.StringVar(&f.Shard, "shard", "", "run only part `I/N` of the cells (1 ≤ I ≤ N; every part with the same other flags), for a CI matrix; merge the parts' -results with retrievalbench leaderboard -results A,B,…")

@@ -15,8 +15,8 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/harness"
-	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -81,7 +81,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 	var selected []string
 	for _, sp := range specs {
 		for _, d := range f.Datasets {
-			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
+			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
 				selected = append(selected, cellKey(f.Name, sp.System, sp.Config, d.Name))
 			}
 		}
@@ -96,7 +96,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 	total := 0
 	for _, sp := range specs {
 		for _, d := range f.Datasets {
-			if sp.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && inShard(sp, d) {
+			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && inShard(sp, d) {
 				total++
 			}
 		}
@@ -112,8 +112,8 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 			for _, spec := range by[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
 					for _, d := range f.Datasets {
-						if !spec.RunsOn(f.Name, d.Name) {
-							continue // not a cell of this system (Spec.Only)
+						if !spec.Bench.RunsOn(f.Name, d.Name) {
+							continue // not a cell of this system (Spec.Bench.Only)
 						}
 						mine := inShard(spec, d)
 						if sel.runs(cellName(spec, d)) && mine {
@@ -139,7 +139,7 @@ func onFamily(specs []systems.Spec, f catalogue.Family) []systems.Spec {
 	var out []systems.Spec
 	for _, s := range specs {
 		for _, d := range f.Datasets {
-			if s.RunsOn(f.Name, d.Name) {
+			if s.Bench.RunsOn(f.Name, d.Name) {
 				out = append(out, s)
 				break
 			}
@@ -180,23 +180,16 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 	if spec.NoDocIDs != "" && pathless(p) {
 		skipByDesign(t, s, p, spec, fmt.Sprintf("%s judges documents by id (its docs have no paths) and %s", d.Name, spec.NoDocIDs))
 	}
-	// Peak RSS over the cell's index and search (the process high-water
-	// mark where the kernel refuses a reset), for the results' cell file;
-	// for a system that runs its own processes (an external peer), theirs.
-	peakOK := rss.ResetPeak() == nil
-	made := &madeSystems{}
-	start := time.Now()
-	res, err := harness.Run(t.Context(), p, made.wrap(spec), cfg)
-	seconds := time.Since(start).Seconds()
-	if err != nil {
-		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, err)
+	o := matrix.Run(t.Context(), p, spec, cfg)
+	if o.Err != nil {
+		t.Fatalf("%s on %s: %v", spec.Name(), d.Name, o.Err)
 	}
+	res := o.Result
+	// The cell file's peak RSS (matrix.RSSMethod): 0, unknown, where the
+	// kernel refuses the reset and the runner's mark is the process's.
 	peakMB := 0.0
-	if peak, err := rss.Peak(); err == nil && peakOK {
-		peakMB = float64(peak) / (1 << 20)
-	}
-	if child := made.childPeak(); child > 0 {
-		peakMB = float64(child) / (1 << 20)
+	if !o.ResetFailed || o.Processes {
+		peakMB = float64(o.PeakRSS) / (1 << 20)
 	}
 	t.Log(summaryLine(res, p))
 	// The gate names a failed task by its error's first line; the whole
@@ -213,7 +206,7 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 	}
 	if fl.Results != "" {
 		cell := cellKey(f.Name, spec.System, spec.Config, d.Name)
-		if err := writeResults(fl.Results, p, res, peakMB, cell, seconds); err != nil {
+		if err := writeResults(fl.Results, p, res, peakMB, cell, o.Seconds); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
@@ -234,7 +227,7 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 		}
 		t.Fatalf("%v\ncreate it with: %s -update", err, again)
 	}
-	v := harness.CheckGolden(g, res, spec.Tolerance)
+	v := harness.CheckGolden(g, res, spec.Bench.Tolerance)
 	for _, msg := range v.Failures {
 		t.Error(msg)
 	}
@@ -262,7 +255,7 @@ func writeBaseline(t *testing.T, path string, res *harness.Result, spec systems.
 	if failed := res.Failed(); len(failed) > 0 {
 		t.Fatalf("not writing %s: %d tasks failed, first %s: %s", path, len(failed), failed[0].ID, failed[0].Err)
 	}
-	now := harness.NewGolden(res, spec.Tolerance, spec.ToleranceReason)
+	now := harness.NewGolden(res, spec.Bench.Tolerance, spec.Bench.ToleranceReason)
 	old, err := goldenfmt.Read(path)
 	if err != nil && !errors.Is(err, goldenfmt.ErrMissing) {
 		t.Logf("replacing %s: %v", path, err)
@@ -293,23 +286,23 @@ func byDesign(spec systems.Spec, fl *Flags, f catalogue.Family, d catalogue.Data
 	case fl.Size == SizeSmall && !f.SmallRuns(spec.Name()):
 		return fmt.Sprintf("%s runs on %s at -size=full only (at -size=small this family runs %s, for the CI budget). Run this cell with: %s",
 			spec.Name(), f.Name, strings.Join(f.SmallSystems, ", "), again+" -size=full")
-	case spec.FixturesOnly && !fl.Heavy:
+	case spec.Bench.FixturesOnly && !fl.Heavy:
 		return fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s unless asked. Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
-	case spec.Heavy && !f.HeavyAtSmall && !fl.Heavy:
+	case spec.Bench.Heavy && !f.HeavyAtSmall && !fl.Heavy:
 		return fmt.Sprintf("%s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA) unless asked. "+
 			"Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
 	}
 	return ""
 }
 
-// overBudget says why a config held to spec.MaxDocs does not index a
+// overBudget says why a config held to spec.Bench.MaxDocs does not index a
 // dataset of docs documents ("" when it does): -heavy lifts the limit.
 func overBudget(spec systems.Spec, fl *Flags, docs int, again string) string {
-	if spec.MaxDocs <= 0 || docs <= spec.MaxDocs || fl.Heavy {
+	if spec.Bench.MaxDocs <= 0 || docs <= spec.Bench.MaxDocs || fl.Heavy {
 		return ""
 	}
 	return fmt.Sprintf("%s indexes at most %d docs a cell unless asked (%s); this dataset has %d. Run this cell with: %s -heavy",
-		spec.Name(), spec.MaxDocs, spec.MaxDocsReason, docs, again)
+		spec.Name(), spec.Bench.MaxDocs, spec.Bench.MaxDocsReason, docs, again)
 }
 
 // docsOf is how many documents a system indexes for p: every chunk of
@@ -341,7 +334,7 @@ func skipByDesign(t *testing.T, s *Suite, p *harness.Prepared, spec systems.Spec
 	t.Helper()
 	golden := goldenfmt.Path(s.Golden, p.Dataset.Name, p.Dataset.Split, spec.System, spec.Config)
 	markRead(golden)
-	if _, err := os.Stat(golden); err != nil && (spec.Heavy || spec.FixturesOnly || spec.MaxDocs > 0) {
+	if _, err := os.Stat(golden); err != nil && (spec.Bench.Heavy || spec.Bench.FixturesOnly || spec.Bench.MaxDocs > 0) {
 		why += " -update (it has no baseline yet: " + golden + ")"
 	}
 	t.Skip("SKIP (by design): " + why)
@@ -473,48 +466,6 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 	c := res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT"))
 	c.Cell, c.Seconds = name, seconds
 	return resultfmt.WriteCell(cell, c)
-}
-
-// ChildPeaker is implemented by systems that run their own processes
-// (systems/external): the largest peak RSS, in bytes, of those processes.
-// A cell of such a system records that peak instead of the runner's own.
-type ChildPeaker interface {
-	PeakRSS() uint64
-}
-
-// madeSystems keeps the systems a Spec built during one cell, so that the
-// cell can ask them what their processes cost once harness.Run closed them.
-type madeSystems struct {
-	mu  sync.Mutex
-	all []systems.System
-}
-
-func (m *madeSystems) wrap(spec systems.Spec) systems.Spec {
-	newSys := spec.New
-	spec.New = func(opt systems.Options) (systems.System, error) {
-		s, err := newSys(opt)
-		if err == nil {
-			m.mu.Lock()
-			m.all = append(m.all, s)
-			m.mu.Unlock()
-		}
-		return s, err
-	}
-	return spec
-}
-
-// childPeak is the largest ChildPeaker.PeakRSS of the systems built, 0 if
-// none reports one.
-func (m *madeSystems) childPeak() uint64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var peak uint64
-	for _, s := range m.all {
-		if c, ok := s.(ChildPeaker); ok {
-			peak = max(peak, c.PeakRSS())
-		}
-	}
-	return peak
 }
 
 // read records the golden files the cells of this binary read, for Orphans.

@@ -43,7 +43,6 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
-	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/embed/models"
@@ -51,13 +50,16 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/judge"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/report/plots"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/systems"
-	"github.com/retrievalbench/retrievalbench/systems/dense"
-	"github.com/retrievalbench/retrievalbench/systems/static"
 )
+
+// RSSMethod says how SystemCost.PeakRSSMB is measured; reports quote it.
+// Every cell is measured as matrix.RSSMethod says.
+const RSSMethod = matrix.RSSMethod + "; per cell (one system on one repository), a system's peak the largest of its cells'"
 
 // Config holds the inputs and tunables of a campaign.
 type Config struct {
@@ -382,26 +384,6 @@ func source(s cases.RepoSpec) string {
 	return "path " + s.Path
 }
 
-// wantDimension is the vector dimension the model manifest gives spec's
-// model (0 for a system without one).
-func wantDimension(spec systems.Spec) int {
-	switch spec.System {
-	case "dense":
-		if dc, err := dense.ConfigByName(spec.Config); err == nil {
-			if mm, err := models.Lookup(dc.Model); err == nil {
-				return mm.Dimension
-			}
-		}
-	case "static":
-		if sc, err := static.ConfigByName(spec.Config); err == nil {
-			if mm, err := models.Lookup(sc.Model); err == nil {
-				return mm.Dimension
-			}
-		}
-	}
-	return 0
-}
-
 // runConfig is the harness's run config of a campaign.
 func runConfig(cfg Config) harness.RunConfig {
 	rc := harness.DefaultRunConfig()
@@ -411,39 +393,31 @@ func runConfig(cfg Config) harness.RunConfig {
 	return rc
 }
 
-// runCell runs spec on one chunked repository: its records and what the
-// cell cost and noticed, failures included, in the order they happened.
+// runCell runs spec on one chunked repository (matrix.Run): its records and
+// what the cell cost and noticed, failures included, in the order they
+// happened, and the outcome's measures.
 func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems.Spec, repo string, p *harness.Prepared,
-	kinds map[string]string) (CellResult, []resultfmt.Record) {
+	kinds map[string]string) (CellResult, []resultfmt.Record, matrix.Outcome) {
 	name := spec.Name()
 	c := CellResult{System: name, Repo: repo}
 	fail := func(kind, task, msg string) {
 		c.Failures = append(c.Failures, campaignfmt.Failure{Kind: kind, System: name, Repo: repo, Task: task, Message: msg})
 	}
-	probe := &dimProbe{}
-	var made []*probed // every system built, for the peak RSS of their processes
-	wrapped := spec
-	wrapped.New = func(opt systems.Options) (systems.System, error) {
-		s, err := spec.New(opt)
-		if err != nil {
-			return nil, err
-		}
-		ps := &probed{System: s, probe: probe}
-		made = append(made, ps)
-		return ps, nil
-	}
 	cfg.logf("%s on %s: %d cases", name, repo, len(p.Dataset.Tasks))
-	start := time.Now()
-	res, err := harness.Run(ctx, p, wrapped, rc)
-	c.Seconds = time.Since(start).Seconds()
-	if err != nil {
+	o := matrix.Run(ctx, p, spec, rc)
+	c.Seconds = o.Seconds
+	if o.Processes {
+		c.ChildPeakRSS = o.PeakRSS
+	}
+	if err := o.Err; err != nil {
 		kind := campaignfmt.FailIndex
 		if strings.Contains(err.Error(), "creating system") {
 			kind = campaignfmt.FailModel
 		}
 		fail(kind, "", err.Error())
-		return c, nil
+		return c, nil, o
 	}
+	res := o.Result
 	c.Ran = true
 	c.IndexSeconds = res.IndexTime.Seconds()
 	c.IndexBuildSeconds = res.IndexBuildTime.Seconds()
@@ -463,22 +437,19 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 		}
 		recs = append(recs, r)
 	}
-	for _, ps := range made {
-		c.ChildPeakRSS = max(c.ChildPeakRSS, ps.PeakRSS())
+	c.Dimension = o.Dimension
+	if o.DimensionErr != nil {
+		c.DimensionError = o.DimensionErr.Error()
 	}
-	c.Dimension = probe.dim
-	if probe.err != nil {
-		c.DimensionError = probe.err.Error()
-	}
-	return c, recs
+	return c, recs, o
 }
 
 // foldSystem is the cost and status of one system from its cells (in
 // repository order), as one campaign process running them one after the
 // other records them, appending the system's failures to run: its
 // cells', then those of the system as a whole. prepared is how many
-// repositories chunked; peakMB is the campaign process's peak RSS while
-// the system ran.
+// repositories chunked; peakMB is the campaign process's peak RSS over the
+// system's cells (the largest of its cells', RSSMethod).
 func foldSystem(run *campaignfmt.Campaign, sys PlanSystem, cells []CellResult, prepared int, peakMB float64) campaignfmt.SystemCost {
 	name := sys.Name
 	sr := campaignfmt.SystemCost{Name: name, Status: campaignfmt.StatusOK}
@@ -560,106 +531,6 @@ func hasFailure(run *campaignfmt.Campaign, name string) bool {
 		}
 	}
 	return false
-}
-
-// dimProbe records the dimension of a real query vector, once.
-type dimProbe struct {
-	dim int
-	err error
-}
-
-// probed wraps a system so that, after its first successful Index, the
-// length of a real query vector is recorded (dense models, VectorDimer).
-type probed struct {
-	systems.System
-	probe *dimProbe
-}
-
-func (p *probed) Index(ctx context.Context, c *corpus.Corpus) error {
-	if err := p.System.Index(ctx, c); err != nil {
-		return err
-	}
-	if p.probe.dim == 0 && p.probe.err == nil {
-		if v, ok := vectorDimOf(p.System); ok {
-			p.probe.dim, p.probe.err = v.VectorDim(ctx)
-		}
-	}
-	return nil
-}
-
-// The wrapper keeps what the harness asks of the system it wraps: whole
-// files, the task's facts, versions.
-
-func (p *probed) WholeFiles() bool {
-	fi, ok := p.System.(systems.FileIndexer)
-	return ok && fi.WholeFiles()
-}
-
-func (p *probed) SearchQuery(ctx context.Context, q systems.Query, k int) ([]systems.Hit, error) {
-	return systems.SearchQuery(ctx, p.System, q, k)
-}
-
-// PeakRSS is the peak RSS, in bytes, of the processes the system runs (an
-// external system's), 0 for one that runs none.
-func (p *probed) PeakRSS() uint64 {
-	if c, ok := p.System.(interface{ PeakRSS() uint64 }); ok {
-		return c.PeakRSS()
-	}
-	return 0
-}
-
-// Warnings passes on what the wrapped system noticed (systems.Warner).
-func (p *probed) Warnings() []string {
-	if w, ok := p.System.(systems.Warner); ok {
-		return w.Warnings()
-	}
-	return nil
-}
-
-// IndexReport passes on whether the wrapped system reused an index
-// (systems.IndexReporter).
-func (p *probed) IndexReport() systems.IndexReport {
-	if ir, ok := p.System.(systems.IndexReporter); ok {
-		return ir.IndexReport()
-	}
-	return systems.IndexReport{}
-}
-
-func (p *probed) Versions() map[string]string {
-	if v, ok := p.System.(harness.Versioner); ok {
-		return v.Versions()
-	}
-	return nil
-}
-
-// VectorDimer is implemented by systems whose query vectors can be
-// measured; the campaign checks the length against the model manifest.
-type VectorDimer interface {
-	VectorDim(ctx context.Context) (int, error)
-}
-
-// denseDim measures a dense index by embedding one query.
-type denseDim struct{ x *dense.Index }
-
-func (d denseDim) VectorDim(ctx context.Context) (int, error) {
-	vs, err := d.x.Embedder().EmbedQueries(ctx, []string{"dimension probe"})
-	if err != nil {
-		return 0, err
-	}
-	if len(vs) != 1 {
-		return 0, fmt.Errorf("%d vectors for one query", len(vs))
-	}
-	return len(vs[0]), nil
-}
-
-func vectorDimOf(s systems.System) (VectorDimer, bool) {
-	switch x := s.(type) {
-	case VectorDimer:
-		return x, true
-	case *dense.Index:
-		return denseDim{x}, true
-	}
-	return nil, false
 }
 
 func appendOnce(xs []string, s string) []string {

@@ -80,7 +80,7 @@ func TestFailingModelReported(t *testing.T) {
 		{System: "stub", Config: "empty", Hash: "test-empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
 		{System: "stub", Config: "first", Hash: "test-first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
 		// Named after a manifest model (384 dimensions) but 100-dimensional.
-		{System: "dense", Config: "minilm-l6-q", Hash: "test-minilm-l6-q", New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
+		{System: "dense", Config: "minilm-l6-q", Hash: "test-minilm-l6-q", Dimension: 384, New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
 	}
 	out := t.TempDir()
 	res, err := Run(t.Context(), cfg, out)

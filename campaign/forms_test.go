@@ -103,7 +103,7 @@ func oracleSpec(as string, wrong bool) systems.Spec {
 	if wrong {
 		name += "-wrong"
 	}
-	return systems.Spec{System: "oracle", Config: name, Hash: name, ToleranceReason: "deterministic",
+	return systems.Spec{System: "oracle", Config: name, Hash: name, Bench: systems.Schedule{ToleranceReason: "deterministic"},
 		New: func(systems.Options) (systems.System, error) { return &oracle{wrong: wrong, as: as}, nil }}
 }
 

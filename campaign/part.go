@@ -95,8 +95,9 @@ type GoldSpans struct {
 	Spans []corpus.Span `json:"spans"`
 }
 
-// SystemRun is the campaign process's peak RSS while one system ran its
-// cells of a part, and whether the peak could be reset before them.
+// SystemRun is the campaign process's peak RSS over one system's cells of
+// a part (the largest of its cells', each reset before it: RSSMethod), and
+// whether a reset failed.
 type SystemRun struct {
 	Name        string  `json:"name"`
 	PeakRSSMB   float64 `json:"peak_rss_mb"`
@@ -212,7 +213,7 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 	repoNames := slices.Sorted(maps.Keys(ds.Corpora))
 	var names []string
 	for _, spec := range cfg.Specs {
-		p.Campaign.Systems = append(p.Campaign.Systems, PlanSystem{Name: spec.Name(), Dimension: wantDimension(spec)})
+		p.Campaign.Systems = append(p.Campaign.Systems, PlanSystem{Name: spec.Name(), Dimension: spec.Dimension})
 		for _, r := range repoNames {
 			names = append(names, cellName(spec.Name(), r))
 		}
@@ -264,20 +265,23 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 			cfg.logf("%s: needs %s: %v", name, r.Kind, r.Reason)
 			continue
 		}
-		sr := SystemRun{Name: name, ResetFailed: !resetPeak()}
+		sr := SystemRun{Name: name}
 		for _, repo := range cells {
 			pr := rs.prepared[repo]
 			if pr == nil {
 				p.Cells = append(p.Cells, CellResult{System: name, Repo: repo}) // not chunked: not run
 				continue
 			}
-			c, rr := runCell(ctx, cfg, rc, spec, repo, pr, rs.kinds[repo])
+			c, rr, o := runCell(ctx, cfg, rc, spec, repo, pr, rs.kinds[repo])
 			p.Cells = append(p.Cells, c)
 			recs = append(recs, rr...)
+			sr.ResetFailed = sr.ResetFailed || o.ResetFailed
+			if !o.Processes {
+				sr.PeakRSSMB = max(sr.PeakRSSMB, float64(o.PeakRSS)/(1<<20))
+			}
 		}
-		sr.PeakRSSMB = peakRSSMB()
 		p.Systems = append(p.Systems, sr)
-		cfg.logf("%s: %d cells, peak RSS of the campaign process %s", name, len(cells), mib(sr.PeakRSSMB))
+		cfg.logf("%s: %d cells, peak RSS of the campaign process %.0f MiB", name, len(cells), sr.PeakRSSMB)
 	}
 	return p, recs, nil
 }
@@ -483,7 +487,7 @@ func assemble(p *Part, recs []resultfmt.Record) (*campaignfmt.Campaign, []result
 	for _, s := range p.Systems {
 		peaks[s.Name] = s
 		if s.ResetFailed {
-			run.Meta.Notes = appendOnce(run.Meta.Notes, "peak RSS could not be reset between systems (/proc/self/clear_refs not writable): later systems include earlier peaks")
+			run.Meta.Notes = appendOnce(run.Meta.Notes, "peak RSS could not be reset between cells (/proc/self/clear_refs not writable): later cells include earlier peaks")
 		}
 	}
 	for _, sys := range pl.Systems {

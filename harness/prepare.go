@@ -109,7 +109,7 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 // whole files as loaded when sys asks for them (systems.FileIndexer).
 func (p *Prepared) Input(sys systems.System, id string) *corpus.Corpus {
 	c := p.Corpora[id]
-	if fi, ok := sys.(systems.FileIndexer); ok && fi.WholeFiles() && c.Files != nil {
+	if systems.WholeFiles(sys) && c.Files != nil {
 		return c.Files
 	}
 	return c

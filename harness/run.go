@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -48,6 +49,11 @@ type RunConfig struct {
 	// ProgressEvery is the least time between two "searching" progress
 	// lines of a corpus's tasks (done, rate, ETA); 0 means 10 s.
 	ProgressEvery time.Duration
+	// Indexed, when set, is called with each system Run built once it has
+	// indexed its corpus, before its searches (package matrix keeps the
+	// systems, for the peak RSS of their processes, and probes a vector
+	// dimension there). Nil: nothing is called.
+	Indexed func(ctx context.Context, sys systems.System)
 }
 
 // defaultProgressEvery is RunConfig.ProgressEvery's default.
@@ -139,11 +145,6 @@ func (r *Result) Column(m string) ([]float64, bool) {
 	return nil, false
 }
 
-// Versioner is implemented by systems that can name the versions of what
-// they run on (SQLite, ONNX Runtime, a model checksum, an external tool's
-// package); golden files record them.
-type Versioner interface{ Versions() map[string]string }
-
 // Run indexes every corpus of p that has tasks with a fresh system from
 // spec, searches every task and judges the hits. Task failures are recorded
 // in the result (Result.Failed); the returned error is for failures that
@@ -229,31 +230,26 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		return fmt.Errorf("%s: indexing corpus %s: %w", spec.Name(), cid, err)
 	}
 	el := time.Since(start)
+	if cfg.Indexed != nil {
+		cfg.Indexed(ctx, sys)
+	}
 	res.IndexTime += el
 	res.IndexedDocs += len(input.Docs)
 	built := el
-	if ir, ok := sys.(systems.IndexReporter); ok {
-		if rep := ir.IndexReport(); rep.Reused {
-			res.IndexReused = append(res.IndexReused, cid)
-			built = rep.BuildTime
-			logf(cfg, "index of %s reused: built in %v by an earlier run", cid, built.Round(time.Millisecond))
-		}
+	if rep := systems.IndexReportOf(sys); rep.Reused {
+		res.IndexReused = append(res.IndexReused, cid)
+		built = rep.BuildTime
+		logf(cfg, "index of %s reused: built in %v by an earlier run", cid, built.Round(time.Millisecond))
 	}
 	res.IndexBuildTime += built
-	for _, w := range warnings(sys) {
+	for _, w := range systems.WarningsOf(sys) {
 		res.Warnings = append(res.Warnings, cid+": "+w)
 	}
 	logf(cfg, "indexed %s: %d docs in %v (%.1f docs/s)", cid, len(input.Docs), el.Round(time.Millisecond), float64(len(input.Docs))/el.Seconds())
-	if v, ok := sys.(Versioner); ok {
-		for k, val := range v.Versions() {
-			res.Versions[k] = val
-		}
-	}
-	if mr, ok := sys.(systems.ModelReporter); ok {
-		for _, m := range mr.Models() {
-			if !slices.Contains(res.Models, m) {
-				res.Models = append(res.Models, m)
-			}
+	maps.Copy(res.Versions, systems.VersionsOf(sys))
+	for _, m := range systems.ModelsOf(sys) {
+		if !slices.Contains(res.Models, m) {
+			res.Models = append(res.Models, m)
 		}
 	}
 	jc := p.JudgeCorpus(cid)
@@ -280,7 +276,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		tr.Latency = lat
 		if !errors.Is(serr, errTimeout) {
 			// An abandoned call may still run: its system is not asked.
-			tr.Warnings = warnings(sys)
+			tr.Warnings = systems.WarningsOf(sys)
 		}
 		if serr != nil {
 			tr.Err = serr.Error()
@@ -305,15 +301,6 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		if err := score(t, hits, jc, res.Measures, p.Dataset.CompositeBudget, composite, tr); err != nil {
 			tr.Err = err.Error()
 		}
-	}
-	return nil
-}
-
-// warnings returns what sys noticed since it was last asked, when it is a
-// systems.Warner.
-func warnings(sys systems.System) []string {
-	if w, ok := sys.(systems.Warner); ok {
-		return w.Warnings()
 	}
 	return nil
 }

@@ -10,6 +10,10 @@ import (
 // several, a graph expands one. A system package offers a Spec per named
 // config (bm25.Spec, dense.Spec, …); a user's own system, or an external one
 // (systems/external), is a Spec the user builds. Nothing is registered.
+//
+// Its fields say what the system is (names, hash, how it is judged, what
+// it needs, how it is built); Bench says how the bench schedules and gates
+// it.
 type Spec struct {
 	System string // "bm25", "dense", "pydocs-mcp", … (a subtest name)
 	Config string // config name within the system (a subtest name)
@@ -19,9 +23,37 @@ type Spec struct {
 	// version you bump by hand ("trigram-tfidf-v2") or a hash of the
 	// config's fields (sysconfig's, for the built-in systems).
 	Hash string
-	// Tolerance is how far below golden a measure may fall before the gate
-	// fails; 0 for deterministic systems. ToleranceReason says why. The gate
-	// reads both from here, never from the golden file.
+	// Composite marks a system that returns one text blob per query (a
+	// hosted documentation system): the blob is judged by content as the
+	// single rank-1 item, and only rank-1 measures are defined.
+	Composite bool
+	// NoDocIDs, when set, says why the system cannot name documents by id
+	// (an external system whose config maps no result.doc_id returns
+	// locations only): a cell on a collection judged by doc id (docs
+	// without paths: TREC, BEIR, CoSQA) skips by design with this reason
+	// instead of failing.
+	NoDocIDs string
+	// Dimension is the vector dimension the model manifest gives the
+	// system's embedding model (dense, static), 0 for a system without
+	// one: a campaign checks the measured one (VectorDimOf) against it.
+	Dimension int
+	// Requires reports what the config needs under cacheDir and does not
+	// have (nil: nothing missing). Nil means it needs nothing beyond the build.
+	Requires func(cacheDir string) *Requirement
+	// New builds a fresh system for one corpus.
+	New func(opt Options) (System, error)
+
+	// Bench is how the bench schedules the system's cells and gates them.
+	Bench Schedule
+}
+
+// Schedule is how the bench schedules a system and gates its cells: which
+// cells run at which size, and how far below its baseline a cell may fall.
+// None of it changes what a cell returns, so none of it is hashed.
+type Schedule struct {
+	// Tolerance is how far below golden a measure may fall before the
+	// golden check fails; 0 for deterministic systems. ToleranceReason says
+	// why. The check reads both from here, never from the golden file.
 	Tolerance       float64
 	ToleranceReason string
 	// Heavy marks configs several times slower to index than the default
@@ -40,26 +72,11 @@ type Spec struct {
 	// in hours, not days; MaxDocsReason says what it costs.
 	MaxDocs       int
 	MaxDocsReason string
-	// Composite marks a system that returns one text blob per query (a
-	// hosted documentation system): the blob is judged by content as the
-	// single rank-1 item, and only rank-1 measures are defined.
-	Composite bool
 	// Only limits the cells the system runs in to datasets matching one of
 	// these "family/dataset" patterns (path.Match: "repoqa/*",
 	// "coderag/ds1000-composite"); empty means every dataset. A system built
 	// for repositories has no cell on a collection of abstracts.
 	Only []string
-	// NoDocIDs, when set, says why the system cannot name documents by id
-	// (an external system whose config maps no result.doc_id returns
-	// locations only): a cell on a collection judged by doc id (docs
-	// without paths: TREC, BEIR, CoSQA) skips by design with this reason
-	// instead of failing.
-	NoDocIDs string
-	// Requires reports what the config needs under cacheDir and does not
-	// have (nil: nothing missing). Nil means it needs nothing beyond the build.
-	Requires func(cacheDir string) *Requirement
-	// New builds a fresh system for one corpus.
-	New func(opt Options) (System, error)
 }
 
 // SpecsOf returns spec(c) for every config of cs, in order: a system
@@ -76,7 +93,7 @@ func SpecsOf[C any](cs []C, spec func(C) Spec) []Spec {
 func (s Spec) Name() string { return s.System + "/" + s.Config }
 
 // RunsOn reports whether s has a cell on dataset of family (see Only).
-func (s Spec) RunsOn(family, dataset string) bool {
+func (s Schedule) RunsOn(family, dataset string) bool {
 	if len(s.Only) == 0 {
 		return true
 	}
@@ -106,10 +123,10 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("spec %s: no constructor (New is nil)", s.Name())
 	case s.Hash == "":
 		return fmt.Errorf("spec %s: no config hash", s.Name())
-	case s.Tolerance < 0:
-		return fmt.Errorf("spec %s: negative tolerance %v", s.Name(), s.Tolerance)
+	case s.Bench.Tolerance < 0:
+		return fmt.Errorf("spec %s: negative tolerance %v", s.Name(), s.Bench.Tolerance)
 	}
-	for _, p := range s.Only {
+	for _, p := range s.Bench.Only {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("spec %s: only %q: %v", s.Name(), p, err)
 		}

@@ -56,57 +56,6 @@ type Query struct {
 	Task string
 }
 
-// QuerySearcher is implemented by systems that use the task facts of Query;
-// the harness calls SearchQuery instead of Search when a system has it.
-type QuerySearcher interface {
-	SearchQuery(ctx context.Context, q Query, k int) ([]Hit, error)
-}
-
-// SearchQuery asks s for the k best hits for q: through SearchQuery when s
-// is a QuerySearcher, else through Search with q's text. The harness and
-// the systems that wrap others (hybrid, graph) ask this way.
-func SearchQuery(ctx context.Context, s System, q Query, k int) ([]Hit, error) {
-	if qs, ok := s.(QuerySearcher); ok {
-		return qs.SearchQuery(ctx, q, k)
-	}
-	return s.Search(ctx, q.Text, k)
-}
-
-// FileIndexer is implemented by systems that index whole files rather than
-// the harness's chunks (an external tool indexes a directory tree and chunks
-// by its own rules): when WholeFiles reports true, Index receives the corpus
-// as loaded, one doc per file, instead of chunked.
-type FileIndexer interface {
-	WholeFiles() bool
-}
-
-// Warner is implemented by systems that notice problems that do not fail a
-// query: hits naming a file outside the corpus, the same hit twice in one
-// answer, hits dropped or an answer cut short. Warnings returns those
-// noticed since the previous call, each a sentence naming the system, and
-// forgets them: the harness calls it after Index and after every search,
-// so that each warning lands in the cell or on the task it arose in.
-// Warnings are data for the reports, not log lines.
-type Warner interface {
-	Warnings() []string
-}
-
-// IndexReporter is implemented by systems that can reuse an index an
-// earlier run built (an external tool's index directory). After Index,
-// IndexReport says whether this Index call reused one and how long
-// building it took, so that a cell shows a reused index as such, with its
-// original build time, rather than as a fast indexer.
-type IndexReporter interface {
-	IndexReport() IndexReport
-}
-
-// ModelReporter is implemented by systems that embed with models (dense,
-// and hybrid and graph through their members): what each model is, for
-// the cell file and the leaderboard.
-type ModelReporter interface {
-	Models() []ModelInfo
-}
-
 // ModelInfo describes a model a system embeds with.
 type ModelInfo struct {
 	ID string

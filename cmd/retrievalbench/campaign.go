@@ -118,8 +118,8 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 		cfg.Meta.Backend += "; static embedding table lookup, exact cosine search (static)"
 	}
 	for _, s := range specs {
-		if s.System != "dense" && s.System != "static" {
-			continue
+		if s.Dimension == 0 {
+			continue // no embedding model (Spec.Dimension)
 		}
 		if m, err := models.Lookup(s.Config); err == nil {
 			cfg.Meta.Models = append(cfg.Meta.Models, campaignfmt.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,

@@ -162,11 +162,11 @@ func TestCampaignLoadExternal(t *testing.T) {
 			require.NoError(t, s.Validate(), s.Name())
 		}
 		require.Equal(t, []string{"grepper/fast", "docs-api/v1"}, got, "the files' system/config, in list order")
-		require.Equal(t, []string{"cases/*"}, specs[0].Only, "only from cmd.json")
+		require.Equal(t, []string{"cases/*"}, specs[0].Bench.Only, "only from cmd.json")
 		require.False(t, specs[0].Composite, "cmd.json maps JSON items")
 		require.True(t, specs[1].Composite, `blob.json's result is "from": "blob"`)
-		require.Equal(t, 0.02, specs[1].Tolerance)
-		require.Equal(t, "the service reranks", specs[1].ToleranceReason)
+		require.Equal(t, 0.02, specs[1].Bench.Tolerance)
+		require.Equal(t, "the service reranks", specs[1].Bench.ToleranceReason)
 		require.NotEqual(t, specs[0].Hash, specs[1].Hash)
 
 		none, err := loadExternal("")

@@ -92,7 +92,7 @@ func (d Dataset) LoadSmall(dataDir string) (*datasets.Dataset, error) {
 type Family struct {
 	Name     string
 	Datasets []Dataset
-	// HeavyAtSmall lets heavy configs (Spec.Heavy) run on this family's
+	// HeavyAtSmall lets heavy configs (Spec.Bench.Heavy) run on this family's
 	// data-pack datasets at -size=small; elsewhere they run on the fixtures
 	// only, and everywhere at -size=full.
 	HeavyAtSmall bool

@@ -6,8 +6,8 @@ import "github.com/retrievalbench/retrievalbench/systems"
 func Spec(c Config) systems.Spec {
 	return systems.Spec{
 		System: "bm25", Config: c.Name, Hash: c.Hash(),
-		ToleranceReason: "deterministic: SQLite FTS5 ranks identically on every run",
-		New:             func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		New:   func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		Bench: systems.Schedule{ToleranceReason: "deterministic: SQLite FTS5 ranks identically on every run"},
 	}
 }
 

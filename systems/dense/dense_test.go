@@ -42,6 +42,9 @@ func TestConfigs(t *testing.T) {
 			t.Errorf("%s and %s share a hash", prev, c.Name)
 		}
 		hashes[c.Hash()] = c.Name
+		if d := Spec(c).Dimension; d != ms[i].Dimension {
+			t.Errorf("%s: Spec.Dimension %d, want the manifest's %d", c.Name, d, ms[i].Dimension)
+		}
 		got, err := ConfigByName(c.Name)
 		if err != nil || got != c {
 			t.Errorf("ConfigByName(%q) = %+v, %v", c.Name, got, err)
@@ -56,11 +59,11 @@ func TestConfigs(t *testing.T) {
 	for _, c := range cs {
 		s := Spec(c)
 		if c.Model == "mpnet-base-q" {
-			if s.MaxDocs < 2000 || s.MaxDocs >= 6267 || s.MaxDocsReason == "" {
-				t.Errorf("%s: MaxDocs %d (%q), want a budget in [2000, 6267) with a reason", c.Name, s.MaxDocs, s.MaxDocsReason)
+			if s.Bench.MaxDocs < 2000 || s.Bench.MaxDocs >= 6267 || s.Bench.MaxDocsReason == "" {
+				t.Errorf("%s: MaxDocs %d (%q), want a budget in [2000, 6267) with a reason", c.Name, s.Bench.MaxDocs, s.Bench.MaxDocsReason)
 			}
-		} else if s.MaxDocs != 0 {
-			t.Errorf("%s: MaxDocs %d, want none (only the 768-d model is that slow)", c.Name, s.MaxDocs)
+		} else if s.Bench.MaxDocs != 0 {
+			t.Errorf("%s: MaxDocs %d, want none (only the 768-d model is that slow)", c.Name, s.Bench.MaxDocs)
 		}
 	}
 	c := cs[0]
@@ -183,6 +186,13 @@ func TestIndexSearch(t *testing.T) {
 			require.NoError(t, x.Index(t.Context(), c))
 			if s := x.Stats(); s.Embedded != len(c.Docs) || s.Reused != 0 {
 				t.Errorf("cold index: %+v, want all %d docs embedded", s, len(c.Docs))
+			}
+			// A real query vector is as long as the manifest says
+			// (systems.VectorDimer, which a campaign checks).
+			m, err := models.Lookup(cfg.Model)
+			require.NoError(t, err)
+			if dim, ok, err := systems.VectorDimOf(t.Context(), x); !ok || err != nil || dim != m.Dimension {
+				t.Errorf("VectorDimOf = %d, %v, %v; want the manifest's %d", dim, ok, err, m.Dimension)
 			}
 			first := searchAll(t, x)
 			for i, q := range testQueries {

@@ -290,6 +290,23 @@ func (x *Index) Search(ctx context.Context, query string, k int) ([]systems.Hit,
 	return hits, nil
 }
 
+// VectorDim embeds a probe query and returns the length of its vector
+// (systems.VectorDimer: a campaign checks it against the manifest's
+// dimension).
+func (x *Index) VectorDim(ctx context.Context) (int, error) {
+	if x.emb == nil {
+		return 0, fmt.Errorf("dense[%s]: no model loaded", x.cfg.Name)
+	}
+	vs, err := x.emb.EmbedQueries(ctx, []string{"dimension probe"})
+	if err != nil {
+		return 0, err
+	}
+	if len(vs) != 1 {
+		return 0, fmt.Errorf("%d vectors for one query", len(vs))
+	}
+	return len(vs[0]), nil
+}
+
 // onnxStats is the in-process embedder's counters (zero for an endpoint).
 func (x *Index) onnxStats() embed.Stats {
 	if x.onnx == nil {

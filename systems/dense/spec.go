@@ -1,6 +1,9 @@
 package dense
 
-import "github.com/retrievalbench/retrievalbench/systems"
+import (
+	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
+)
 
 // DefaultModel is the embedding model every dataset runs at every size: the
 // fastest of the manifest (quantized all-MiniLM-L6-v2). Configs of other
@@ -34,16 +37,18 @@ const ToleranceReason = "model-based: float rounding of ONNX Runtime kernels dif
 // Spec is the benchmark value of c.
 func Spec(c Config) systems.Spec {
 	s := systems.Spec{
-		System: "dense", Config: c.Name, Hash: c.Hash(),
-		Tolerance: Tolerance, ToleranceReason: ToleranceReason,
-		Heavy:        c.Model != DefaultModel,
-		FixturesOnly: fixturesOnly[c.Model],
-		MaxDocs:      maxDocs[c.Model],
-		Requires:     func(cache string) *systems.Requirement { return Requires(c, cache) },
-		New:          func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		System: "dense", Config: c.Name, Hash: c.Hash(), Dimension: modelconfig.Dimension(c.model),
+		Requires: func(cache string) *systems.Requirement { return Requires(c, cache) },
+		New:      func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		Bench: systems.Schedule{
+			Tolerance: Tolerance, ToleranceReason: ToleranceReason,
+			Heavy:        c.Model != DefaultModel,
+			FixturesOnly: fixturesOnly[c.Model],
+			MaxDocs:      maxDocs[c.Model],
+		},
 	}
-	if s.MaxDocs > 0 {
-		s.MaxDocsReason = maxDocsReason
+	if s.Bench.MaxDocs > 0 {
+		s.Bench.MaxDocsReason = maxDocsReason
 	}
 	return s
 }

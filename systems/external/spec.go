@@ -19,10 +19,13 @@ func Spec(cfg *Config) systems.Spec {
 	}
 	return systems.Spec{
 		System: cfg.System, Config: cfg.Config, Hash: cfg.Hash(),
-		Tolerance: cfg.Tolerance, ToleranceReason: reason,
-		Heavy: cfg.Heavy, Composite: cfg.Result.From == FromBlob, Only: cfg.Only,
-		MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
-		NoDocIDs: noDocIDs(cfg),
+		Composite: cfg.Result.From == FromBlob,
+		NoDocIDs:  noDocIDs(cfg),
+		Bench: systems.Schedule{
+			Tolerance: cfg.Tolerance, ToleranceReason: reason,
+			Heavy: cfg.Heavy, Only: cfg.Only,
+			MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
+		},
 		Requires: func(string) *systems.Requirement {
 			if u := cfg.Unmet(); len(u) > 0 {
 				return &systems.Requirement{Kind: u[0].Kind, Reason: u[0].Reason}

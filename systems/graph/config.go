@@ -115,15 +115,18 @@ func named(specs []systems.Spec, config string) systems.Spec {
 // and held to its base's MaxDocs.
 func Spec(c Config) systems.Spec {
 	reason := "deterministic: a deterministic base and a lexical reference graph rank identically on every run"
-	if c.Base.Tolerance > 0 {
-		reason = "expands " + c.Base.Name() + ": " + c.Base.ToleranceReason
+	base := c.Base.Bench
+	if base.Tolerance > 0 {
+		reason = "expands " + c.Base.Name() + ": " + base.ToleranceReason
 	}
 	return systems.Spec{
 		System: "graph", Config: c.Name, Hash: c.Hash(),
-		Tolerance: c.Base.Tolerance, ToleranceReason: reason, Heavy: c.Base.Heavy, FixturesOnly: c.Base.FixturesOnly,
-		MaxDocs: c.Base.MaxDocs, MaxDocsReason: c.Base.MaxDocsReason,
 		Requires: c.Base.Requires,
 		New:      func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		Bench: systems.Schedule{
+			Tolerance: base.Tolerance, ToleranceReason: reason, Heavy: base.Heavy, FixturesOnly: base.FixturesOnly,
+			MaxDocs: base.MaxDocs, MaxDocsReason: base.MaxDocsReason,
+		},
 	}
 }
 

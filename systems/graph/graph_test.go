@@ -271,9 +271,9 @@ func TestConfigs(t *testing.T) {
 	}
 	// A graph indexes its base: it inherits the base's budget.
 	c := Configs()[0]
-	c.Base.MaxDocs, c.Base.MaxDocsReason = 3000, "slow base"
-	if s := Spec(c); s.MaxDocs != 3000 || s.MaxDocsReason != "slow base" {
-		t.Errorf("Spec over a base held to 3000 docs: MaxDocs %d (%q)", s.MaxDocs, s.MaxDocsReason)
+	c.Base.Bench.MaxDocs, c.Base.Bench.MaxDocsReason = 3000, "slow base"
+	if s := Spec(c); s.Bench.MaxDocs != 3000 || s.Bench.MaxDocsReason != "slow base" {
+		t.Errorf("Spec over a base held to 3000 docs: MaxDocs %d (%q)", s.Bench.MaxDocs, s.Bench.MaxDocsReason)
 	}
 }
 

@@ -149,8 +149,8 @@ func (x *Index) Close() error {
 }
 
 // PeakRSS is the peak resident set size, in bytes, of the processes the
-// base runs (an external base's PeakRSS, what benchtest.ChildPeaker asks),
-// also after Close; 0 when it runs none.
+// base runs (an external base's: systems.PeakRSSReporter), also after
+// Close; 0 when it runs none.
 func (x *Index) PeakRSS() uint64 { return x.base.PeakRSS() }
 
 // Models lists the models its base system embeds with.

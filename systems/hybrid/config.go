@@ -165,21 +165,23 @@ func Requires(cfg Config, cacheDir string) *systems.Requirement {
 func Spec(c Config) systems.Spec {
 	s := systems.Spec{
 		System: "hybrid", Config: c.Name, Hash: c.Hash(),
-		ToleranceReason: "deterministic: every member ranks identically on every run",
-		Requires:        func(cache string) *systems.Requirement { return Requires(c, cache) },
-		New:             func(opt systems.Options) (systems.System, error) { return New(c, opt) },
+		Requires: func(cache string) *systems.Requirement { return Requires(c, cache) },
+		New:      func(opt systems.Options) (systems.System, error) { return New(c, opt) },
 	}
+	b := systems.Schedule{ToleranceReason: "deterministic: every member ranks identically on every run"}
 	for _, m := range c.Members {
-		s.Heavy = s.Heavy || m.Spec.Heavy
-		s.FixturesOnly = s.FixturesOnly || m.Spec.FixturesOnly
-		if n := m.Spec.MaxDocs; n > 0 && (s.MaxDocs == 0 || n < s.MaxDocs) {
-			s.MaxDocs, s.MaxDocsReason = n, "fuses "+m.Spec.Name()+": "+m.Spec.MaxDocsReason
+		mb := m.Spec.Bench
+		b.Heavy = b.Heavy || mb.Heavy
+		b.FixturesOnly = b.FixturesOnly || mb.FixturesOnly
+		if n := mb.MaxDocs; n > 0 && (b.MaxDocs == 0 || n < b.MaxDocs) {
+			b.MaxDocs, b.MaxDocsReason = n, "fuses "+m.Spec.Name()+": "+mb.MaxDocsReason
 		}
-		if m.Spec.Tolerance > s.Tolerance {
-			s.Tolerance = m.Spec.Tolerance
-			s.ToleranceReason = "fuses " + m.Spec.Name() + ": " + m.Spec.ToleranceReason
+		if mb.Tolerance > b.Tolerance {
+			b.Tolerance = mb.Tolerance
+			b.ToleranceReason = "fuses " + m.Spec.Name() + ": " + mb.ToleranceReason
 		}
 	}
+	s.Bench = b
 	return s
 }
 

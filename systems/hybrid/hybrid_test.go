@@ -335,16 +335,16 @@ func TestFusesAnySpec(t *testing.T) {
 		t.Error("a member's config hash does not reach the fusion's hash")
 	}
 	s := Spec(cfg)
-	if s.Tolerance != 0 || s.Heavy || s.MaxDocs != 0 {
-		t.Errorf("Spec of deterministic light members: tolerance %v heavy %v max docs %d", s.Tolerance, s.Heavy, s.MaxDocs)
+	if s.Bench.Tolerance != 0 || s.Bench.Heavy || s.Bench.MaxDocs != 0 {
+		t.Errorf("Spec of deterministic light members: tolerance %v heavy %v max docs %d", s.Bench.Tolerance, s.Bench.Heavy, s.Bench.MaxDocs)
 	}
 	// A fusion indexes every member: it is held to its smallest budget.
 	slow := cfg
 	slow.Members = []Member{{Spec: spec("a", a), Weight: 1}, {Spec: spec("b", b), Weight: 1}, {Spec: spec("c", a), Weight: 1}}
-	slow.Members[1].Spec.MaxDocs, slow.Members[1].Spec.MaxDocsReason = 5000, "slow"
-	slow.Members[2].Spec.MaxDocs, slow.Members[2].Spec.MaxDocsReason = 800, "slower"
-	if s := Spec(slow); s.MaxDocs != 800 || s.MaxDocsReason != "fuses mine/c: slower" {
-		t.Errorf("Spec of members with budgets 0, 5000, 800: MaxDocs %d (%q), want 800 (fuses mine/c: slower)", s.MaxDocs, s.MaxDocsReason)
+	slow.Members[1].Spec.Bench.MaxDocs, slow.Members[1].Spec.Bench.MaxDocsReason = 5000, "slow"
+	slow.Members[2].Spec.Bench.MaxDocs, slow.Members[2].Spec.Bench.MaxDocsReason = 800, "slower"
+	if s := Spec(slow); s.Bench.MaxDocs != 800 || s.Bench.MaxDocsReason != "fuses mine/c: slower" {
+		t.Errorf("Spec of members with budgets 0, 5000, 800: MaxDocs %d (%q), want 800 (fuses mine/c: slower)", s.Bench.MaxDocs, s.Bench.MaxDocsReason)
 	}
 }
 

@@ -52,13 +52,16 @@ func ConfigByName(name string) (Config, error) {
 
 // Validate reports the first problem of c, wrapping ErrInvalidConfig.
 func (c Config) Validate() error {
-	return modelconfig.Check(ErrInvalidConfig, c.Name, func() (models.Model, error) { return models.Lookup(c.Model) }, func(m models.Model) string {
+	return modelconfig.Check(ErrInvalidConfig, c.Name, c.model, func(m models.Model) string {
 		if m.Kind != models.KindStatic {
 			return fmt.Sprintf("model %s is not a static model (systems/dense runs ONNX models)", m.ID)
 		}
 		return ""
 	}, "max tokens", c.MaxTokens)
 }
+
+// model is c's model, from the catalog.
+func (c Config) model() (models.Model, error) { return models.Lookup(c.Model) }
 
 // maxTokens is the token cap in effect for model m.
 func (c Config) maxTokens(m models.Model) int {

@@ -1,8 +1,10 @@
 // Package systemstest has test doubles of systems.System for the tests of
-// systems built on other systems (hybrid's members, graph's base): a
-// System with a fixed ranking that records how it was called, and one that
-// also takes the task's facts and reports a process peak, as an external
-// system does. It is imported by tests only.
+// systems built on other systems (hybrid's members, graph's base) and of
+// the runner of cells (package matrix): a System with a fixed ranking that
+// records how it was called, one that also takes the task's facts and
+// reports a process peak, as an external system does, one that indexes
+// whole files, and one whose query vectors can be measured, as dense's and
+// static's can. It is imported by tests only.
 package systemstest
 
 import (
@@ -18,11 +20,12 @@ type Script struct {
 	Depths   []int // k of every Search call
 	Indexed  int   // Index calls
 	Closed   bool
+	IndexErr error // what Index returns
 	CloseErr error // what Close returns
 }
 
-// Index counts the call.
-func (s *Script) Index(context.Context, *corpus.Corpus) error { s.Indexed++; return nil }
+// Index counts the call and returns IndexErr.
+func (s *Script) Index(context.Context, *corpus.Corpus) error { s.Indexed++; return s.IndexErr }
 
 // Search records k and returns the first k of Hits.
 func (s *Script) Search(_ context.Context, _ string, k int) ([]systems.Hit, error) {
@@ -69,4 +72,28 @@ func (f *Files) WholeFiles() bool { return true }
 func (f *Files) Index(ctx context.Context, c *corpus.Corpus) error {
 	f.Got = c
 	return f.Script.Index(ctx, c)
+}
+
+// Vectors is a Script whose query vectors have Dim dimensions (a
+// systems.VectorDimer), as dense's and static's do. VectorDim counts its
+// calls in Probes and records in IndexedAtProbe how many Index calls
+// preceded the first; it returns ProbeErr when set.
+type Vectors struct {
+	Script
+	Dim            int
+	ProbeErr       error
+	Probes         int
+	IndexedAtProbe int
+}
+
+// VectorDim counts the call and returns Dim, or ProbeErr.
+func (v *Vectors) VectorDim(context.Context) (int, error) {
+	v.Probes++
+	if v.Probes == 1 {
+		v.IndexedAtProbe = v.Indexed
+	}
+	if v.ProbeErr != nil {
+		return 0, v.ProbeErr
+	}
+	return v.Dim, nil
 }

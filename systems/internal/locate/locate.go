@@ -159,7 +159,7 @@ func Located(hits []systems.Hit) bool {
 // c: c's whole files (corpus.Corpus.Files) for a system that asks for them
 // (systems.FileIndexer), as the harness would hand them; c otherwise.
 func Input(s systems.System, c *corpus.Corpus) *corpus.Corpus {
-	if fi, ok := s.(systems.FileIndexer); ok && fi.WholeFiles() && c.Files != nil {
+	if systems.WholeFiles(s) && c.Files != nil {
 		return c.Files
 	}
 	return c

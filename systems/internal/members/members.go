@@ -8,6 +8,7 @@ package members
 
 import (
 	"context"
+	"maps"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -101,14 +102,12 @@ func (s *Set) logTallies() {
 }
 
 // PeakRSS is the largest peak resident set size, in bytes, of the processes
-// the members run (an external member's PeakRSS, what benchtest.ChildPeaker
-// asks), also after Close; 0 when no member runs any.
+// the members run (an external member's: systems.PeakRSSOf), also after
+// Close; 0 when no member runs any.
 func (s *Set) PeakRSS() uint64 {
 	peak := s.peak
 	for _, sys := range s.systems {
-		if c, ok := sys.(interface{ PeakRSS() uint64 }); ok {
-			peak = max(peak, c.PeakRSS())
-		}
+		peak = max(peak, systems.PeakRSSOf(sys))
 	}
 	return peak
 }
@@ -117,9 +116,7 @@ func (s *Set) PeakRSS() uint64 {
 func (s *Set) Models() []systems.ModelInfo {
 	var out []systems.ModelInfo
 	for _, sys := range s.systems {
-		if m, ok := sys.(systems.ModelReporter); ok {
-			out = append(out, m.Models()...)
-		}
+		out = append(out, systems.ModelsOf(sys)...)
 	}
 	return out
 }
@@ -130,11 +127,7 @@ func (s *Set) Models() []systems.ModelInfo {
 func (s *Set) Versions() map[string]string {
 	out := map[string]string{}
 	for _, sys := range s.systems {
-		if v, ok := sys.(interface{ Versions() map[string]string }); ok {
-			for k, val := range v.Versions() {
-				out[k] = val
-			}
-		}
+		maps.Copy(out, systems.VersionsOf(sys))
 	}
 	if len(out) == 0 {
 		return nil

@@ -1,8 +1,9 @@
 // Package modelconfig holds what the configs of the two embedding systems
 // share — dense (ONNX models and endpoints) and static (static embedding
 // tables), each a Config naming a model of the catalog (embed/models): the
-// check of a config against its model, the model's part of the config hash
-// and what a model needs in the cache (Missing, CheckCache).
+// check of a config against its model, the model's part of the config hash,
+// its vector dimension and what a model needs in the cache (Missing,
+// CheckCache).
 package modelconfig
 
 import (
@@ -35,6 +36,16 @@ func Check(invalid error, name string, model func() (models.Model, error), wrong
 		return fmt.Errorf("%w: %s: %s %d", invalid, name, what, knob)
 	}
 	return nil
+}
+
+// Dimension is the vector dimension of the model model returns (a config's
+// Spec.Dimension), 0 when it has none or cannot be found.
+func Dimension(model func() (models.Model, error)) int {
+	m, err := model()
+	if err != nil {
+		return 0
+	}
+	return m.Dimension
 }
 
 // HashFields is a model's part of a config hash: its dimension, pooling,

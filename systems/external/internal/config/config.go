@@ -112,7 +112,7 @@ type Config struct {
 	Only []string `json:"only,omitempty"`
 	// MaxDocs holds the system to datasets of at most this many documents
 	// (chunks) unless -heavy asks for more; MaxDocsReason says what a bigger
-	// corpus costs it (systems.Spec.MaxDocs). Not hashed.
+	// corpus costs it (systems.Spec.Bench.MaxDocs). Not hashed.
 	MaxDocs       int    `json:"max_docs,omitempty"`
 	MaxDocsReason string `json:"max_docs_reason,omitempty"`
 
