@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/retrievalbench/retrievalbench/internal/strhash"
 )
@@ -423,8 +425,10 @@ func pipeline(r io.Reader, name string, size, workers int, work func(p *parser, 
 // ScanGroups reads a run whose lines are grouped by query, parsing blocks
 // of lines in parallel, and calls fn once per query with its results in
 // file order. fn is called from several goroutines at once and in no
-// particular order; the slice is only valid during the call. It returns the
-// run tag of the last line. It checks what GroupReader checks, with the
+// particular order; the slice and its document ids are only valid during
+// the call (the ids point into the read buffer, which is reused: keep a
+// strings.Clone of an id, not the id). The query id may be kept. It returns
+// the run tag of the last line. It checks what GroupReader checks, with the
 // same errors naming file and line: a query id that comes back after other
 // queries is an error wrapping ErrNotGrouped (read such a run with
 // ScanQueries). On an error, fn may already have been called for queries
@@ -491,12 +495,20 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 // grouped) and keeping the first and last for the consumer. The document
 // ids are substrings of one copy of the block.
 func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) error) {
-	str := string(b.buf)
+	// The document ids handed to fn are substrings of the block's buffer,
+	// not a copy of it: the buffer is not written to until the consumer
+	// is done with the block, and fn returns before that. The first and
+	// last runs, which the consumer may hold past the block, get their own
+	// copy of their ids.
+	var str string
+	if len(b.buf) > 0 {
+		str = unsafe.String(unsafe.SliceData(b.buf), len(b.buf))
+	}
 	s := &p.inner // the run being read; an inner run is done with when fn returns
 	s.qid, s.results, s.lines = "", s.results[:0], s.lines[:0]
 	var curLine int
 	keep := func() *segment {
-		return &segment{qid: s.qid, results: slices.Clone(s.results), lines: slices.Clone(s.lines)}
+		return &segment{qid: s.qid, results: ownIDs(s.results), lines: slices.Clone(s.lines)}
 	}
 	end := func() error {
 		if len(s.results) == 0 {
@@ -545,6 +557,28 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) erro
 	} else {
 		b.last = keep()
 	}
+}
+
+// ownIDs returns a copy of rs whose document ids are copied into one new
+// string, so that they outlive the buffer they were read from.
+func ownIDs(rs []Result) []Result {
+	n := 0
+	for _, r := range rs {
+		n += len(r.DocID)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, r := range rs {
+		sb.WriteString(r.DocID)
+	}
+	all := sb.String()
+	out := make([]Result, len(rs))
+	at := 0
+	for i, r := range rs {
+		out[i] = Result{DocID: all[at : at+len(r.DocID)], Score: r.Score}
+		at += len(r.DocID)
+	}
+	return out
 }
 
 // ScanQueries reads a run whose lines may come in any order, parsing blocks

@@ -148,18 +148,20 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	// hold: millions of judgments are live all along, and five times them
 	// would be most of the peak memory. A run that is not grouped is held
 	// whole: the default.
-	gc := -1
+	restore := func() {}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		gc = debug.SetGCPercent(400)
+		gc := debug.SetGCPercent(400)
 		limit := debug.SetMemoryLimit(int64(heapInUse()) + gcHeadroom)
-		defer debug.SetMemoryLimit(limit)
-		defer debug.SetGCPercent(gc)
+		restore = func() {
+			debug.SetGCPercent(gc)
+			debug.SetMemoryLimit(limit)
+		}
 	}
 	tag, err := scanRun(runPath, e, trecfmt.ScanGroups)
+	restore()
 	if errors.Is(err, trecfmt.ErrNotGrouped) {
-		if gc >= 0 {
-			debug.SetGCPercent(gc)
-		}
+		// The whole run is held: the limit above would make the
+		// collector run without end once the run outgrows it.
 		// Start over, holding the whole run packed in memory.
 		if e, err = metrics.NewJudgmentsEvaluator(&judgments, ms, opt); err != nil {
 			return nil, "", err
