@@ -140,7 +140,7 @@ func (e *Evaluator) build(qid string, sc *scratch) bool {
 		if !ok {
 			return false
 		}
-		sc.judged = sc.tab.buildSlices(e.jg.Docs[i], e.jg.Grades[i], e.lvl)
+		sc.judged = sc.tab.buildJudgments(e.jg, e.jg.Starts[i], e.jg.Starts[i+1], e.lvl)
 		return true
 	}
 	qr, ok := e.qrels[qid]

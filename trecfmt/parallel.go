@@ -81,8 +81,7 @@ type parser struct {
 	dups       dupSet
 	inner      segment
 	shape      lineShape
-	recs       []lineRec // queryBlock's buffers
-	docs       []byte
+	recs       []lineRec // queryBlock's buffer
 
 	// queryBlock's numbering of query ids, kept from block to block:
 	// qidNum[id] indexes qidStr and groupOf (the block's group + 1, 0 when
@@ -741,8 +740,9 @@ func (p *parser) queryBlock(b *block) {
 		dat += sz.docs
 	}
 	p.recs = recs
-	docs := slices.Grow(p.docs[:0], int(dat))[:dat]
-	p.docs = docs
+	// The packed ids are the block's for good: a string over them
+	// without a copy (nothing writes to docs after the loop below).
+	docs := make([]byte, dat)
 	for _, r := range recs {
 		pos := &sizes[r.group]
 		k, d := pos.lines, pos.docs
@@ -753,7 +753,9 @@ func (p *parser) queryBlock(b *block) {
 		pb.lines[k] = r.line
 	}
 	pb.offs[n] = dat
-	pb.docs = string(docs) // one copy in order, cheap next to the scattered one
+	if dat > 0 {
+		pb.docs = unsafe.String(&docs[0], len(docs))
+	}
 	b.packed = pb
 }
 

@@ -105,26 +105,27 @@ func FuzzReadQrelsParallel(f *testing.F) {
 }
 
 // judgmentsMap returns j as Qrels (nil for nil j), failing t on a query
-// listed twice or lists of different lengths.
+// listed twice or lists that do not fit together.
 func judgmentsMap(t *testing.T, j *Judgments) Qrels {
 	t.Helper()
 	if j == nil {
 		return nil
 	}
-	if len(j.Docs) != len(j.QIDs) || len(j.Grades) != len(j.QIDs) {
-		t.Fatalf("%d query ids, %d document lists, %d grade lists", len(j.QIDs), len(j.Docs), len(j.Grades))
+	n := len(j.Ends)
+	if len(j.Starts) != len(j.QIDs)+1 || j.Starts[0] != 0 || j.Starts[len(j.QIDs)] != n || len(j.Grades) != n {
+		t.Fatalf("%d query ids, %d starts, %d ends, %d grades", len(j.QIDs), len(j.Starts), n, len(j.Grades))
+	}
+	if n > 0 && int(j.Ends[n-1]) != len(j.IDs) {
+		t.Fatalf("ids end at %d, %d bytes of ids", j.Ends[n-1], len(j.IDs))
 	}
 	q := Qrels{}
 	for i, qid := range j.QIDs {
 		if _, dup := q[qid]; dup {
 			t.Fatalf("query %q listed twice", qid)
 		}
-		if len(j.Docs[i]) != len(j.Grades[i]) {
-			t.Fatalf("query %q: %d documents, %d grades", qid, len(j.Docs[i]), len(j.Grades[i]))
-		}
 		m := map[string]int{}
-		for k, d := range j.Docs[i] {
-			m[d] = int(j.Grades[i][k])
+		for k := j.Starts[i]; k < j.Starts[i+1]; k++ {
+			m[j.Doc(k)] = int(j.Grades[k])
 		}
 		q[qid] = m
 	}
