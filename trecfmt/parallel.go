@@ -584,7 +584,7 @@ func ownIDs(rs []Result) []Result {
 // of lines in parallel, and calls fn once per query with its results in
 // file order; fn is called from several goroutines at once, in no
 // particular order, and the slice is only valid during the call. The whole
-// run is held packed (20 bytes per line plus the document ids) until every
+// run is held packed (16 bytes per line plus the document ids) until every
 // line is read. It returns the run tag of the last line. A document
 // repeated within a query is an error naming both lines (of the query
 // first in byte-wise id order, as ForEachQuery reports it); an error from
@@ -643,13 +643,15 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 				for _, rf := range refs {
 					pb := rf.b
 					for k := rf.lo; k < rf.hi; k++ {
-						s.results = append(s.results, Result{DocID: pb.docs[pb.offs[k]:pb.offs[k+1]], Score: pb.scores[k]})
+						s.results = append(s.results, Result{DocID: pb.docs[pb.recs[k].off:pb.recs[k+1].off], Score: pb.recs[k].score})
 					}
 				}
 				if _, again := p.dups.find(s.results); again >= 0 {
 					// The line numbers, for the error.
 					for _, rf := range refs {
-						s.lines = append(s.lines, rf.b.lines[rf.lo:rf.hi]...)
+						for _, r := range rf.b.recs[rf.lo:rf.hi] {
+							s.lines = append(s.lines, r.line)
+						}
 					}
 					errs[j] = p.checkDups(s)
 					continue
@@ -669,13 +671,19 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 
 // packedBlock is one block's lines sorted by query id (stable), without
 // the text around the document ids: line k's document id is
-// docs[offs[k]:offs[k+1]].
+// docs[recs[k].off:recs[k+1].off], its score recs[k].score. A line's
+// fields are in one record, so that packing writes one place of memory a
+// line, not one per field (recs has a last record for the end of docs).
 type packedBlock struct {
 	docs   string
-	offs   []int32
-	scores []float64
-	lines  []int32
+	recs   []packedRec
 	groups []queryRange
+}
+
+// packedRec is one line of a packedBlock.
+type packedRec struct {
+	score     float64
+	off, line int32
 }
 
 // queryRange is one query's lines in a packedBlock: [lo, hi).
@@ -737,7 +745,7 @@ func (p *parser) queryBlock(b *block) {
 	// group's lines go in file order (the reads are in order, the writes
 	// scattered: the writes do not wait).
 	n := len(recs)
-	pb := &packedBlock{offs: make([]int32, n+1), scores: make([]float64, n), lines: make([]int32, n), groups: make([]queryRange, len(qids))}
+	pb := &packedBlock{recs: make([]packedRec, n+1), groups: make([]queryRange, len(qids))}
 	var at, dat int32
 	for g, sz := range sizes {
 		pb.groups[g] = queryRange{qid: qids[g], lo: at, hi: at + sz.lines}
@@ -754,11 +762,9 @@ func (p *parser) queryBlock(b *block) {
 		k, d := pos.lines, pos.docs
 		pos.lines++
 		pos.docs += int32(copyID(docs[d:], b.buf[r.off:r.end]))
-		pb.offs[k] = d
-		pb.scores[k] = r.score
-		pb.lines[k] = r.line
+		pb.recs[k] = packedRec{score: r.score, off: d, line: r.line}
 	}
-	pb.offs[n] = dat
+	pb.recs[n].off = dat
 	if dat > 0 {
 		pb.docs = unsafe.String(&docs[0], len(docs))
 	}
