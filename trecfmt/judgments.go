@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"strconv"
@@ -249,36 +250,41 @@ func readJudgmentsPart(s string) (p judgmentsPart) {
 	qids := make(stringInterner)
 	cur := -1 // index into p.segs of the current query's run
 	for len(s) > 0 {
-		line := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		if len(line) >= maxLine {
-			return p
-		}
-		nf, ok := splitInto(line, f[:])
-		if !ok {
-			return p
-		}
-		if nf == 0 || f[0][0] == '#' {
-			continue
-		}
-		if nf != 4 {
-			return p
-		}
+		var doc string
 		var grade int
-		if g := f[3]; len(g) == 1 && '0' <= g[0] && g[0] <= '9' {
-			grade = int(g[0] - '0')
+		if q, d, g, rest, ok := fastQrelsLine(s); ok {
+			f[0], doc, grade, s = q, d, g, rest
 		} else {
-			v, err := strconv.Atoi(g)
-			if err != nil || v < math.MinInt32 || v > math.MaxInt32 {
+			line := s
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				line, s = s[:i], s[i+1:]
+			} else {
+				s = ""
+			}
+			if len(line) >= maxLine {
 				return p
 			}
-			grade = v
+			nf, ok := splitInto(line, f[:])
+			if !ok {
+				return p
+			}
+			if nf == 0 || f[0][0] == '#' {
+				continue
+			}
+			if nf != 4 {
+				return p
+			}
+			if g := f[3]; len(g) == 1 && '0' <= g[0] && g[0] <= '9' {
+				grade = int(g[0] - '0')
+			} else {
+				v, err := strconv.Atoi(g)
+				if err != nil || v < math.MinInt32 || v > math.MaxInt32 {
+					return p
+				}
+				grade = v
+			}
+			doc = f[2]
 		}
-		doc := f[2]
 		if cur < 0 || f[0] != p.segs[cur].qid {
 			// The query id is copied (once per part): a substring would
 			// hold the whole file's contents.
@@ -297,6 +303,86 @@ func readJudgmentsPart(s string) (p judgmentsPart) {
 	}
 	p.ok = true
 	return p
+}
+
+// fastQrelsLine reads the first line of s if it is what qrels mostly hold:
+// four fields separated by spaces or tabs, the first not a comment, the
+// last a grade of one digit (or a minus and one digit), ending at a
+// newline or the end of s, shorter than maxLine. It returns the query id,
+// the document id, the grade and the rest of s after the line; ok is false
+// for any other line (which the general path reads, and reports if wrong).
+// The fields are found eight bytes at a time.
+func fastQrelsLine(s string) (qid, doc string, grade int, rest string, ok bool) {
+	qe := wordFieldEnd(s, 0)
+	if qe == 0 || s[0] == '#' {
+		return
+	}
+	i := skipBlanks(s, qe)
+	e := wordFieldEnd(s, i)
+	if e == i {
+		return
+	}
+	ds := skipBlanks(s, e)
+	de := wordFieldEnd(s, ds)
+	if de == ds {
+		return
+	}
+	i = skipBlanks(s, de)
+	if i == de || i >= len(s) {
+		return
+	}
+	neg := s[i] == '-'
+	if neg {
+		i++
+	}
+	if i >= len(s) || s[i]-'0' > 9 {
+		return
+	}
+	grade = int(s[i] - '0')
+	if neg {
+		grade = -grade
+	}
+	i++
+	if i >= maxLine {
+		return
+	}
+	switch {
+	case i == len(s):
+		rest = ""
+	case s[i] == '\n':
+		rest = s[i+1:]
+	default:
+		return
+	}
+	return s[:qe], s[ds:de], grade, rest, true
+}
+
+// skipBlanks returns the index of the first byte of s at or after i that
+// is not a space or a tab (the separators fastQrelsLine accepts).
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// wordFieldEnd returns the index of the first byte of s at or after i that
+// is at most ' ' (white space and the other control bytes), or len(s),
+// testing eight bytes at a time as fieldEnd does.
+func wordFieldEnd(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(s) {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if m := (x - '!'*ones) &^ x & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for i < len(s) && s[i] > ' ' {
+		i++
+	}
+	return i
 }
 
 // judgmentsOf converts qrels (ReadQrels' result) to the compact form; name

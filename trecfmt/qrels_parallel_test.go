@@ -14,7 +14,8 @@ import (
 // sequential reader): the same judgments or the same error, on random
 // qrels cut into 1 to 5 parts, with queries that recur in other parts,
 // comments, blank lines, CRLF, no final newline, documents judged twice in
-// one part or in two, and bad lines.
+// one part or in two, separators and grades fastQrelsLine takes and ones it
+// leaves to the general path, and bad lines.
 func TestReadQrelsParallel(t *testing.T) {
 	old := minQrelsPart
 	minQrelsPart = 1
@@ -33,7 +34,14 @@ func TestReadQrelsParallel(t *testing.T) {
 			if i%3 == 0 && r.IntN(100) == 0 {
 				doc = fmt.Sprintf("d%d", r.IntN(j+1)) // may be judged twice
 			}
-			fmt.Fprintf(&b, "q%d 0 %s %d", q, doc, r.IntN(5)-1)
+			// Separators and grades of fastQrelsLine's shape and others
+			// (which the general path reads).
+			sep := []string{" ", " ", "\t", "  ", " \t", "\v", "\x01"}[r.IntN(7)]
+			grade := fmt.Sprint(r.IntN(5) - 1)
+			if r.IntN(30) == 0 {
+				grade = []string{"+1", "12", "-0", "x", "007"}[r.IntN(5)]
+			}
+			fmt.Fprintf(&b, "q%d%s0 %s%s%s", q, sep, doc, sep, grade)
 			switch r.IntN(40) {
 			case 0:
 				b.WriteString("\n# comment\n\n")
@@ -82,6 +90,7 @@ func FuzzReadQrelsParallel(f *testing.F) {
 	f.Add([]byte("301 0 d1 1\n301 0 d2 0\n302 0 d1 2\n"), uint8(2))
 	f.Add([]byte("301 0 d1 1\r\n# c\n\n301 0 d1 0"), uint8(3))
 	f.Add([]byte("301 0 d1 +1\n302\t0\td1\t-0\n301 0 d2 x\n"), uint8(2))
+	f.Add([]byte("q\x01 0 d 1\nq 0 d\x7f\xff 1\nq  0\t\td2 -3\nq 0 d3 12\n q 0 d4 1"), uint8(1))
 	f.Fuzz(func(t *testing.T, in []byte, parts uint8) {
 		old := minQrelsPart
 		minQrelsPart = 1
