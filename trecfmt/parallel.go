@@ -583,9 +583,9 @@ func ownIDs(rs []Result) []Result {
 // ScanQueries reads a run whose lines may come in any order, parsing blocks
 // of lines in parallel, and calls fn once per query with its results in
 // file order; fn is called from several goroutines at once, in no
-// particular order, and the slice is only valid during the call. The whole
-// run is held packed (16 bytes per line plus the document ids) until every
-// line is read. It returns the run tag of the last line. A document
+// particular order, and the slice and its document ids are only valid
+// during the call (as ScanGroups'). The whole run is held packed (16 bytes
+// per line plus the document ids) until every line is read. It returns the run tag of the last line. A document
 // repeated within a query is an error naming both lines (of the query
 // first in byte-wise id order, as ForEachQuery reports it); an error from
 // fn stops the walk and is returned.
