@@ -28,9 +28,12 @@ type ScanOptions struct {
 }
 
 // blockSize is the size of the blocks of whole lines the parsing
-// goroutines share out; a variable so that tests can make blocks end inside
-// every query.
-var blockSize = 1 << 20
+// goroutines share out (ScanQueries' are twice as large); a variable so
+// that tests can make blocks end inside every query. 4 MiB rather than 1:
+// fewer hand-offs between the reader, the parsers and the consumer cost
+// the second thread less (dense shape, 5 alternating pairs: 1.68 → 1.60 s
+// CPU, medians), for 12 MiB more buffers.
+var blockSize = 4 << 20
 
 // block is one piece of the input cut at a line boundary, with what a
 // worker made of it.
@@ -610,9 +613,9 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 		return nil
 	}
 	newP := func() *parser { return newParser(name, opt.AllowExtraFields) }
-	// Large blocks: every block holds a piece of nearly every query, and
-	// each piece costs a reference and a gather step.
-	if err := pipeline(r, name, 8*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
+	// Large blocks (8 MiB): every block holds a piece of nearly every
+	// query, and each piece costs a reference and a gather step.
+	if err := pipeline(r, name, 2*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
 		return "", err
 	}
 	qids := sortedKeys(queries)
