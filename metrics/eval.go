@@ -140,7 +140,7 @@ func (e *Evaluator) build(qid string, sc *scratch) bool {
 		if !ok {
 			return false
 		}
-		sc.judged = sc.tab.buildSlices(e.jg.Docs[i], e.jg.Grades[i], e.lvl)
+		sc.judged = sc.tab.buildJudgments(e.jg, e.jg.Starts[i], e.jg.Starts[i+1], e.lvl)
 		return true
 	}
 	qr, ok := e.qrels[qid]
@@ -209,9 +209,46 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 		scores[k] = results[p].Score
 	}
 	nanFree := np == 0 || !math.IsNaN(scores[np-1]) // NaN sorts last
+	// With enough positives whose scores span a finite range, a bucket
+	// table replaces the binary search: bucket(v) = (v - low) * inv,
+	// truncated to 0 … rankBuckets, is monotone in v (each float operation
+	// is), so the positives in buckets above a result's all score above
+	// it (first[b] counts them) and those in buckets below all score below
+	// it; only the positives of the result's own bucket are compared. It
+	// is exact however the float arithmetic rounds; the table only decides
+	// where the comparisons start.
+	var first [rankBuckets + 1]int32
+	var low, inv float64
+	buckets := false
+	if nanFree && np >= 8 {
+		low = scores[np-1]
+		if span := scores[0] - low; span > 0 && span <= math.MaxFloat64 {
+			inv = rankBuckets / span
+			buckets = inv <= math.MaxFloat64
+		}
+	}
+	if buckets {
+		var count [rankBuckets + 1]int32
+		for _, v := range scores[:np] {
+			count[bucketOf(v, low, inv)]++
+		}
+		var above int32
+		for b := rankBuckets; b >= 0; b-- {
+			first[b] = above
+			above += count[b]
+		}
+	}
 	for _, x := range results {
 		lo, hi := 0, np
-		if xs := x.Score; nanFree && xs == xs {
+		if xs := x.Score; buckets && xs == xs {
+			lo = int(first[bucketOf(xs, low, inv)])
+			for lo < np && scores[lo] > xs {
+				lo++
+			}
+			for lo < np && scores[lo] == xs && results[ps[lo]].DocID >= x.DocID {
+				lo++
+			}
+		} else if nanFree && xs == xs {
 			for lo < hi {
 				m := int(uint(lo+hi) >> 1)
 				if scores[m] > xs {
@@ -243,6 +280,22 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 		}
 	}
 	return grades
+}
+
+// rankBuckets is the number of buckets (less one) of rank's table.
+const rankBuckets = 64
+
+// bucketOf returns v's bucket in rank's table: (v - low) * inv truncated
+// to 0 … rankBuckets (monotone in v; v is not NaN).
+func bucketOf(v, low, inv float64) int {
+	f := (v - low) * inv
+	switch {
+	case !(f > 0):
+		return 0
+	case f >= rankBuckets:
+		return rankBuckets
+	}
+	return int(f)
 }
 
 // inRankOrder reports whether results are in SortRun's order, as

@@ -41,16 +41,21 @@ func (t *gradeTable) build(qr map[string]int, lvl int) Judged {
 	return t.finish(j)
 }
 
-// buildSlices is build over one query's judgments as parallel slices.
-func (t *gradeTable) buildSlices(docs []string, grades []int32, lvl int) Judged {
-	t.reset(len(docs))
-	j := Judged{Ideal: t.ideal[:0]}
-	for k, d := range docs {
-		g := int(grades[k])
-		t.insert(d, g)
-		j.add(g, lvl)
+// buildJudgments is build over judgments lo to hi of j.
+func (t *gradeTable) buildJudgments(j *Judgments, lo, hi int, lvl int) Judged {
+	t.reset(hi - lo)
+	jd := Judged{Ideal: t.ideal[:0]}
+	start := uint32(0)
+	if lo > 0 {
+		start = j.Ends[lo-1]
 	}
-	return t.finish(j)
+	for k, end := range j.Ends[lo:hi] {
+		g := int(j.Grades[lo+k])
+		t.insert(j.IDs[start:end], g)
+		jd.add(g, lvl)
+		start = end
+	}
+	return t.finish(jd)
 }
 
 // reset empties t for n judgments.

@@ -24,28 +24,26 @@ func TestJudgmentsEvaluator(t *testing.T) {
 		all = append(all, m)
 	}
 	for i := range 200 {
-		var j Judgments
+		j := Judgments{Starts: []int{0}}
 		qrels := Qrels{}
 		run := Run{}
 		for q := range 1 + r.IntN(8) {
 			qid := fmt.Sprintf("q%d", q)
 			if r.IntN(5) > 0 {
 				m := map[string]int{}
-				var docs []string
-				var grades []int32
 				for d := range r.IntN(40) {
 					if r.IntN(2) == 0 {
 						g := r.IntN(5) - 1
 						doc := fmt.Sprintf("d%d", d)
 						m[doc] = g
-						docs = append(docs, doc)
-						grades = append(grades, int32(g))
+						j.IDs += doc
+						j.Ends = append(j.Ends, uint32(len(j.IDs)))
+						j.Grades = append(j.Grades, int32(g))
 					}
 				}
 				qrels[qid] = m
 				j.QIDs = append(j.QIDs, qid)
-				j.Docs = append(j.Docs, docs)
-				j.Grades = append(j.Grades, grades)
+				j.Starts = append(j.Starts, len(j.Ends))
 			}
 			if r.IntN(5) > 0 {
 				var rs []Result
@@ -76,16 +74,23 @@ func TestJudgmentsEvaluator(t *testing.T) {
 		if diff := cmp.Diff(qrels, j.Qrels()); diff != "" {
 			t.Fatalf("case %d: Judgments.Qrels: %s", i, diff)
 		}
+		if jo, err := JudgmentsOf(qrels); err != nil || !cmp.Equal(qrels, jo.Qrels()) {
+			t.Fatalf("case %d: JudgmentsOf: %v, %v", i, err, cmp.Diff(qrels, jo.Qrels()))
+		}
 	}
 }
 
-// TestJudgmentsEvaluatorErrors: lists of different lengths and a query
-// listed twice are errors.
+// TestJudgmentsEvaluatorErrors: lists that do not fit together (lengths,
+// starts, ends going back) and a query listed twice are errors.
 func TestJudgmentsEvaluatorErrors(t *testing.T) {
 	for _, j := range []Judgments{
 		{QIDs: []string{"a"}},
-		{QIDs: []string{"a"}, Docs: [][]string{{"d"}}, Grades: [][]int32{{}}},
-		{QIDs: []string{"a", "a"}, Docs: [][]string{{}, {}}, Grades: [][]int32{{}, {}}},
+		{QIDs: []string{"a"}, Starts: []int{0, 1}, IDs: "d", Ends: []uint32{1}},
+		{QIDs: []string{"a"}, Starts: []int{0, 1}, IDs: "d", Ends: []uint32{2}, Grades: []int32{1}},
+		{QIDs: []string{"a"}, Starts: []int{1, 1}, IDs: "d", Ends: []uint32{1}, Grades: []int32{1}},
+		{QIDs: []string{"a", "b"}, Starts: []int{0, 2, 1}, IDs: "de", Ends: []uint32{1, 2}, Grades: []int32{1, 1}},
+		{QIDs: []string{"a"}, Starts: []int{0, 2}, IDs: "de", Ends: []uint32{2, 1}, Grades: []int32{1, 1}},
+		{QIDs: []string{"a", "a"}, Starts: []int{0, 0, 0}},
 	} {
 		if _, err := NewJudgmentsEvaluator(&j, nil, EvalOptions{}); err == nil {
 			t.Errorf("%+v: no error", j)

@@ -13,8 +13,9 @@ import (
 
 // TestRankMatchesSort checks rank's counting of positive documents' ranks
 // against sorting every result (SortRun, then the grade of each), on random
-// queries with tied scores, NaN and signed zeros, shuffled or in rank
-// order, with and without MaxDocs.
+// queries with tied scores, NaN and signed zeros, spread scores of every
+// magnitude (the bucket table), shuffled or in rank order, with and
+// without MaxDocs.
 func TestRankMatchesSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	scores := []float64{0, math.Copysign(0, -1), 1, 0.5, -2, math.NaN(), 3.25}
@@ -30,6 +31,18 @@ func TestRankMatchesSort(t *testing.T) {
 			s := scores[r.IntN(len(scores))]
 			if r.IntN(2) == 0 || (i%5 == 2 && math.IsNaN(s)) {
 				s = float64(r.IntN(5)) / 4 // ties without NaN: rank's float search
+			}
+			if i%7 == 3 {
+				// Spread scores for rank's bucket table, of every
+				// magnitude: spans that overflow, tiny spans, infinities.
+				scale := []float64{1e-310, 1e-300, 1, 1e6, 1e300, math.MaxFloat64}[i/7%6]
+				s = (2*r.Float64() - 1) * scale
+				if r.IntN(50) == 0 {
+					s = math.Inf(1 - 2*r.IntN(2))
+				}
+				if r.IntN(10) == 0 && j > 0 {
+					s = rs[r.IntN(j)].Score // a tie
+				}
 			}
 			rs = append(rs, Result{DocID: doc, Score: s})
 			if r.IntN(3) == 0 {

@@ -106,10 +106,30 @@ func (j *Judged) add(g, lvl int) {
 	}
 }
 
-// sortIdeal puts the gains of Ideal highest first.
+// sortIdeal puts the gains of Ideal highest first. Gains that are all
+// whole grades from 1 to maxCountedGain (as add makes them) are counted
+// instead of sorted: a query with hundreds of judgments would otherwise
+// spend more on this sort than on its ranking.
 func (j *Judged) sortIdeal() {
-	slices.SortFunc(j.Ideal, func(a, b float64) int { return cmp.Compare(b, a) })
+	var counts [maxCountedGain + 1]int32
+	for _, v := range j.Ideal {
+		if !(v >= 1 && v <= maxCountedGain && v == math.Trunc(v)) {
+			slices.SortFunc(j.Ideal, func(a, b float64) int { return cmp.Compare(b, a) })
+			return
+		}
+		counts[int(v)]++
+	}
+	k := 0
+	for g := maxCountedGain; g >= 1; g-- {
+		for range counts[g] {
+			j.Ideal[k] = float64(g)
+			k++
+		}
+	}
 }
+
+// maxCountedGain is the highest gain sortIdeal counts.
+const maxCountedGain = 64
 
 func summarize(qrels map[string]int, lvl int) Judged {
 	var j Judged

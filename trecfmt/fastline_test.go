@@ -1,6 +1,7 @@
 package trecfmt
 
 import (
+	"bytes"
 	"math"
 	"testing"
 )
@@ -77,6 +78,20 @@ func TestFastRunLineTakesCommonLines(t *testing.T) {
 	for _, s := range []string{"q1 Q0 doc1715779 1 0.999728 synth", "301\tQ0\tFBIS3-1\t12\t-3.25\trun"} {
 		if _, ok := fastRunLine([]byte(s), false); !ok {
 			t.Errorf("%q: declined", s)
+		}
+	}
+}
+
+// TestCopyID holds copyID to copy for every length up to 40 and shorter
+// destinations: the same count and bytes, nothing written past them.
+func TestCopyID(t *testing.T) {
+	src := []byte("0123456789abcdefghijklmnopqrstuvwxyzABCD")
+	for n := range len(src) + 1 {
+		for room := max(0, n-2); room <= n+9; room++ {
+			got, want := bytes.Repeat([]byte{'.'}, room), bytes.Repeat([]byte{'.'}, room)
+			if g, w := copyID(got, src[:n]), copy(want, src[:n]); g != w || !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes into %d: copyID %d %q, copy %d %q", n, room, g, got, w, want)
+			}
 		}
 	}
 }

@@ -85,7 +85,7 @@ func (t *idTable) id(num int32) []byte {
 // add numbers b, which must not be in t yet, and returns its number.
 func (t *idTable) add(b []byte) int32 {
 	num := int32(len(t.ends))
-	if 2*(len(t.ends)+1) > len(t.slots) {
+	if 4*(len(t.ends)+1) > 3*len(t.slots) { // at most three quarters full
 		size := max(64, 2*len(t.slots))
 		t.slots = make([]idSlot, size)
 		for n := range num {

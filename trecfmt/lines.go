@@ -110,6 +110,18 @@ func (in interner) get(b []byte) string {
 	return s
 }
 
+// stringInterner returns one shared copy per distinct string.
+type stringInterner map[string]string
+
+func (in stringInterner) get(s string) string {
+	if c, ok := in[s]; ok {
+		return c
+	}
+	c := strings.Clone(s)
+	in[c] = c
+	return c
+}
+
 // lastInterner interns like interner but first compares with the previous
 // value, which in a run file is almost always the same (query id, Q0, tag).
 type lastInterner struct {

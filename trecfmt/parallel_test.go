@@ -33,7 +33,12 @@ func collect(scan func(r *strings.Reader, fn func(string, []Result) error) (stri
 		if _, dup := run[qid]; dup {
 			return fmt.Errorf("query %q handed over twice", qid)
 		}
-		run[qid] = slices.Clone(rs)
+		// The document ids are only valid during the call.
+		own := make([]Result, len(rs))
+		for i, r := range rs {
+			own[i] = Result{DocID: strings.Clone(r.DocID), Score: r.Score}
+		}
+		run[qid] = own
 		return nil
 	})
 	return run, tag, err

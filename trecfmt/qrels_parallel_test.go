@@ -14,7 +14,8 @@ import (
 // sequential reader): the same judgments or the same error, on random
 // qrels cut into 1 to 5 parts, with queries that recur in other parts,
 // comments, blank lines, CRLF, no final newline, documents judged twice in
-// one part or in two, and bad lines.
+// one part or in two, separators and grades fastQrelsLine takes and ones it
+// leaves to the general path, and bad lines.
 func TestReadQrelsParallel(t *testing.T) {
 	old := minQrelsPart
 	minQrelsPart = 1
@@ -33,7 +34,14 @@ func TestReadQrelsParallel(t *testing.T) {
 			if i%3 == 0 && r.IntN(100) == 0 {
 				doc = fmt.Sprintf("d%d", r.IntN(j+1)) // may be judged twice
 			}
-			fmt.Fprintf(&b, "q%d 0 %s %d", q, doc, r.IntN(5)-1)
+			// Separators and grades of fastQrelsLine's shape and others
+			// (which the general path reads).
+			sep := []string{" ", " ", "\t", "  ", " \t", "\v", "\x01"}[r.IntN(7)]
+			grade := fmt.Sprint(r.IntN(5) - 1)
+			if r.IntN(30) == 0 {
+				grade = []string{"+1", "12", "-0", "x", "007"}[r.IntN(5)]
+			}
+			fmt.Fprintf(&b, "q%d%s0 %s%s%s", q, sep, doc, sep, grade)
 			switch r.IntN(40) {
 			case 0:
 				b.WriteString("\n# comment\n\n")
@@ -82,6 +90,7 @@ func FuzzReadQrelsParallel(f *testing.F) {
 	f.Add([]byte("301 0 d1 1\n301 0 d2 0\n302 0 d1 2\n"), uint8(2))
 	f.Add([]byte("301 0 d1 1\r\n# c\n\n301 0 d1 0"), uint8(3))
 	f.Add([]byte("301 0 d1 +1\n302\t0\td1\t-0\n301 0 d2 x\n"), uint8(2))
+	f.Add([]byte("q\x01 0 d 1\nq 0 d\x7f\xff 1\nq  0\t\td2 -3\nq 0 d3 12\n q 0 d4 1"), uint8(1))
 	f.Fuzz(func(t *testing.T, in []byte, parts uint8) {
 		old := minQrelsPart
 		minQrelsPart = 1
@@ -105,26 +114,27 @@ func FuzzReadQrelsParallel(f *testing.F) {
 }
 
 // judgmentsMap returns j as Qrels (nil for nil j), failing t on a query
-// listed twice or lists of different lengths.
+// listed twice or lists that do not fit together.
 func judgmentsMap(t *testing.T, j *Judgments) Qrels {
 	t.Helper()
 	if j == nil {
 		return nil
 	}
-	if len(j.Docs) != len(j.QIDs) || len(j.Grades) != len(j.QIDs) {
-		t.Fatalf("%d query ids, %d document lists, %d grade lists", len(j.QIDs), len(j.Docs), len(j.Grades))
+	n := len(j.Ends)
+	if len(j.Starts) != len(j.QIDs)+1 || j.Starts[0] != 0 || j.Starts[len(j.QIDs)] != n || len(j.Grades) != n {
+		t.Fatalf("%d query ids, %d starts, %d ends, %d grades", len(j.QIDs), len(j.Starts), n, len(j.Grades))
+	}
+	if n > 0 && int(j.Ends[n-1]) != len(j.IDs) {
+		t.Fatalf("ids end at %d, %d bytes of ids", j.Ends[n-1], len(j.IDs))
 	}
 	q := Qrels{}
 	for i, qid := range j.QIDs {
 		if _, dup := q[qid]; dup {
 			t.Fatalf("query %q listed twice", qid)
 		}
-		if len(j.Docs[i]) != len(j.Grades[i]) {
-			t.Fatalf("query %q: %d documents, %d grades", qid, len(j.Docs[i]), len(j.Grades[i]))
-		}
 		m := map[string]int{}
-		for k, d := range j.Docs[i] {
-			m[d] = int(j.Grades[i][k])
+		for k := j.Starts[i]; k < j.Starts[i+1]; k++ {
+			m[j.Doc(k)] = int(j.Grades[k])
 		}
 		q[qid] = m
 	}

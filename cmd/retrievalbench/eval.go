@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	rtmetrics "runtime/metrics"
 	"runtime/pprof"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/trecfmt"
@@ -141,18 +143,25 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	// hold: millions of judgments are live all along, and five times them
 	// would be most of the peak memory. A run that is not grouped is held
 	// whole: the default.
-	gc := -1
+	restore := func() {}
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		gc = debug.SetGCPercent(400)
+		// What the qrels reader let go of (the file's contents, its
+		// parts) is collected first, so that the limit is set over what
+		// is live: the judgments, which hold no pointers (a collection
+		// costs a few milliseconds).
+		runtime.GC()
+		gc := debug.SetGCPercent(400)
 		limit := debug.SetMemoryLimit(int64(heapInUse()) + gcHeadroom)
-		defer debug.SetMemoryLimit(limit)
-		defer debug.SetGCPercent(gc)
+		restore = func() {
+			debug.SetGCPercent(gc)
+			debug.SetMemoryLimit(limit)
+		}
 	}
 	tag, err := scanRun(runPath, e, trecfmt.ScanGroups)
+	restore()
 	if errors.Is(err, trecfmt.ErrNotGrouped) {
-		if gc >= 0 {
-			debug.SetGCPercent(gc)
-		}
+		// The whole run is held: the limit above would make the
+		// collector run without end once the run outgrows it.
 		// Start over, holding the whole run packed in memory.
 		if e, err = metrics.NewJudgmentsEvaluator(&judgments, ms, opt); err != nil {
 			return nil, "", err
@@ -187,21 +196,10 @@ func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, tre
 	}
 	defer f.Close()
 	var mu sync.Mutex
-	var bufs sync.Pool // *[]metrics.Result, one per goroutine at a time
 	// trec_eval ignores fields after the run tag. The scanners have
 	// rejected repeated documents, with line numbers.
 	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []trecfmt.Result) error {
-		b, _ := bufs.Get().(*[]metrics.Result)
-		if b == nil {
-			b = new([]metrics.Result)
-		}
-		rs := (*b)[:0]
-		for _, r := range results {
-			rs = append(rs, metrics.Result(r))
-		}
-		q, judged := e.Score(qid, rs)
-		*b = rs
-		bufs.Put(b)
+		q, judged := e.Score(qid, asMetricsResults(results))
 		mu.Lock()
 		defer mu.Unlock()
 		if err := e.Record(qid, q, judged); err != nil {
@@ -211,6 +209,17 @@ func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, tre
 		}
 		return nil
 	})
+}
+
+// asMetricsResults returns rs as metrics results, without a copy: the
+// two types have the same fields (trecfmt is a leaf and does not import
+// metrics), and the pointer conversion compiles only while they do. Score
+// may reorder the slice, which is the scanner's to reuse after the call.
+func asMetricsResults(rs []trecfmt.Result) []metrics.Result {
+	if len(rs) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*metrics.Result)(&rs[0]), len(rs))
 }
 
 // selection is the parsed -m list: the measures to compute, in trec_eval's
