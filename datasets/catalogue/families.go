@@ -51,7 +51,10 @@ func RepoQA() Family {
 // RepoQALangs is documentation → definition retrieval in RepoQA's five
 // other languages (datasets/repoqa.DocComment: a doc comment's summary →
 // its function, the comment removed from the index; NOT the official
-// RepoQA descriptions), one dataset per language ("go-doc", …).
+// RepoQA descriptions), one dataset per language ("go-doc", …), and a
+// structural split for Go and Java ("go-structural": the same queries,
+// gold = the described function's 1-hop callees;
+// datasets/repoqa.DocStructural).
 //
 // -size=small runs each language's test tasks in its smallest repository
 // with tasks (a few hundred KB of source each), under the rules of every
@@ -75,6 +78,22 @@ func RepoQALangs() Family {
 			c := cfg
 			c.Repos = small[lang]
 			return repoqa.DocComment(dir, lang, split, c)
+		}})
+	}
+	// The structural splits' seeds are the doc tasks with a resolved
+	// callee, fewer per repository: their small size takes three small
+	// repositories per language.
+	smallStructural := map[string][]string{
+		"go":   {"nsqio/nsq", "schollz/croc", "lima-vm/lima"},
+		"java": {"square/retrofit", "Password4j/password4j", "apache/flink-ml"},
+	}
+	for _, lang := range repoqa.StructuralLanguages() {
+		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-structural", Load: func(dir, split string) (*datasets.Dataset, error) {
+			return repoqa.DocStructural(dir, lang, split, cfg)
+		}, Small: smallStructural[lang], LoadSmallCorpora: func(dir, split string) (*datasets.Dataset, error) {
+			c := cfg
+			c.Repos = smallStructural[lang]
+			return repoqa.DocStructural(dir, lang, split, c)
 		}})
 	}
 	return f
