@@ -67,6 +67,7 @@ func DocStructural(dataDir, lang, split string, cfg Config) (*datasets.Dataset, 
 		keep[t.ID] = true
 	}
 	ds.Tasks = slices.DeleteFunc(ds.Tasks, func(t datasets.Task) bool { return !keep[t.ID] })
+	ds.Dropped = slices.DeleteFunc(ds.Dropped, func(d datasets.Dropped) bool { return !keep[d.ID] })
 	ds.Split = split
 	cfg.Split = sc
 	// finish prunes the corpora; "all" keeps the tasks as split here.

@@ -293,6 +293,15 @@ func TestDocStructuralSplits(t *testing.T) {
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s: structural tasks (-doc split's seeds with callees +got):\n%s", split, d)
 		}
+		// The split's seeds without a callee are its Dropped, and no others.
+		if n := len(st.Tasks) + len(st.Dropped); n != len(doc.Tasks) {
+			t.Errorf("%s: %d tasks + %d dropped, want the doc split's %d seeds", split, len(st.Tasks), len(st.Dropped), len(doc.Tasks))
+		}
+		for _, d := range st.Dropped {
+			if !in[d.ID] {
+				t.Errorf("%s: dropped %s is not a seed of the doc split", split, d.ID)
+			}
+		}
 		one := cfg
 		one.Repos = []string{"apache/flink-ml"}
 		alone, err := DocStructural(dir, "java", split, one)
