@@ -283,9 +283,6 @@ func byDesign(spec systems.Spec, fl *Flags, f catalogue.Family, d catalogue.Data
 	switch {
 	case fl.Size == SizeFull || d.Hermetic:
 		return ""
-	case fl.Size == SizeSmall && !f.SmallRuns(spec.Name()):
-		return fmt.Sprintf("%s runs on %s at -size=full only (at -size=small this family runs %s, for the CI budget). Run this cell with: %s",
-			spec.Name(), f.Name, strings.Join(f.SmallSystems, ", "), again+" -size=full")
 	case spec.Bench.FixturesOnly && !fl.Heavy:
 		return fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s unless asked. Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
 	case spec.Bench.Heavy && !f.HeavyAtSmall && !fl.Heavy:

@@ -14,7 +14,6 @@ package catalogue
 import (
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -96,25 +95,6 @@ type Family struct {
 	// data-pack datasets at -size=small; elsewhere they run on the fixtures
 	// only, and everywhere at -size=full.
 	HeavyAtSmall bool
-	// SmallSystems, when set, are the only configs (path.Match patterns on
-	// "system/config": "bm25/*") that run on this family's data-pack
-	// datasets at -size=small; the others skip by design there (CI budget)
-	// and run at -size=full.
-	SmallSystems []string
-}
-
-// SmallRuns reports whether the config named "system/config" runs on f's
-// data-pack datasets at -size=small (see SmallSystems).
-func (f Family) SmallRuns(name string) bool {
-	if len(f.SmallSystems) == 0 {
-		return true
-	}
-	for _, p := range f.SmallSystems {
-		if ok, _ := path.Match(p, name); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // Names returns every dataset's name ("family/dataset"), in the order of

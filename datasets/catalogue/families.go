@@ -48,21 +48,19 @@ func RepoQA() Family {
 	}}
 }
 
-// smallDenseModel is dense.DefaultModel, named here so that a user's module
-// that imports the catalogue (through benchtest) does not link ONNX Runtime
-// for it (bench's TestSmallDenseModel keeps the two equal).
-const smallDenseModel = "minilm-l6-q"
-
 // RepoQALangs is documentation → definition retrieval in RepoQA's five
 // other languages (datasets/repoqa.DocComment: a doc comment's summary →
 // its function, the comment removed from the index; NOT the official
-// RepoQA descriptions), one dataset per language ("go-doc", …).
+// RepoQA descriptions), one dataset per language ("go-doc", …), and a
+// structural split for Go and Java ("go-structural": the same queries,
+// gold = the described function's 1-hop callees;
+// datasets/repoqa.DocStructural).
 //
 // -size=small runs each language's test tasks in its smallest repository
-// with tasks (a few hundred KB of source each), and only bm25 and the
-// default dense model (smallDenseModel): the other systems and models
-// run at -size=full. The peers (pydocs-mcp, Codira's lean set) index
-// Python only and have no cells here (their "only" lists).
+// with tasks (a few hundred KB of source each), under the rules of every
+// family: the light configs run there, heavy ones with -heavy (the family
+// does not set HeavyAtSmall). The peers (pydocs-mcp, Codira's lean set)
+// index Python only and have no cells here (their "only" lists).
 func RepoQALangs() Family {
 	cfg := repoqa.DefaultConfig()
 	small := map[string][]string{
@@ -72,7 +70,7 @@ func RepoQALangs() Family {
 		"rust":       {"tokio-rs/tracing"},
 		"typescript": {"axios/axios"},
 	}
-	f := Family{Name: "repoqa-langs", SmallSystems: []string{"bm25/*", "dense/" + smallDenseModel}}
+	f := Family{Name: "repoqa-langs"}
 	for _, lang := range repoqa.DocLanguages() {
 		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-doc", Load: func(dir, split string) (*datasets.Dataset, error) {
 			return repoqa.DocComment(dir, lang, split, cfg)
@@ -80,6 +78,22 @@ func RepoQALangs() Family {
 			c := cfg
 			c.Repos = small[lang]
 			return repoqa.DocComment(dir, lang, split, c)
+		}})
+	}
+	// The structural splits' seeds are the doc tasks with a resolved
+	// callee, fewer per repository: their small size takes three small
+	// repositories per language.
+	smallStructural := map[string][]string{
+		"go":   {"nsqio/nsq", "schollz/croc", "lima-vm/lima"},
+		"java": {"square/retrofit", "Password4j/password4j", "apache/flink-ml"},
+	}
+	for _, lang := range repoqa.StructuralLanguages() {
+		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-structural", Load: func(dir, split string) (*datasets.Dataset, error) {
+			return repoqa.DocStructural(dir, lang, split, cfg)
+		}, Small: smallStructural[lang], LoadSmallCorpora: func(dir, split string) (*datasets.Dataset, error) {
+			c := cfg
+			c.Repos = smallStructural[lang]
+			return repoqa.DocStructural(dir, lang, split, c)
 		}})
 	}
 	return f

@@ -35,15 +35,7 @@ func DocComment(dataDir, lang, split string, cfg Config) (*datasets.Dataset, err
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Repos != nil {
-		keep := rel.Repos[:0:0]
-		for _, r := range rel.Repos {
-			if slices.Contains(cfg.Repos, r.Repo) {
-				keep = append(keep, r)
-			}
-		}
-		rel = &Release{File: rel.File, Repos: keep}
-	}
+	rel = onlyRepos(rel, cfg.Repos)
 	ds, err := GenerateDoc(rel, lang, cfg.Generator)
 	if err != nil {
 		return nil, err
