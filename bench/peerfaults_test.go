@@ -165,7 +165,7 @@ func TestRealPeerFaultsChild(t *testing.T) {
 		named(external.Spec(&hangPydocs), "bge-small-q-hang"),
 		external.Spec(pydocs),
 	}
-	// Every cell is gated by the real baseline of its peer's config (the
+	// Every cell is checked against the real baseline of its peer's config (the
 	// broken ones under their own names), so a broken cell fails because
 	// of what was done to it, not for want of a baseline.
 	fixture := catalogue.Cases().Datasets[0]

@@ -1,7 +1,7 @@
 package benchtest
 
 // Latency, memory and quality benchmarks of every dataset × system × config
-// that the Test… functions gate. Names are key=value so benchstat can pivot:
+// that the Test… functions check. Names are key=value so benchstat can pivot:
 //
 //	BenchmarkRepoQA/system=bm25/config=porter/dataset=docstring/op=index
 //	BenchmarkRepoQA/system=bm25/config=porter/dataset=docstring/op=search

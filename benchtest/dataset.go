@@ -51,7 +51,7 @@ var prepared = struct {
 type preparedEntry struct {
 	once    sync.Once
 	p       *harness.Prepared
-	leakage string // leakage.Summarize of the dataset, logged by its first cell
+	leakage string // leakage.SummaryLine of the dataset, logged by its first cell
 	err     error
 }
 
@@ -86,7 +86,7 @@ func Prepare(t testing.TB, f *Flags, family string, d catalogue.Dataset) *harnes
 		if e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions()); e.err != nil {
 			return
 		}
-		if sum, err := leakage.Summarize(ds); err != nil {
+		if sum, err := leakage.SummaryLine(ds); err != nil {
 			e.leakage = "leakage: " + err.Error()
 		} else {
 			e.leakage = sum

@@ -2,8 +2,8 @@
 // module's tests: a suite of systems (systems.Spec values — a built-in
 // config, your own Go system, an external one from systems/external) over
 // benchmark families of the dataset catalogue (package datasets/catalogue:
-// RepoQA, SWE-QA, CodeRAG, CoSQA, TREC, BEIR, case files), gated by golden
-// files in a directory of your repository.
+// RepoQA, SWE-QA, CodeRAG, CoSQA, TREC, BEIR, case files), checked against
+// golden files in a directory of your repository.
 //
 // Each (dataset × system × config) is a subtest Family/system/config/dataset,
 // so `go test -run 'RepoQA/dense'` selects cells; a quality measure below its

@@ -62,7 +62,7 @@ func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
 }
 
 // Test runs every system of s on every dataset of f, as subtests
-// system/config/dataset of t, each gated by its golden file. A failing cell
+// system/config/dataset of t, each checked against its golden file. A failing cell
 // fails only itself; the other cells still run.
 func Test(t *testing.T, s Suite, f catalogue.Family) {
 	for _, sp := range s.Systems {
@@ -192,7 +192,7 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 		peakMB = float64(o.PeakRSS) / (1 << 20)
 	}
 	t.Log(summaryLine(res, p))
-	// The gate names a failed task by its error's first line; the whole
+	// The golden check names a failed task by its error's first line; the whole
 	// error (an external peer's stderr tail) goes in the log, for a few.
 	for i, ft := range res.Failed() {
 		if i == maxFailedLogged {

@@ -24,7 +24,7 @@ const (
 	KindClass    = "class"    // a class-like definition's own lines (class, struct, interface, enum, trait, impl, type)
 )
 
-// Options are the tunables of Split.
+// Options are the tunables of Corpus.
 type Options struct {
 	// MinLines is the least number of lines (decorators and doc comments
 	// included) a definition needs to become a chunk of its own; shorter
@@ -48,15 +48,15 @@ func DefaultOptions() Options {
 	return Options{MinLines: 1}
 }
 
-// Stats counts what Split did.
-type Stats struct {
+// Counts counts what Corpus did.
+type Counts struct {
 	Files       int // file docs (Kind "file") read
 	Chunks      int // docs written for those files
 	Fallback    int // files written as one file chunk (unknown language, parse failure, no definitions)
 	ParseErrors int // files whose syntax tree has errors
 }
 
-// Split returns a copy of c in which every file doc (Kind "file") is
+// Corpus returns a copy of c in which every file doc (Kind "file") is
 // replaced by its chunks, in file order and then line order; other docs
 // are copied unchanged. See the package doc for the chunking rules. The
 // input corpus is not modified.
@@ -64,18 +64,18 @@ type Stats struct {
 // Files are parsed in parallel (GOMAXPROCS workers); the output does not
 // depend on the number of workers, so it is not an option (options are
 // hashed into golden baselines).
-func Split(c *corpus.Corpus, opt Options) (*corpus.Corpus, Stats, error) {
+func Corpus(c *corpus.Corpus, opt Options) (*corpus.Corpus, Counts, error) {
 	return split(c, opt, runtime.GOMAXPROCS(0))
 }
 
-func split(c *corpus.Corpus, opt Options, workers int) (*corpus.Corpus, Stats, error) {
+func split(c *corpus.Corpus, opt Options, workers int) (*corpus.Corpus, Counts, error) {
 	if opt.MinLines < 1 {
 		opt.MinLines = 1
 	}
 	workers = max(1, workers)
 	type result struct {
 		docs []corpus.Doc
-		st   Stats
+		st   Counts
 		err  error
 	}
 	results := make([]result, len(c.Docs))
@@ -108,11 +108,11 @@ func split(c *corpus.Corpus, opt Options, workers int) (*corpus.Corpus, Stats, e
 	wg.Wait()
 
 	out := &corpus.Corpus{ID: c.ID, Commit: c.Commit}
-	var st Stats
+	var st Counts
 	seen := make(map[string]int, len(c.Docs))
 	for _, r := range results {
 		if r.err != nil {
-			return nil, Stats{}, r.err
+			return nil, Counts{}, r.err
 		}
 		st.Files += r.st.Files
 		st.Chunks += r.st.Chunks
@@ -174,15 +174,15 @@ func (p *parsers) get(lang, path string) (*grammarState, error) {
 }
 
 // splitFile chunks one file doc.
-func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Stats, error) {
-	st := Stats{Files: 1}
+func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Counts, error) {
+	st := Counts{Files: 1}
 	lang := d.Language
 	if lang == "" {
 		lang = codetext.LanguageOf(d.Path)
 	}
 	src := []byte(d.Text)
 	f := newFile(lang, src)
-	fallback := func() ([]corpus.Doc, Stats, error) {
+	fallback := func() ([]corpus.Doc, Counts, error) {
 		whole := *d
 		whole.Language = lang
 		docs := f.fallback(whole, opt.MaxBytes)

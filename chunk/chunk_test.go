@@ -33,10 +33,10 @@ func fileCorpus(path, src string) *corpus.Corpus {
 	}}
 }
 
-// TestSplitLanguages checks chunk boundaries and qualified symbols on one
+// TestCorpusLanguages checks chunk boundaries and qualified symbols on one
 // small real-looking file per language, and that the chunks partition the
 // file's lines (no line twice, none lost).
-func TestSplitLanguages(t *testing.T) {
+func TestCorpusLanguages(t *testing.T) {
 	tests := []struct {
 		name   string
 		path   string
@@ -376,12 +376,12 @@ static void extra() {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fileCorpus(tt.path, tt.src)
-			out, st, err := Split(c, DefaultOptions())
+			out, st, err := Corpus(c, DefaultOptions())
 			require.NoError(t, err)
 			if diff := cmp.Diff(tt.want, spans(out.Docs)); diff != "" {
 				t.Errorf("%s: chunks mismatch (-want +got):\n%s", tt.reason, diff)
 			}
-			want := Stats{Files: 1, Chunks: len(tt.want)}
+			want := Counts{Files: 1, Chunks: len(tt.want)}
 			if diff := cmp.Diff(want, st); diff != "" {
 				t.Errorf("stats mismatch (-want +got):\n%s", diff)
 			}
@@ -398,8 +398,8 @@ static void extra() {
 	}
 }
 
-// TestSplitFallbacks covers the file-level fallback and the options.
-func TestSplitFallbacks(t *testing.T) {
+// TestCorpusFallbacks covers the file-level fallback and the options.
+func TestCorpusFallbacks(t *testing.T) {
 	strict := DefaultOptions()
 	strict.StrictParse = true
 	minLines := DefaultOptions()
@@ -412,7 +412,7 @@ func TestSplitFallbacks(t *testing.T) {
 		src       string
 		opt       Options
 		want      []span
-		wantStats Stats
+		wantStats Counts
 		reason    string
 	}{
 		{
@@ -421,7 +421,7 @@ func TestSplitFallbacks(t *testing.T) {
 			src:       "# Title\n\ndef not_code():\n",
 			opt:       DefaultOptions(),
 			want:      []span{{KindFile, "", 1, 3}},
-			wantStats: Stats{Files: 1, Chunks: 1, Fallback: 1},
+			wantStats: Counts{Files: 1, Chunks: 1, Fallback: 1},
 			reason:    "a file of unknown language is one file chunk, even if it looks like code",
 		},
 		{
@@ -430,7 +430,7 @@ func TestSplitFallbacks(t *testing.T) {
 			src:       "import os\n\nX = os.sep\n",
 			opt:       DefaultOptions(),
 			want:      []span{{KindFile, "", 1, 3}},
-			wantStats: Stats{Files: 1, Chunks: 1, Fallback: 1},
+			wantStats: Counts{Files: 1, Chunks: 1, Fallback: 1},
 			reason:    "a file without definitions is one file chunk, not a module chunk",
 		},
 		{
@@ -439,7 +439,7 @@ func TestSplitFallbacks(t *testing.T) {
 			src:       "",
 			opt:       DefaultOptions(),
 			want:      []span{{KindFile, "", 1, 1}},
-			wantStats: Stats{Files: 1, Chunks: 1, Fallback: 1},
+			wantStats: Counts{Files: 1, Chunks: 1, Fallback: 1},
 			reason:    "an empty file still yields one chunk, so every file is retrievable",
 		},
 		{
@@ -451,7 +451,7 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindFunction, "ok", 1, 2},
 				{KindFunction, "broken", 5, 6},
 			},
-			wantStats: Stats{Files: 1, Chunks: 2, ParseErrors: 1},
+			wantStats: Counts{Files: 1, Chunks: 2, ParseErrors: 1},
 			reason:    "by default a file with a syntax error is still chunked where tree-sitter recovers (here it even keeps the broken def)",
 		},
 		{
@@ -460,7 +460,7 @@ func TestSplitFallbacks(t *testing.T) {
 			src:       "def ok():\n    return 1\n\n\ndef broken(:\n    pass\n",
 			opt:       strict,
 			want:      []span{{KindFile, "", 1, 6}},
-			wantStats: Stats{Files: 1, Chunks: 1, Fallback: 1, ParseErrors: 1},
+			wantStats: Counts{Files: 1, Chunks: 1, Fallback: 1, ParseErrors: 1},
 			reason:    "StrictParse turns a file with a syntax error into one file chunk",
 		},
 		{
@@ -472,7 +472,7 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindModule, "", 1, 1},
 				{KindFunction, "c", 2, 4},
 			},
-			wantStats: Stats{Files: 1, Chunks: 2},
+			wantStats: Counts{Files: 1, Chunks: 2},
 			reason:    "definitions that share a line cannot own whole lines, so they stay in their parent",
 		},
 		{
@@ -484,7 +484,7 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindModule, "", 1, 1},
 				{KindFunction, "long", 3, 5},
 			},
-			wantStats: Stats{Files: 1, Chunks: 2},
+			wantStats: Counts{Files: 1, Chunks: 2},
 			reason:    "with MinLines 3 a one-line function stays in the module chunk",
 		},
 		{
@@ -498,7 +498,7 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindModule, "", 2, 2},
 				{KindFunction, "f", 3, 4},
 			},
-			wantStats: Stats{Files: 1, Chunks: 3},
+			wantStats: Counts{Files: 1, Chunks: 3},
 			reason:    "MaxBytes cuts the module chunk at line boundaries but never a definition",
 		},
 		{
@@ -507,7 +507,7 @@ func TestSplitFallbacks(t *testing.T) {
 			src:       "export const App = () => {\n  return <div className=\"x\">{'hi'}</div>;\n};\n",
 			opt:       DefaultOptions(),
 			want:      []span{{KindFunction, "App", 1, 3}},
-			wantStats: Stats{Files: 1, Chunks: 1},
+			wantStats: Counts{Files: 1, Chunks: 1},
 			reason:    ".tsx files use the TSX grammar, so JSX parses",
 		},
 		{
@@ -519,7 +519,7 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindClass, "Foo", 1, 3},
 				{KindModule, "", 4, 6},
 			},
-			wantStats: Stats{Files: 1, Chunks: 2},
+			wantStats: Counts{Files: 1, Chunks: 2},
 			reason:    "an ambient class keeps its declare prefix; a module of signatures has no definition",
 		},
 		{
@@ -532,7 +532,7 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindModule, "", 4, 8},
 				{KindFunction, "g", 5, 7},
 			},
-			wantStats: Stats{Files: 1, Chunks: 3},
+			wantStats: Counts{Files: 1, Chunks: 3},
 			reason:    "extern \"C\" before one function belongs to it; an extern \"C\" block is looked through",
 		},
 		{
@@ -544,14 +544,14 @@ func TestSplitFallbacks(t *testing.T) {
 				{KindModule, "", 1, 1},
 				{KindFunction, "twice", 3, 5},
 			},
-			wantStats: Stats{Files: 1, Chunks: 2},
+			wantStats: Counts{Files: 1, Chunks: 2},
 			reason:    ".h files parse as C++; a prototype is not a definition",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fileCorpus(tt.path, tt.src)
-			out, st, err := Split(c, tt.opt)
+			out, st, err := Corpus(c, tt.opt)
 			require.NoError(t, err)
 			if diff := cmp.Diff(tt.want, spans(out.Docs)); diff != "" {
 				t.Errorf("%s: chunks mismatch (-want +got):\n%s", tt.reason, diff)
@@ -564,12 +564,12 @@ func TestSplitFallbacks(t *testing.T) {
 	}
 }
 
-// TestSplitTexts pins the text of chunks where the design rule matters:
+// TestCorpusTexts pins the text of chunks where the design rule matters:
 // a class chunk holds only its own lines, a function keeps its decorators
 // and comments, a file fallback keeps the original doc.
-func TestSplitTexts(t *testing.T) {
+func TestCorpusTexts(t *testing.T) {
 	src := "import os\n\n\nclass A(B):\n    \"\"\"Doc.\"\"\"\n\n    # about f\n    @staticmethod\n    def f():\n        return 1\n\n    y = 2\n"
-	out, _, err := Split(fileCorpus("pkg/a.py", src), DefaultOptions())
+	out, _, err := Corpus(fileCorpus("pkg/a.py", src), DefaultOptions())
 	require.NoError(t, err)
 	got := map[string]string{}
 	for _, d := range out.Docs {
@@ -587,7 +587,7 @@ func TestSplitTexts(t *testing.T) {
 	readme := corpus.Doc{ID: "custom-id", Path: "README", Kind: KindFile, Title: "t", Text: "hello\n"}
 	prose := corpus.Doc{ID: "d1", Kind: "doc", Text: "not a file"}
 	c := &corpus.Corpus{ID: "x", Commit: "abc", Docs: []corpus.Doc{prose, readme}}
-	out, _, err = Split(c, DefaultOptions())
+	out, _, err = Corpus(c, DefaultOptions())
 	require.NoError(t, err)
 	wantReadme := readme
 	wantReadme.StartLine, wantReadme.EndLine = 1, 1
@@ -599,9 +599,9 @@ func TestSplitTexts(t *testing.T) {
 	}
 }
 
-// TestSplitDeterministic checks that the output does not depend on the
+// TestCorpusDeterministic checks that the output does not depend on the
 // number of workers and that the input is not modified.
-func TestSplitDeterministic(t *testing.T) {
+func TestCorpusDeterministic(t *testing.T) {
 	c := &corpus.Corpus{ID: "mixed"}
 	for _, s := range []struct{ path, src string }{
 		{"a.py", "def f():\n    return 1\n\nclass C:\n    def m(self):\n        pass\n"},
@@ -621,19 +621,19 @@ func TestSplitDeterministic(t *testing.T) {
 		t.Errorf("output depends on Workers (-1 worker +4 workers):\n%s", diff)
 	}
 	if c.Hash() != before {
-		t.Errorf("Split modified its input corpus")
+		t.Errorf("Corpus modified its input corpus")
 	}
 }
 
-// TestSplitIDs checks that chunk IDs derive from the file doc's ID, so two
+// TestCorpusIDs checks that chunk IDs derive from the file doc's ID, so two
 // repositories merged into one corpus with the same paths stay distinct.
-func TestSplitIDs(t *testing.T) {
+func TestCorpusIDs(t *testing.T) {
 	src := "def f():\n    return 1\n\nX = 2\n"
 	c := &corpus.Corpus{ID: "merged", Docs: []corpus.Doc{
 		{ID: "one/repo/m.py", Path: "m.py", Kind: KindFile, Language: codetext.Python, Text: src},
 		{ID: "two/repo/m.py", Path: "m.py", Kind: KindFile, Language: codetext.Python, Text: src},
 	}}
-	out, _, err := Split(c, DefaultOptions())
+	out, _, err := Corpus(c, DefaultOptions())
 	require.NoError(t, err)
 	var ids []string
 	for _, d := range out.Docs {

@@ -4,7 +4,7 @@
 //
 // # Chunks
 //
-// Split replaces every file doc (Kind "file") of a corpus by chunks of
+// Corpus replaces every file doc (Kind "file") of a corpus by chunks of
 // six languages (Python, Go, Java, TypeScript/TSX, Rust, C++;
 // codetext.LanguageOf maps extensions). The design rule is: no line is indexed twice, and
 // needles stay whole. Concretely:
@@ -60,7 +60,7 @@
 // "src/black/linegen.py#LineGenerator.visit_stmt@L120-L151" or
 // "pkg/a.py#<module>@L1-L40". They are unique within a corpus (no two
 // chunks of a file own the same line; any residual clash gets a "~2"
-// suffix) and stable as long as the file does not change. Split keeps file
+// suffix) and stable as long as the file does not change. Corpus keeps file
 // order and orders a file's chunks by start line; its output does not
 // depend on how many files it parses in parallel.
 //
@@ -68,5 +68,5 @@
 // comments, and RepoQA needle bodies contain them.
 //
 // All tree-sitter objects (parsers, trees) are closed
-// before Split returns; it holds no cgo memory afterwards.
+// before Corpus returns; it holds no cgo memory afterwards.
 package chunk

@@ -8,7 +8,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/corpus"
 )
 
-func ExampleSplit() {
+func ExampleCorpus() {
 	src := `import os
 
 
@@ -22,7 +22,7 @@ class Store:
 	c := &corpus.Corpus{ID: "demo", Docs: []corpus.Doc{
 		{ID: "store.py", Path: "store.py", Kind: "file", Language: codetext.LanguageOf("store.py"), Text: src},
 	}}
-	out, st, err := chunk.Split(c, chunk.DefaultOptions())
+	out, st, err := chunk.Corpus(c, chunk.DefaultOptions())
 	if err != nil {
 		panic(err)
 	}

@@ -9,10 +9,10 @@ import (
 
 var fuzzPaths = []string{"f.py", "f.go", "F.java", "f.ts", "f.tsx", "f.rs", "f.cc", "f.txt"}
 
-// FuzzSplit checks on arbitrary input that Split and Tokens never panic,
+// FuzzCorpus checks on arbitrary input that Corpus and Tokens never panic,
 // that chunks partition the file's lines, and that every function chunk
 // of a file that parses is token-contained in it.
-func FuzzSplit(f *testing.F) {
+func FuzzCorpus(f *testing.F) {
 	seeds := []string{
 		"def f():\n    return 1\n",
 		"class A:\n    @d\n    def m(self):\n        '''doc'''\n",
@@ -31,7 +31,7 @@ func FuzzSplit(f *testing.F) {
 		path := fuzzPaths[int(which)%len(fuzzPaths)]
 		lang := codetext.LanguageOf(path)
 		c := &corpus.Corpus{ID: "fuzz", Docs: []corpus.Doc{{ID: path, Path: path, Kind: KindFile, Language: lang, Text: src}}}
-		out, st, err := Split(c, DefaultOptions())
+		out, st, err := Corpus(c, DefaultOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -139,7 +139,7 @@ class AxiosHeaders {
 			c := &corpus.Corpus{ID: "x", Docs: []corpus.Doc{{ID: tc.path, Path: tc.path, Kind: "file", Language: lang, Text: tc.src}}}
 			opt := DefaultOptions()
 			opt.MinLines = 1
-			out, st, err := Split(c, opt)
+			out, st, err := Corpus(c, opt)
 			require.NoError(t, err)
 			require.Zero(t, st.Fallback, "%s: the file fell back to line windows", tc.reason)
 			var got []string

@@ -28,13 +28,13 @@ var functionKinds = map[string][]string{
 	codetext.Cpp:        {"function_definition", "lambda_expression"},
 }
 
-// TestSplitRealSources runs the chunk invariants on real code of every
+// TestCorpusRealSources runs the chunk invariants on real code of every
 // language that is on any machine that builds this package: the Go
 // standard library and the example files shipped in the grammar modules
 // (odd Python 2/3 grammar samples with CRLF and tabs, a large TypeScript
 // parser, Rust syntax torture tests), plus the C++ standard library
 // headers when installed.
-func TestSplitRealSources(t *testing.T) {
+func TestCorpusRealSources(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads a few MB of sources")
 	}
@@ -69,7 +69,7 @@ func TestSplitRealSources(t *testing.T) {
 			if len(c.Docs) == 0 {
 				t.Skipf("no %s sources found in %v", lang, globs[lang])
 			}
-			out, st, err := Split(c, DefaultOptions())
+			out, st, err := Corpus(c, DefaultOptions())
 			require.NoError(t, err)
 			t.Logf("%d files → %d chunks (%+v)", len(c.Docs), len(out.Docs), st)
 			byPath := map[string][]corpus.Doc{}

@@ -57,18 +57,18 @@ func loadRepoQAPython(t testing.TB) []*corpus.Corpus {
 	return out
 }
 
-// TestSplitRepoQAPython chunks the ten RepoQA Python repositories and
+// TestCorpusRepoQAPython chunks the ten RepoQA Python repositories and
 // checks the invariants the benchmarks rely on.
-func TestSplitRepoQAPython(t *testing.T) {
+func TestCorpusRepoQAPython(t *testing.T) {
 	corpora := loadRepoQAPython(t)
 	require.Len(t, corpora, 10, "the data pack holds the ten repositories of the official Python set")
 
-	var total Stats
+	var total Counts
 	var files, bytes int
 	start, cpu0 := time.Now(), cpuTime()
 	chunked := make([]*corpus.Corpus, len(corpora))
 	for i, c := range corpora {
-		out, st, err := Split(c, DefaultOptions())
+		out, st, err := Corpus(c, DefaultOptions())
 		require.NoError(t, err, c.ID)
 		chunked[i] = out
 		total.Files += st.Files
@@ -220,9 +220,9 @@ func firstLine(s string) string {
 	return s
 }
 
-// BenchmarkSplitRepoQAPython chunks the ten RepoQA Python repositories
+// BenchmarkCorpusRepoQAPython chunks the ten RepoQA Python repositories
 // (1,394 files, 10 MB) per iteration.
-func BenchmarkSplitRepoQAPython(b *testing.B) {
+func BenchmarkCorpusRepoQAPython(b *testing.B) {
 	corpora := loadRepoQAPython(b)
 	var bytes, files, chunks int
 	for _, c := range corpora {
@@ -235,7 +235,7 @@ func BenchmarkSplitRepoQAPython(b *testing.B) {
 	for b.Loop() {
 		chunks = 0
 		for _, c := range corpora {
-			out, _, err := Split(c, DefaultOptions())
+			out, _, err := Corpus(c, DefaultOptions())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -103,8 +103,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Stats counts what an Embedder did since it was created.
-type Stats struct {
+// Counts counts what an Embedder did since it was created.
+type Counts struct {
 	Texts     int           // texts embedded
 	Truncated int           // texts cut at the model's max tokens
 	Tokens    int           // real tokens (special tokens included, padding not)
@@ -116,7 +116,7 @@ type Stats struct {
 
 // Rest is the time spent outside ONNX Runtime: tokenizing, batching,
 // pooling, normalising.
-func (s Stats) Rest() time.Duration { return s.Total - s.ORT }
+func (s Counts) Rest() time.Duration { return s.Total - s.ORT }
 
 // Embedder runs one embedding model. Its methods may be called from several
 // goroutines; calls are serialised, since one call already keeps every core
@@ -133,7 +133,7 @@ type Embedder struct {
 	padID       int64
 
 	mu     sync.Mutex
-	stats  Stats
+	stats  Counts
 	clock  ortClock
 	closed bool
 }
@@ -149,7 +149,7 @@ type session struct {
 }
 
 // ortClock measures the wall time during which at least one session is
-// inside Run, so that Stats.ORT stays within Stats.Total with sessions in
+// inside Run, so that Counts.ORT stays within Counts.Total with sessions in
 // parallel.
 type ortClock struct {
 	mu       sync.Mutex
@@ -385,7 +385,7 @@ func (e *Embedder) Dim() int { return e.cfg.Model.Dimension }
 func (e *Embedder) Fingerprint() string { return e.fingerprint }
 
 // Stats returns the counters accumulated since New.
-func (e *Embedder) Stats() Stats {
+func (e *Embedder) Stats() Counts {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stats

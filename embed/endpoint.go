@@ -45,11 +45,11 @@ type Endpoint struct {
 	fp     string
 
 	mu    sync.Mutex
-	stats EndpointStats
+	stats EndpointCounts
 }
 
-// EndpointStats counts what an Endpoint did.
-type EndpointStats struct {
+// EndpointCounts counts what an Endpoint did.
+type EndpointCounts struct {
 	Texts, Requests, Retries int
 	Wait                     time.Duration // wall time inside Embed calls
 }
@@ -108,7 +108,7 @@ func (e *Endpoint) Dim() int { return e.m.Dimension }
 func (e *Endpoint) Fingerprint() string { return e.fp }
 
 // Stats returns the counters accumulated since NewEndpoint.
-func (e *Endpoint) Stats() EndpointStats {
+func (e *Endpoint) Stats() EndpointCounts {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stats

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
@@ -120,6 +121,23 @@ func (r *Report) Count(v Verdict) int {
 		}
 	}
 	return n
+}
+
+// CompareFiles is Compare of the files at oldPath and newPath, named by
+// their paths. A file that cannot be opened is an error, as unreadable
+// input is.
+func CompareFiles(oldPath, newPath string, cfg Config) (*Report, error) {
+	oldF, err := os.Open(oldPath)
+	if err != nil {
+		return nil, err
+	}
+	defer oldF.Close()
+	newF, err := os.Open(newPath)
+	if err != nil {
+		return nil, err
+	}
+	defer newF.Close()
+	return Compare(oldF, newF, oldPath, newPath, cfg)
 }
 
 // Compare reads two benchmark files in the Go benchmark format and compares

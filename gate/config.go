@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 )
@@ -37,6 +38,16 @@ func DefaultConfig() Config {
 		Alpha:      0.05,
 		Confidence: 0.95,
 	}
+}
+
+// Flags defines c's command-line flags on fs (-threshold, -alpha,
+// -confidence, -fail-missing), with c's values as their defaults: the
+// flags of `retrievalbench gate` and `rbench gate`.
+func (c *Config) Flags(fs *flag.FlagSet) {
+	fs.Float64Var(&c.Threshold, "threshold", c.Threshold, "a significant change of a non-exact unit fails when it is worse by more than this `fraction` (0.10 = 10%)")
+	fs.Float64Var(&c.Alpha, "alpha", c.Alpha, "significance level of the Mann-Whitney U test")
+	fs.Float64Var(&c.Confidence, "confidence", c.Confidence, "confidence `level` of the median intervals")
+	fs.BoolVar(&c.FailOnMissing, "fail-missing", c.FailOnMissing, "also fail when a benchmark/unit is present in only one file")
 }
 
 // Validate reports a Config that Compare cannot use.

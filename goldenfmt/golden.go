@@ -42,7 +42,7 @@ type Golden struct {
 	TasksRan  int                       `json:"tasks_ran"`
 	Undefined map[string]string         `json:"undefined,omitempty"`
 	Metrics   map[string]resultfmt.Stat `json:"metrics"`
-	Tasks     map[string]Outcome        `json:"tasks"`
+	Tasks     map[string]TaskOutcome    `json:"tasks"`
 	// ByCPUClass holds the baselines of the same data and config made on
 	// other CPU classes (-update on such a machine adds its class here and
 	// leaves the rest of the file alone). A run is checked against the
@@ -57,12 +57,12 @@ type ClassBaseline struct {
 	Versions map[string]string         `json:"versions"`
 	TasksRan int                       `json:"tasks_ran"`
 	Metrics  map[string]resultfmt.Stat `json:"metrics"`
-	Tasks    map[string]Outcome        `json:"tasks"`
+	Tasks    map[string]TaskOutcome    `json:"tasks"`
 }
 
-// Outcome is one task's result in a golden file: the rank of its first
+// TaskOutcome is one task's result in a golden file: the rank of its first
 // relevant hit (0 = none within depth) and its per-measure values.
-type Outcome struct {
+type TaskOutcome struct {
 	FirstRelevant int                        `json:"first_relevant"`
 	Values        map[string]resultfmt.Fixed `json:"values"`
 }

@@ -22,7 +22,7 @@ func NewGolden(r *Result, tolerance float64, reason string) *goldenfmt.Golden {
 		Versions: map[string]string{"go": runtime.Version()}, CPUClass: r.CPUClass,
 		TasksRan: len(r.Tasks), Undefined: r.Undefined,
 		Metrics: make(map[string]resultfmt.Stat, len(r.Measures)),
-		Tasks:   make(map[string]goldenfmt.Outcome, len(r.Tasks)),
+		Tasks:   make(map[string]goldenfmt.TaskOutcome, len(r.Tasks)),
 	}
 	for k, v := range r.Versions {
 		g.Versions[k] = v
@@ -34,7 +34,7 @@ func NewGolden(r *Result, tolerance float64, reason string) *goldenfmt.Golden {
 		g.Metrics[m.String()] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
 	}
 	for _, t := range r.Tasks {
-		o := goldenfmt.Outcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]resultfmt.Fixed, len(r.Measures))}
+		o := goldenfmt.TaskOutcome{FirstRelevant: t.FirstRelevant, Values: make(map[string]resultfmt.Fixed, len(r.Measures))}
 		for i, m := range r.Measures {
 			o.Values[m.String()] = resultfmt.Fixed(t.Values[i])
 		}

@@ -32,7 +32,7 @@ type Prepared struct {
 	// Hash covers the chunked corpora, the tasks (queries and gold) and the
 	// chunker options: if it changes, golden baselines are stale.
 	Hash       string
-	ChunkStats chunk.Stats
+	ChunkStats chunk.Counts
 }
 
 // Prepare chunks every corpus whose docs are code files and hashes the
@@ -54,7 +54,7 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 	for _, id := range ids {
 		c := ds.Corpora[id]
 		if hasCodeFiles(c) {
-			cc, st, err := chunk.Split(c, opt)
+			cc, st, err := chunk.Corpus(c, opt)
 			if err != nil {
 				return nil, fmt.Errorf("chunking corpus %s: %w", id, err)
 			}

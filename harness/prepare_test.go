@@ -36,7 +36,7 @@ func TestPrepareKeepsTheFiles(t *testing.T) {
 	p, err := Prepare(ds, chunk.DefaultOptions())
 	require.NoError(t, err)
 
-	chunked, _, err := chunk.Split(code, chunk.DefaultOptions())
+	chunked, _, err := chunk.Corpus(code, chunk.DefaultOptions())
 	require.NoError(t, err)
 	require.Greater(t, len(chunked.Docs), 1, "the test needs a file cut into chunks")
 	if got := p.Corpora["code"]; got.Hash() != chunked.Hash() || got.Files != code {

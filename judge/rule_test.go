@@ -25,7 +25,7 @@ func ruleCorpus(t *testing.T) *Corpus {
 		{ID: "src/pkg/a.py", Path: "src/pkg/a.py", Kind: "file", Text: ruleSource},
 		{ID: "src/pkg/__init__.py", Path: "src/pkg/__init__.py", Kind: "file", Text: ""},
 	}}
-	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestRuleSymbolPath(t *testing.T) {
 		{ID: "a.py", Path: "a.py", Kind: "file", Text: "class Store:\n    def get(self):\n        return 1\n"},
 		{ID: "b.py", Path: "b.py", Kind: "file", Text: "class Store:\n    def get(self):\n        return 2\n"},
 	}}
-	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

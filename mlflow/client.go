@@ -234,8 +234,8 @@ func (c *Client) EndRun(ctx context.Context, runID, status string, end time.Time
 	return c.post(ctx, "/api/2.0/mlflow/runs/update", map[string]any{"run_id": runID, "status": status, "end_time": end.UnixMilli()}, nil)
 }
 
-// Run is a run as runs/get returns it.
-type Run struct {
+// TrackingRun is an MLflow tracking run as runs/get returns it.
+type TrackingRun struct {
 	Info RunInfo `json:"info"`
 	Data struct {
 		Params  []Param  `json:"params"`
@@ -245,18 +245,18 @@ type Run struct {
 }
 
 // GetRun returns the run with its latest params, metrics and tags.
-func (c *Client) GetRun(ctx context.Context, runID string) (Run, error) {
+func (c *Client) GetRun(ctx context.Context, runID string) (TrackingRun, error) {
 	var out struct {
-		Run Run `json:"run"`
+		Run TrackingRun `json:"run"`
 	}
 	err := c.do(ctx, http.MethodGet, "/api/2.0/mlflow/runs/get", url.Values{"run_id": {runID}}, nil, "", &out)
 	return out.Run, err
 }
 
 // SearchRuns returns the runs of an experiment (up to 1000), newest first.
-func (c *Client) SearchRuns(ctx context.Context, experiment string) ([]Run, error) {
+func (c *Client) SearchRuns(ctx context.Context, experiment string) ([]TrackingRun, error) {
 	var out struct {
-		Runs []Run `json:"runs"`
+		Runs []TrackingRun `json:"runs"`
 	}
 	err := c.post(ctx, "/api/2.0/mlflow/runs/search", map[string]any{"experiment_ids": []string{experiment}, "max_results": 1000}, &out)
 	return out.Runs, err

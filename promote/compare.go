@@ -17,9 +17,9 @@ type Estimate struct {
 	High float64 `json:"high"`
 }
 
-// Comparison is a paired per-task comparison of a candidate with a baseline
+// Paired is a paired per-task comparison of a candidate with a baseline
 // on one dataset, split and measure. Diff is candidate − baseline.
-type Comparison struct {
+type Paired struct {
 	Dataset string `json:"dataset"`
 	Split   string `json:"split"`
 	Measure string `json:"measure"`
@@ -49,13 +49,13 @@ type Comparison struct {
 	CandidateErrors int `json:"candidate_errors,omitempty"`
 }
 
-// Paired pairs base and cand records of dataset/split by task and compares
+// Pair pairs base and cand records of dataset/split by task and compares
 // their values of measure. Both sides must hold exactly the same tasks, once
 // each, with the measure recorded; anything else is an error naming the
 // first offending task, because a comparison over different task sets is
 // not paired.
-func Paired(recs []resultfmt.Record, base, cand ledgerfmt.Arm, dataset, split, measure string, cfg Config) (Comparison, error) {
-	c := Comparison{Dataset: dataset, Split: split, Measure: measure}
+func Pair(recs []resultfmt.Record, base, cand ledgerfmt.Arm, dataset, split, measure string, cfg Config) (Paired, error) {
+	c := Paired{Dataset: dataset, Split: split, Measure: measure}
 	bv, berr, err := column(recs, base, dataset, split, measure)
 	if err != nil {
 		return c, err

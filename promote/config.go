@@ -68,7 +68,7 @@ func DefaultStats() metrics.Stats {
 	return s
 }
 
-// Rule is one do-no-harm gate: the candidate must not regress Measure on
+// Rule is one do-no-harm rule: the candidate must not regress Measure on
 // Dataset/Split by more than MaxDrop beyond noise.
 type Rule struct {
 	Name    string  `json:"name"`

@@ -110,7 +110,7 @@ func TestLedgerForcedOverrideRecorded(t *testing.T) {
 		t.Fatalf("Admit with a reason = %v, %v; want the line-1 refusal", over, err)
 	}
 	v := &StageResult{Stage: StageTest, Baseline: base, Candidate: cand, Decision: DecisionConfirmed,
-		Primary: Comparison{Dataset: primary, Split: "test", Measure: "mrr"}}
+		Primary: Paired{Dataset: primary, Split: "test", Measure: "mrr"}}
 	e := NewEntry(v, c, "2026-12-01T08:00:00Z", "abc1234", over, "test data was regenerated (issue 99)")
 	if err := l.Append(e); err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ type StageResult struct {
 	Test      string        `json:"test"`
 	Decision  string        `json:"decision"`
 	Reasons   []string      `json:"reasons"`
-	Primary   Comparison    `json:"primary"`
+	Primary   Paired        `json:"primary"`
 	// Comparisons is how many candidates the test split has compared with
 	// this baseline on this dataset and measure, this one included (the
 	// ledger's earlier verdicts plus one); when more than one, PHolm is
@@ -49,10 +49,10 @@ type StageResult struct {
 
 // RuleResult is one do-no-harm rule as evaluated.
 type RuleResult struct {
-	Rule       Rule        `json:"rule"`
-	Status     string      `json:"status"`
-	Reason     string      `json:"reason"`
-	Comparison *Comparison `json:"comparison,omitempty"`
+	Rule       Rule    `json:"rule"`
+	Status     string  `json:"status"`
+	Reason     string  `json:"reason"`
+	Comparison *Paired `json:"comparison,omitempty"`
 }
 
 // Datasets lists "dataset[split]" of every comparison v made.
@@ -93,7 +93,7 @@ func EvaluateAmong(stage string, recs []resultfmt.Record, base, cand ledgerfmt.A
 	if base.Name() == cand.Name() {
 		return nil, fmt.Errorf("baseline and candidate are both %s", base.Name())
 	}
-	primary, err := Paired(recs, base, cand, cfg.Dataset, stage, cfg.Measure, cfg)
+	primary, err := Pair(recs, base, cand, cfg.Dataset, stage, cfg.Measure, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func evalRule(recs []resultfmt.Record, base, cand ledgerfmt.Arm, r Rule, cfg Con
 		rr.Status, rr.Reason = RuleSkipped, fmt.Sprintf("applies to %s, not %s", r.When, cfg.Dataset)
 		return rr
 	}
-	c, err := Paired(recs, base, cand, r.Dataset, r.Split, r.Measure, cfg)
+	c, err := Pair(recs, base, cand, r.Dataset, r.Split, r.Measure, cfg)
 	if err != nil {
 		var me *MissingError
 		rr.Status = RuleMissing

@@ -98,7 +98,7 @@ func TestEvaluateDecisions(t *testing.T) {
 		{name: "test rule missing fails closed", reason: "no DS-1000 results: the gate cannot be checked, so it rejects",
 			stage: StageTest, baseHits: 0, candHits: 30, rules: []Rule{ds1000},
 			wantDecision: DecisionRejected, wantReason: "fails closed", wantRuleStatus: []string{RuleMissing}},
-		{name: "test rule not applicable", reason: "a cosqa-only rule does not gate a RepoQA promotion",
+		{name: "test rule not applicable", reason: "a cosqa-only rule does not apply to a RepoQA promotion",
 			stage: StageTest, baseHits: 0, candHits: 30, rules: []Rule{onlyCosqa},
 			wantDecision: DecisionConfirmed, wantRuleStatus: []string{RuleSkipped}},
 		{name: "test not significant", reason: "the test split does not confirm a small gain",
@@ -150,7 +150,7 @@ func TestComparePValues(t *testing.T) {
 	cfg := testConfig()
 	cfg.Test = TestPermutation
 	rs := join(recs(base, primary, "dev", "hit@1", ones(20, 0)...), recs(cand, primary, "dev", "hit@1", ones(20, 20)...))
-	c, err := Paired(rs, base, cand, primary, "dev", "hit@1", cfg)
+	c, err := Pair(rs, base, cand, primary, "dev", "hit@1", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestCompareErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Paired(join(b, tt.c), base, cand, primary, "dev", "mrr", cfg)
+			_, err := Pair(join(b, tt.c), base, cand, primary, "dev", "mrr", cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}

@@ -19,14 +19,14 @@ const (
 	BaselineOutcome    = "baseline"            // the system the others are judged against
 )
 
-// Rules are the decision rules (the Codira seed's defaults, every number
+// DecisionRules are the decision rules (the Codira seed's defaults, every number
 // configurable). A candidate is compared with Baseline on the cases both
 // ran, measure by measure, with a paired bootstrap test; each measure's
 // p-values over the candidates are corrected for the number of candidates
 // with Holm's step-down procedure (metrics.Holm), and the corrected value
 // decides. A failed system is rejected; a partially failed one is never a
 // default or a profile (needs_more_data, rule partial_failure).
-type Rules struct {
+type DecisionRules struct {
 	// Baseline is the system ("system/config") the others are judged
 	// against; "" means the first system of the run.
 	Baseline string `json:"baseline"`
@@ -59,11 +59,11 @@ type Gain struct {
 	Threshold float64 `json:"threshold"`
 }
 
-// DefaultRules returns the seed's rules: Recall@5 +5 points, or MRR@10 or
+// DefaultDecisionRules returns the seed's rules: Recall@5 +5 points, or MRR@10 or
 // nDCG@10 +0.05, significant at α = 0.05, with query latency ≤ 1.25× the
 // baseline, index time ≤ 2× and peak RSS ≤ 4 GiB.
-func DefaultRules() Rules {
-	return Rules{
+func DefaultDecisionRules() DecisionRules {
+	return DecisionRules{
 		Gains:           []Gain{{"recall@5", 0.05}, {"mrr@10", 0.05}, {"ndcg@10", 0.05}},
 		Primary:         "ndcg@10",
 		Alpha:           0.05,
@@ -79,18 +79,18 @@ func DefaultRules() Rules {
 
 // Stats returns the statistics of the rules' paired tests: Resamples, Seed
 // and Alpha as one value.
-func (g Rules) Stats() metrics.Stats {
+func (g DecisionRules) Stats() metrics.Stats {
 	return metrics.Stats{Resamples: g.Resamples, Seed: g.Seed, Alpha: g.Alpha}
 }
 
 // WithStats returns g with st's resamples, seed and alpha.
-func (g Rules) WithStats(st metrics.Stats) Rules {
+func (g DecisionRules) WithStats(st metrics.Stats) DecisionRules {
 	g.Resamples, g.Seed, g.Alpha = st.Resamples, st.Seed, st.Alpha
 	return g
 }
 
 // Validate reports rules Decide cannot use.
-func (g Rules) Validate() error {
+func (g DecisionRules) Validate() error {
 	for _, r := range g.Gains {
 		if _, err := metrics.ParseMeasure(r.Measure); err != nil {
 			return fmt.Errorf("decision rules: %w", err)
@@ -113,15 +113,15 @@ func (g Rules) Validate() error {
 
 // Decision is the verdict on one system.
 type Decision struct {
-	Model   string       `json:"model"`
-	Outcome string       `json:"outcome"`
-	Rule    string       `json:"rule"`   // which rule decided
-	Detail  string       `json:"detail"` // the numbers behind it
-	Tests   []PairedTest `json:"tests,omitempty"`
+	Model   string   `json:"model"`
+	Outcome string   `json:"outcome"`
+	Rule    string   `json:"rule"`   // which rule decided
+	Detail  string   `json:"detail"` // the numbers behind it
+	Tests   []Paired `json:"tests,omitempty"`
 }
 
-// PairedTest is the paired comparison of one measure with the baseline.
-type PairedTest struct {
+// Paired is the paired comparison of one measure with the baseline.
+type Paired struct {
 	Measure  string          `json:"measure"`
 	Baseline resultfmt.Fixed `json:"baseline"`
 	Model    resultfmt.Fixed `json:"model"`
@@ -187,9 +187,9 @@ func (s *Summary) decide() {
 // failed system) with b on the cases both have, one paired bootstrap test
 // per gain measure, and corrects each measure's p-values over the
 // candidates with Holm's procedure.
-func (s *Summary) pairedTests(b *SystemSummary) map[string][]PairedTest {
+func (s *Summary) pairedTests(b *SystemSummary) map[string][]Paired {
 	g := s.cfg.Rules
-	out := map[string][]PairedTest{}
+	out := map[string][]Paired{}
 	var cands []string
 	for _, name := range s.order {
 		if c := s.system(name); name != b.Name && c.Status != campaignfmt.StatusFailed {
@@ -215,7 +215,7 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]PairedTest {
 		for _, r := range g.Gains {
 			bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
 			p := g.Stats().Paired(bv, cv)
-			out[name] = append(out[name], PairedTest{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
+			out[name] = append(out[name], Paired{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
 				Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N})
 		}
 	}
@@ -240,7 +240,7 @@ func (s *Summary) setDecisions() {
 }
 
 // decideOne decides c against the baseline b from its paired tests.
-func (s *Summary) decideOne(b, c *SystemSummary, tests []PairedTest) Decision {
+func (s *Summary) decideOne(b, c *SystemSummary, tests []Paired) Decision {
 	d := s.decideRan(b, c, tests)
 	if c.Failed == 0 || d.Outcome == Rejected || d.Outcome == NeedsMoreData {
 		return d
@@ -252,7 +252,7 @@ func (s *Summary) decideOne(b, c *SystemSummary, tests []PairedTest) Decision {
 	return d
 }
 
-func (s *Summary) decideRan(b, c *SystemSummary, tests []PairedTest) Decision {
+func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 	g := s.cfg.Rules
 	d := Decision{Model: c.Name}
 	if c.Status == campaignfmt.StatusFailed {

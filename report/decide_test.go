@@ -22,7 +22,7 @@ type group struct {
 
 // decideOn builds a run of two systems over groups and returns the
 // candidate's decision.
-func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS float64, gates Rules) Decision {
+func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS float64, rules DecisionRules) Decision {
 	t.Helper()
 	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}, Systems: []campaignfmt.SystemCost{
 		{Name: "dense/base", Status: campaignfmt.StatusOK, IndexSeconds: 10, PeakRSSMB: 500},
@@ -49,7 +49,7 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 		}
 	}
 	cfg := DefaultConfig()
-	cfg.Rules = gates
+	cfg.Rules = rules
 	cfg.Rules.Baseline = "dense/base"
 	s, err := ScoreCampaign(run, recs, nil, cfg)
 	require.NoError(t, err)
@@ -59,13 +59,13 @@ func decideOn(t *testing.T, groups []group, candLatency, candIndex, candRSS floa
 }
 
 func TestDecisionOutcomes(t *testing.T) {
-	g := DefaultRules()
+	g := DefaultDecisionRules()
 	for _, tc := range []struct {
 		name     string
 		groups   []group
 		lat, idx float64
 		rss      float64
-		gates    Rules
+		rules    DecisionRules
 		outcome  string
 		rule     string
 		reason   string
@@ -90,7 +90,7 @@ func TestDecisionOutcomes(t *testing.T) {
 			"a significant overall gain, but repository b (6 cases) loses MRR@10 0.5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decideOn(t, tc.groups, tc.lat, tc.idx, tc.rss, tc.gates)
+			d := decideOn(t, tc.groups, tc.lat, tc.idx, tc.rss, tc.rules)
 			if d.Outcome != tc.outcome || d.Rule != tc.rule {
 				t.Errorf("decision = %s (%s: %s), want %s (%s): %s", d.Outcome, d.Rule, d.Detail, tc.outcome, tc.rule, tc.reason)
 			}
@@ -101,15 +101,15 @@ func TestDecisionOutcomes(t *testing.T) {
 func TestGatesValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*Rules)
+		edit func(*DecisionRules)
 	}{
-		{"unknown measure", func(g *Rules) { g.Gains = []Gain{{"nope@3", 0.1}} }},
-		{"zero threshold", func(g *Rules) { g.Gains = []Gain{{"mrr@10", 0}} }},
-		{"alpha", func(g *Rules) { g.Alpha = 1 }},
-		{"budget", func(g *Rules) { g.MaxLatencyRatio = 0 }},
+		{"unknown measure", func(g *DecisionRules) { g.Gains = []Gain{{"nope@3", 0.1}} }},
+		{"zero threshold", func(g *DecisionRules) { g.Gains = []Gain{{"mrr@10", 0}} }},
+		{"alpha", func(g *DecisionRules) { g.Alpha = 1 }},
+		{"budget", func(g *DecisionRules) { g.MaxLatencyRatio = 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := DefaultRules()
+			g := DefaultDecisionRules()
 			tc.edit(&g)
 			if g.Validate() == nil {
 				t.Error("Validate() = nil, want an error")

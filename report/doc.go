@@ -23,7 +23,7 @@
 //     repository once) with 95% bootstrap CIs, per-repo and per-intent
 //     tables, latency percentiles, failures.
 //  5. Decide: each system is decided against a baseline with paired tests on
-//     the same cases (Rules); the report names the rule that decided.
+//     the same cases (DecisionRules); the report names the rule that decided.
 //  6. Write: quality-summary.md/.json, per-query-results.jsonl,
 //     per-model-ranking.csv, per-repo-summary.csv, per-intent-summary.csv,
 //     regressions.md; package report/plots draws the figures. Everything

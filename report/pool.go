@@ -20,23 +20,23 @@ import (
 
 // PoolEntry is one distinct result of a task's pool.
 type PoolEntry struct {
-	Task     string    `json:"case_id"`
-	Repo     string    `json:"repo"`
-	Intent   string    `json:"intent"`
-	Query    string    `json:"query"`
-	DocID    string    `json:"result_id"`
-	RankedBy []Ranking `json:"ranked_by_models"`
-	Kind     string    `json:"kind"`
-	Path     string    `json:"path"`
-	Symbol   string    `json:"symbol"`
+	Task     string     `json:"case_id"`
+	Repo     string     `json:"repo"`
+	Intent   string     `json:"intent"`
+	Query    string     `json:"query"`
+	DocID    string     `json:"result_id"`
+	RankedBy []PoolRank `json:"ranked_by_models"`
+	Kind     string     `json:"kind"`
+	Path     string     `json:"path"`
+	Symbol   string     `json:"symbol"`
 	// Grade is filled in when the case file's gold already grades the
 	// result; nil means a person has to.
 	Grade *int   `json:"grade"`
 	Notes string `json:"notes"`
 }
 
-// Ranking is where one system ranked a pooled result.
-type Ranking struct {
+// PoolRank is where one system ranked a pooled result.
+type PoolRank struct {
 	Model string `json:"model"`
 	Rank  int    `json:"rank"`
 }
@@ -78,7 +78,7 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 				}
 				byTask[r.Task][h.DocID] = e
 			}
-			e.RankedBy = append(e.RankedBy, Ranking{Model: r.Model(), Rank: h.Rank})
+			e.RankedBy = append(e.RankedBy, PoolRank{Model: r.Model(), Rank: h.Rank})
 		}
 	}
 	var out []PoolEntry
@@ -106,7 +106,7 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 // SheetHeader is the header row of grading-sheet.csv.
 var SheetHeader = []string{"case_id", "repo", "intent", "query", "result_id", "ranked_by_models", "kind", "path", "symbol", "grade", "notes"}
 
-func rankedBy(rs []Ranking) string {
+func rankedBy(rs []PoolRank) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		parts[i] = r.Model + "@" + strconv.Itoa(r.Rank)

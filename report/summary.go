@@ -17,16 +17,16 @@ import (
 type Config struct {
 	Ks    []int         // cutoffs of hit@k, recall@k, ndcg@k and judged@k
 	Stats metrics.Stats // the CIs' resamples and seed (metrics.DefaultStats)
-	Rules Rules
+	Rules DecisionRules
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
 }
 
 // DefaultConfig returns K = 1, 3, 5, 10, 20, metrics.DefaultStats (the
-// golden files' CIs) and DefaultRules.
+// golden files' CIs) and DefaultDecisionRules.
 func DefaultConfig() Config {
-	return Config{Ks: []int{1, 3, 5, 10, 20}, Stats: metrics.DefaultStats(), Rules: DefaultRules()}
+	return Config{Ks: []int{1, 3, 5, 10, 20}, Stats: metrics.DefaultStats(), Rules: DefaultDecisionRules()}
 }
 
 // Validate reports a config Summarize cannot use.
@@ -88,7 +88,7 @@ type Summary struct {
 	PerRepo     []GroupRow            `json:"per_repo"`
 	PerIntent   []GroupRow            `json:"per_intent"`
 	Baseline    string                `json:"baseline,omitempty"`
-	Rules       Rules                 `json:"gates"`
+	Rules       DecisionRules         `json:"gates"`
 	Decisions   []Decision            `json:"decisions,omitempty"`
 	Regressions []Regression          `json:"regressions,omitempty"`
 	Failures    []campaignfmt.Failure `json:"failures,omitempty"`

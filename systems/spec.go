@@ -6,14 +6,14 @@ import (
 )
 
 // Spec names one configuration of a system and builds it. It is the value a
-// benchmark is handed: the runner gates it by its golden file, a hybrid fuses
+// benchmark is handed: the runner checks it against its golden file, a hybrid fuses
 // several, a graph expands one. A system package offers a Spec per named
 // config (bm25.Spec, dense.Spec, …); a user's own system, or an external one
 // (systems/external), is a Spec the user builds. Nothing is registered.
 //
 // Its fields say what the system is (names, hash, how it is judged, what
-// it needs, how it is built); Bench says how the bench schedules and gates
-// it.
+// it needs, how it is built); Bench says how the bench schedules it and
+// checks it.
 type Spec struct {
 	System string // "bm25", "dense", "pydocs-mcp", … (a subtest name)
 	Config string // config name within the system (a subtest name)
@@ -43,11 +43,11 @@ type Spec struct {
 	// New builds a fresh system for one corpus.
 	New func(opt Options) (System, error)
 
-	// Bench is how the bench schedules the system's cells and gates them.
+	// Bench is how the bench schedules the system's cells and checks them.
 	Bench Schedule
 }
 
-// Schedule is how the bench schedules a system and gates its cells: which
+// Schedule is how the bench schedules a system and checks its cells: which
 // cells run at which size, and how far below its baseline a cell may fall.
 // None of it changes what a cell returns, so none of it is hashed.
 type Schedule struct {

@@ -98,14 +98,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	opt := benchstat.DefaultOptions()
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&opt.Table, "table", opt.Table, "split results into tables by distinct values of `projection`")
-	fs.StringVar(&opt.Row, "row", opt.Row, "split results into rows by distinct values of `projection`")
-	fs.StringVar(&opt.Col, "col", opt.Col, "split results into columns by distinct values of `projection`")
-	fs.StringVar(&opt.Ignore, "ignore", opt.Ignore, "ignore variations in `keys` (e.g. commit)")
-	fs.StringVar(&opt.Filter, "filter", opt.Filter, "use only benchmarks matching benchfilter `query`")
-	fs.Float64Var(&opt.Alpha, "alpha", opt.Alpha, "consider change significant if p < `α`")
-	fs.Float64Var(&opt.Confidence, "confidence", opt.Confidence, "confidence `level` for ranges")
-	fs.StringVar(&opt.Format, "format", opt.Format, "print results in `format`: text or csv")
+	opt.Flags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -125,10 +118,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	cfg := gate.DefaultConfig()
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "a significant change of a non-exact unit fails when it is worse by more than this `fraction`")
-	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "significance level of the Mann-Whitney U test")
-	fs.Float64Var(&cfg.Confidence, "confidence", cfg.Confidence, "confidence `level` of the median intervals")
-	fs.BoolVar(&cfg.FailOnMissing, "fail-missing", cfg.FailOnMissing, "also fail when a benchmark/unit is present in only one file")
+	cfg.Flags(fs)
 	format := fs.String("format", "text", "report `format`: "+strings.Join(gate.Formats, ", "))
 	if err := parse(fs, args); err != nil {
 		return err
@@ -142,17 +132,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return usagef("gate: %v", err)
 	}
-	oldF, err := os.Open(fs.Arg(0))
-	if err != nil {
-		return usagef("gate: %v", err)
-	}
-	defer oldF.Close()
-	newF, err := os.Open(fs.Arg(1))
-	if err != nil {
-		return usagef("gate: %v", err)
-	}
-	defer newF.Close()
-	rep, err := gate.Compare(oldF, newF, fs.Arg(0), fs.Arg(1), cfg)
+	rep, err := gate.CompareFiles(fs.Arg(0), fs.Arg(1), cfg)
 	if err != nil {
 		return usagef("gate: %v", err)
 	}

@@ -18,14 +18,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		"U test). The output and flags are golang.org/x/perf/cmd/benchstat's. Files of two commits made by\n"+
 		"make bench differ in their commit: line; add -ignore commit to compare them in one table.\n"+
 		"To fail on a regression, use retrievalbench gate.\n\nflags:\n", stderr)
-	fs.StringVar(&opt.Table, "table", opt.Table, "split results into tables by distinct values of `projection`")
-	fs.StringVar(&opt.Row, "row", opt.Row, "split results into rows by distinct values of `projection`")
-	fs.StringVar(&opt.Col, "col", opt.Col, "split results into columns by distinct values of `projection`")
-	fs.StringVar(&opt.Ignore, "ignore", opt.Ignore, "ignore variations in `keys` (e.g. commit, to compare files of two commits)")
-	fs.StringVar(&opt.Filter, "filter", opt.Filter, "use only benchmarks matching benchfilter `query`")
-	fs.Float64Var(&opt.Alpha, "alpha", opt.Alpha, "consider change significant if p < `α`")
-	fs.Float64Var(&opt.Confidence, "confidence", opt.Confidence, "confidence `level` for ranges")
-	fs.StringVar(&opt.Format, "format", opt.Format, "print results in `format`: text or csv (warnings to stderr)")
+	opt.Flags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

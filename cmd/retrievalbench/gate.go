@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -18,10 +17,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		"Compares two Go benchmark files (go test -bench output) as benchstat does and exits 1\n"+
 		"when NEW regressed: a significant change worse than -threshold, or any drop of an\n"+
 		"assume=exact unit. Exits 2 on unreadable input.\n\nflags:\n", stderr)
-	fs.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "a significant change of a non-exact unit fails when it is worse by more than this `fraction` (0.10 = 10%)")
-	fs.Float64Var(&cfg.Alpha, "alpha", cfg.Alpha, "significance level of the Mann-Whitney U test")
-	fs.Float64Var(&cfg.Confidence, "confidence", cfg.Confidence, "confidence `level` of the median intervals")
-	fs.BoolVar(&cfg.FailOnMissing, "fail-missing", cfg.FailOnMissing, "also fail when a benchmark/unit is present in only one file")
+	cfg.Flags(fs)
 	format := fs.String("format", "text", "report `format`: "+strings.Join(gate.Formats, ", "))
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -35,19 +31,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return usagef("gate: %v", err)
 	}
-	oldPath, newPath := fs.Arg(0), fs.Arg(1)
-	oldF, err := os.Open(oldPath)
-	if err != nil {
-		return usagef("gate: %v", err)
-	}
-	defer oldF.Close()
-	newF, err := os.Open(newPath)
-	if err != nil {
-		return usagef("gate: %v", err)
-	}
-	defer newF.Close()
-
-	rep, err := gate.Compare(oldF, newF, oldPath, newPath, cfg)
+	rep, err := gate.CompareFiles(fs.Arg(0), fs.Arg(1), cfg)
 	if err != nil {
 		// Unreadable input: the gate cannot vouch for anything.
 		return usagef("gate: %v", err)

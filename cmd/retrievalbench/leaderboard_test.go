@@ -110,7 +110,7 @@ func TestLeaderboardMLflow(t *testing.T) {
 	if len(runs) != 2 {
 		t.Fatalf("%d runs in the experiment, want one per cell (2)", len(runs))
 	}
-	byModel := map[string]mlflow.Run{}
+	byModel := map[string]mlflow.TrackingRun{}
 	for _, r := range runs {
 		p := kv(r.Data.Params)
 		byModel[p["system"]+"/"+p["config"]] = r

@@ -67,7 +67,7 @@ func runLeakage(args []string, stdout, stderr io.Writer) error {
 		return usagef("leakage: no data pack: set -data or %s", cache.EnvData)
 	}
 	report := func(ds *datasets.Dataset) error {
-		r, err := leakage.Measure(ds, leakage.DefaultConfig())
+		r, err := leakage.Scan(ds, leakage.DefaultConfig())
 		if err != nil {
 			return err
 		}

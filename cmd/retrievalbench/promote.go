@@ -165,7 +165,7 @@ func writeStageResult(w io.Writer, v *promote.StageResult) {
 	}
 }
 
-func writeComparison(w io.Writer, indent string, base, cand ledgerfmt.Arm, c promote.Comparison) {
+func writeComparison(w io.Writer, indent string, base, cand ledgerfmt.Arm, c promote.Paired) {
 	fmt.Fprintf(w, "%sbaseline  %-34s %.4f [%.4f, %.4f]\n", indent, base.Name(), c.Baseline.Mean, c.Baseline.Low, c.Baseline.High)
 	fmt.Fprintf(w, "%scandidate %-34s %.4f [%.4f, %.4f]\n", indent, cand.Name(), c.Candidate.Mean, c.Candidate.Low, c.Candidate.High)
 	fmt.Fprintf(w, "%spaired diff %+.4f [%+.4f, %+.4f]  bootstrap p=%.4f  permutation p=%.4f  wins/losses/ties %d/%d/%d",

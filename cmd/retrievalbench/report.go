@@ -35,7 +35,7 @@ func (rf *reportFlags) register(fs *flag.FlagSet, ksDefault string) {
 	fs.StringVar(&rf.ks, "k", ksDefault, "comma-separated `cutoffs` of hit@k, recall@k, ndcg@k and judged@k")
 	fs.StringVar(&rf.baseline, "baseline", "", "`system/config` the decision rules compare the others with (default: the first dense model)")
 	fs.StringVar(&rf.timestamp, "timestamp", "", "fixed `RFC3339` time to write as the report's generation time (default: now), for byte-identical reports")
-	d := report.DefaultRules()
+	d := report.DefaultDecisionRules()
 	fs.IntVar(&rf.minCases, "min-cases", d.MinCases, "paired cases a decision needs")
 	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the decision rules, in `MiB` (0 = none)")
 }

@@ -255,7 +255,7 @@ var methodRE = regexp.MustCompile(`(?m)^\s*(?:(?:public|private|protected|static
 
 func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 	idx := &repoIndex{paths: map[string]bool{}, sections: map[string][]corpus.Doc{}, symbols: map[string][]string{}, defs: map[string][]string{}}
-	chunks, _, err := chunk.Split(c, chunk.DefaultOptions())
+	chunks, _, err := chunk.Corpus(c, chunk.DefaultOptions())
 	if err != nil {
 		return nil, fmt.Errorf("chunking %s: %w", c.ID, err)
 	}

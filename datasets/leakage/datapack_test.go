@@ -33,7 +33,7 @@ func TestDatapack(t *testing.T) {
 			require.NoError(t, err)
 			ds, err := d.Load(dir, datasets.SplitAll)
 			require.NoError(t, err)
-			r, err := Measure(ds, DefaultConfig())
+			r, err := Scan(ds, DefaultConfig())
 			require.NoError(t, err)
 			t.Log(r.Summary())
 			if tc.allLeak && r.Full.Gold != r.Tasks {

@@ -262,8 +262,8 @@ func (w *Where) add(f found) {
 	}
 }
 
-// Measure computes the leakage report of ds.
-func Measure(ds *datasets.Dataset, cfg Config) (*Report, error) {
+// Scan computes the leakage report of ds.
+func Scan(ds *datasets.Dataset, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -488,10 +488,10 @@ func duplicates(docs []string, cfg Config) dupStats {
 	return st
 }
 
-// Summarize measures ds with DefaultConfig and returns the one-line
+// SummaryLine measures ds with DefaultConfig and returns the one-line
 // summary, for a dataset's summary.
-func Summarize(ds *datasets.Dataset) (string, error) {
-	r, err := Measure(ds, DefaultConfig())
+func SummaryLine(ds *datasets.Dataset) (string, error) {
+	r, err := Scan(ds, DefaultConfig())
 	if err != nil {
 		return "", err
 	}

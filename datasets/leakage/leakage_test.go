@@ -56,7 +56,7 @@ func TestMeasureQueries(t *testing.T) {
 		{ID: "t5", Query: "unrelated words only", CorpusID: "c", Gold: []datasets.Relevant{{Kind: "symbol", ID: "A.b"}}},
 	}}
 	cfg := DefaultConfig()
-	r, err := Measure(ds, cfg)
+	r, err := Scan(ds, cfg)
 	require.NoError(t, err)
 
 	// Independent reference for the span counts.
@@ -147,7 +147,7 @@ func TestDuplicates(t *testing.T) {
 	}}
 	ds := &datasets.Dataset{Name: "dups", Corpora: map[string]*corpus.Corpus{"c": c}}
 	cfg := DefaultConfig()
-	r, err := Measure(ds, cfg)
+	r, err := Scan(ds, cfg)
 	require.NoError(t, err)
 	exact := Jaccard(shingles(normalize(c.Docs[0].Text), 5), shingles(normalize(c.Docs[2].Text), 5))
 	if exact < cfg.NearThreshold || exact > 0.95 {
@@ -162,7 +162,7 @@ func TestDuplicates(t *testing.T) {
 	if r.CheckedPairs < 1 || r.MaxAbsError > 0.15 {
 		t.Errorf("MinHash check: %d pairs, max error %.3f; want ≥ 1 pair within 0.15 of exact Jaccard", r.CheckedPairs, r.MaxAbsError)
 	}
-	again, err := Measure(ds, cfg)
+	again, err := Scan(ds, cfg)
 	require.NoError(t, err)
 	if diff := cmp.Diff(r, again); diff != "" {
 		t.Errorf("two runs with one seed differ:\n%s", diff)
@@ -213,7 +213,7 @@ func TestJaccard(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	bad := DefaultConfig()
 	bad.NumHashes = 100 // not a multiple of 32 bands
-	if _, err := Measure(&datasets.Dataset{}, bad); err == nil {
+	if _, err := Scan(&datasets.Dataset{}, bad); err == nil {
 		t.Error("NumHashes 100 with 32 bands accepted")
 	}
 }

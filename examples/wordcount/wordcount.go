@@ -22,7 +22,7 @@ type System struct {
 
 // Spec is the benchmark value of the system: a name, a config hash that
 // changes when the ranking rule does, a constructor, and how the bench
-// gates it (Bench: no tolerance, for a deterministic ranking).
+// checks it (Bench: no tolerance, for a deterministic ranking).
 func Spec() systems.Spec {
 	return systems.Spec{
 		System: "wordcount", Config: "distinct-v1", Hash: "wordcount-distinct-v1",

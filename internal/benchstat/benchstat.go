@@ -12,6 +12,7 @@
 package benchstat
 
 import (
+	"flag"
 	"fmt"
 	"io"
 
@@ -40,6 +41,20 @@ func DefaultOptions() Options {
 		Table: ".config", Row: ".fullname", Col: ".file", Filter: "*",
 		Alpha: benchmath.DefaultThresholds.CompareAlpha, Confidence: 0.95, Format: "text",
 	}
+}
+
+// Flags defines o's command-line flags on fs, with o's values as their
+// defaults: benchstat's flags, those of `retrievalbench compare` and
+// `rbench compare`.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Table, "table", o.Table, "split results into tables by distinct values of `projection`")
+	fs.StringVar(&o.Row, "row", o.Row, "split results into rows by distinct values of `projection`")
+	fs.StringVar(&o.Col, "col", o.Col, "split results into columns by distinct values of `projection`")
+	fs.StringVar(&o.Ignore, "ignore", o.Ignore, "ignore variations in `keys` (e.g. commit, to compare files of two commits)")
+	fs.StringVar(&o.Filter, "filter", o.Filter, "use only benchmarks matching benchfilter `query`")
+	fs.Float64Var(&o.Alpha, "alpha", o.Alpha, "consider change significant if p < `α`")
+	fs.Float64Var(&o.Confidence, "confidence", o.Confidence, "confidence `level` for ranges")
+	fs.StringVar(&o.Format, "format", o.Format, "print results in `format`: text or csv (warnings to stderr)")
 }
 
 // Formats are the accepted values of Options.Format.

@@ -46,11 +46,11 @@ type Index struct {
 	mem    *memIndex   // nil when the index could not be decoded (SQL then)
 	toks   *termTokens // FTS5's tokens of query terms, for mem
 	ids    []string    // ids[rowid-1] is the doc ID of that row
-	stats  Stats
+	stats  IndexStats
 }
 
-// Stats describes the index built or reused by the last Index call.
-type Stats struct {
+// IndexStats describes the index built or reused by the last Index call.
+type IndexStats struct {
 	Path      string        // the index.db file
 	Docs      int           // docs in the index
 	Reused    bool          // true when a complete cached index was opened
@@ -103,7 +103,7 @@ const noFTS5 = "this binary was built without the sqlite_fts5 build tag, which m
 func (x *Index) Config() Config { return x.cfg }
 
 // Stats returns what the last successful Index call did.
-func (x *Index) Stats() Stats { return x.stats }
+func (x *Index) Stats() IndexStats { return x.stats }
 
 // Index opens the cached index of c or builds it. A previous corpus is
 // closed first.
@@ -123,7 +123,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	if !x.opt.NoCache {
 		err := x.open(path, want, ids)
 		if err == nil {
-			x.stats = Stats{Path: path, Docs: len(ids), Reused: true}
+			x.stats = IndexStats{Path: path, Docs: len(ids), Reused: true}
 			x.logf("bm25[%s]: %s: reusing %s (%d docs)", x.cfg.Name, c.ID, path, len(ids))
 			return nil
 		}
@@ -139,7 +139,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := x.open(path, want, ids); err != nil {
 		return fmt.Errorf("bm25[%s]: opening new index of %s: %w", x.cfg.Name, c.ID, err)
 	}
-	x.stats = Stats{Path: path, Docs: len(ids), BuildTime: time.Since(start)}
+	x.stats = IndexStats{Path: path, Docs: len(ids), BuildTime: time.Since(start)}
 	return nil
 }
 
@@ -497,7 +497,7 @@ func (x *Index) closeDB() error {
 	if x.toks != nil {
 		errs = append(errs, x.toks.Close())
 	}
-	x.db, x.search, x.term, x.sc, x.mem, x.toks, x.ids, x.stats = nil, nil, nil, nil, nil, nil, nil, Stats{}
+	x.db, x.search, x.term, x.sc, x.mem, x.toks, x.ids, x.stats = nil, nil, nil, nil, nil, nil, nil, IndexStats{}
 	return errors.Join(errs...)
 }
 

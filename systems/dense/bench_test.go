@@ -40,7 +40,7 @@ func repoqaSample(tb testing.TB, n int) *corpus.Corpus {
 			})
 		}
 	}
-	chunks, _, err := chunk.Split(files, chunk.DefaultOptions())
+	chunks, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	require.NoError(tb, err)
 	if n <= 0 || n >= len(chunks.Docs) {
 		return chunks

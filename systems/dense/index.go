@@ -42,8 +42,8 @@ func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	return modelconfig.Missing(cacheDir, m)
 }
 
-// Stats describes the last Index call.
-type Stats struct {
+// IndexStats describes the last Index call.
+type IndexStats struct {
 	Docs      int           // docs in the index
 	Embedded  int           // docs embedded by this call
 	Reused    int           // docs whose vector came from the store
@@ -55,7 +55,7 @@ type Stats struct {
 }
 
 // DocsPerSecond is the embedding rate of the last Index call.
-func (s Stats) DocsPerSecond() float64 {
+func (s IndexStats) DocsPerSecond() float64 {
 	if s.Embed <= 0 {
 		return 0
 	}
@@ -71,7 +71,7 @@ type Index struct {
 	emb   Vectorizer
 	onnx  *embed.Embedder // emb when the model runs in-process; nil for an endpoint
 	mat   *embed.Matrix
-	stats Stats
+	stats IndexStats
 	info  *systems.ModelInfo // Models' answer, made once
 
 	// progress state of the Index call running
@@ -136,7 +136,7 @@ var (
 func (x *Index) Config() Config { return x.cfg }
 
 // Stats returns what the last successful Index call did.
-func (x *Index) Stats() Stats { return x.stats }
+func (x *Index) Stats() IndexStats { return x.stats }
 
 // Embedder returns the embedder: an *embed.Embedder, whose counters say
 // the time inside ONNX Runtime, or an *embed.Endpoint.
@@ -176,7 +176,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 
 	vecs := make([][]float32, len(c.Docs))
 	var store *embed.Store
-	st := Stats{Docs: len(c.Docs)}
+	st := IndexStats{Docs: len(c.Docs)}
 	if !x.opt.NoCache {
 		var err error
 		store, err = embed.OpenStore(embed.StorePath(x.opt.CacheDir, x.model.ID))
@@ -308,9 +308,9 @@ func (x *Index) VectorDim(ctx context.Context) (int, error) {
 }
 
 // onnxStats is the in-process embedder's counters (zero for an endpoint).
-func (x *Index) onnxStats() embed.Stats {
+func (x *Index) onnxStats() embed.Counts {
 	if x.onnx == nil {
-		return embed.Stats{}
+		return embed.Counts{}
 	}
 	return x.onnx.Stats()
 }

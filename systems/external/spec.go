@@ -6,7 +6,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
-// Spec is the benchmark value of cfg: named, hashed and gated as the config
+// Spec is the benchmark value of cfg: named, hashed and checked as the config
 // says (a config without tolerance_reason gets one that states no more than
 // the check does), composite when its results are one blob, requiring what its
 // "requires" lists (the first unmet requirement is reported).

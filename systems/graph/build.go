@@ -22,16 +22,16 @@ type Graph struct {
 	defs    int
 }
 
-// Stats describes a Graph.
-type Stats struct {
+// Counts is the size of a Graph.
+type Counts struct {
 	Docs        int // nodes
 	Definitions int // docs that define a name
 	Edges       int // distinct u → v references
 }
 
 // Stats returns the size of g.
-func (g *Graph) Stats() Stats {
-	return Stats{Docs: len(g.ids), Definitions: g.defs, Edges: g.edges}
+func (g *Graph) Stats() Counts {
+	return Counts{Docs: len(g.ids), Definitions: g.defs, Edges: g.edges}
 }
 
 // Callees returns the IDs of the docs that doc id references, in the order

@@ -70,7 +70,7 @@ func chainCorpus(t *testing.T) *corpus.Corpus {
 	for _, p := range []string{"pkg/__init__.py", "pkg/app.py", "pkg/core.py", "pkg/other.py", "pkg/util.py"} {
 		c.Docs = append(c.Docs, corpus.Doc{ID: p, Path: p, Kind: chunk.KindFile, Language: codetext.Python, Text: chain[p]})
 	}
-	cc, _, err := chunk.Split(c, chunk.DefaultOptions())
+	cc, _, err := chunk.Corpus(c, chunk.DefaultOptions())
 	require.NoError(t, err)
 	return cc
 }

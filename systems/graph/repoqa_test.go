@@ -35,7 +35,7 @@ func TestStructuralEdges(t *testing.T) {
 		if g == nil {
 			raw, ok := ds.Corpora[r.Repo]
 			require.True(t, ok, "corpus %s", r.Repo)
-			c, _, err = chunk.Split(raw, chunk.DefaultOptions())
+			c, _, err = chunk.Corpus(raw, chunk.DefaultOptions())
 			require.NoError(t, err)
 			g = Build(c, DefaultMaxCandidates)
 			graphs[r.Repo], chunked[r.Repo] = g, c

@@ -22,7 +22,7 @@ func chunkedPair(t *testing.T) *corpus.Corpus {
 		{ID: "a.py", Path: "a.py", Kind: "file", Language: "python", Text: "import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n"},
 		{ID: "b.py", Path: "b.py", Kind: "file", Language: "python", Text: "def h():\n    return 3\n"},
 	}}
-	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	require.NoError(t, err)
 	var ids []string
 	for _, d := range c.Docs {

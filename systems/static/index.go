@@ -27,8 +27,8 @@ func Requires(cfg Config, cacheDir string) *systems.Requirement {
 	return modelconfig.Missing(cacheDir, m)
 }
 
-// Stats describes the last Index call.
-type Stats struct {
+// IndexStats describes the last Index call.
+type IndexStats struct {
 	Docs      int           // docs in the index
 	Truncated int           // docs cut at the max tokens
 	Empty     int           // docs with no tokens (zero vector: never a hit above others)
@@ -37,7 +37,7 @@ type Stats struct {
 }
 
 // DocsPerSecond is the embedding rate of the last Index call.
-func (s Stats) DocsPerSecond() float64 {
+func (s IndexStats) DocsPerSecond() float64 {
 	if s.Embed <= 0 {
 		return 0
 	}
@@ -51,7 +51,7 @@ type Index struct {
 	opt   systems.Options
 	model *Model
 	mat   *embed.Matrix
-	stats Stats
+	stats IndexStats
 }
 
 // New loads the model of cfg from opt.CacheDir and returns an empty Index.
@@ -77,7 +77,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 func (x *Index) Config() Config { return x.cfg }
 
 // Stats returns what the last successful Index call did.
-func (x *Index) Stats() Stats { return x.stats }
+func (x *Index) Stats() IndexStats { return x.stats }
 
 // Model returns the loaded model.
 func (x *Index) Model() *Model { return x.model }
@@ -116,7 +116,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		return err
 	}
 	embedTime := time.Since(start)
-	st := Stats{Docs: len(c.Docs), Embed: embedTime}
+	st := IndexStats{Docs: len(c.Docs), Embed: embedTime}
 	mat := embed.NewMatrix(x.model.Dim())
 	for i := range c.Docs {
 		if truncated[i] {

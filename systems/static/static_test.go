@@ -192,7 +192,7 @@ func TestIndexSearch(t *testing.T) {
 			dim, err := x.VectorDim(t.Context())
 			require.NoError(t, err)
 			require.Equal(t, 64, dim, "the manifest's dimension")
-			require.Equal(t, Stats{Docs: 5}, Stats{Docs: x.Stats().Docs, Truncated: x.Stats().Truncated, Empty: x.Stats().Empty})
+			require.Equal(t, IndexStats{Docs: 5}, IndexStats{Docs: x.Stats().Docs, Truncated: x.Stats().Truncated, Empty: x.Stats().Empty})
 			var first [][]systems.Hit
 			for _, q := range testQueries {
 				hits, err := x.Search(t.Context(), q.query, 3)

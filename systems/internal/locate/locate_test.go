@@ -52,7 +52,7 @@ func chunked(t *testing.T) *corpus.Corpus {
 		{ID: "pkg/b.py", Path: "pkg/b.py", Kind: "file", Language: "python", Text: widgetPy},
 		{ID: "README.md", Path: "README.md", Kind: "file", Text: "Widget docs\n"},
 	}}
-	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	require.NoError(t, err)
 	var ids []string
 	for _, d := range c.Docs {
@@ -225,7 +225,7 @@ func TestQualifiedGoSymbol(t *testing.T) {
 		{ID: "store/store.go", Path: "store/store.go", Kind: "file", Language: "go",
 			Text: "package store\n\ntype Store struct{}\n\nfunc (s *Store) Get() int {\n\treturn 1\n}\n\nfunc (s *Store) Put() {\n}\n"},
 	}}
-	c, _, err := chunk.Split(files, chunk.DefaultOptions())
+	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	require.NoError(t, err)
 	c.Files = files
 	got, ok := New(c).Resolve(systems.Hit{Path: "store/store.go", Symbol: "example.com/kv/store.Store.Put"})

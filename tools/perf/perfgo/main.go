@@ -111,7 +111,7 @@ func runExport(args []string) error {
 		if raw == nil {
 			return fmt.Errorf("export: repoqa has no corpus %q", repoqaCorpus)
 		}
-		cc, _, err := chunk.Split(raw, chunk.DefaultOptions())
+		cc, _, err := chunk.Corpus(raw, chunk.DefaultOptions())
 		if err != nil {
 			return err
 		}

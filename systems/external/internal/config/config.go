@@ -100,10 +100,10 @@ type Config struct {
 	Retry          *RetrySpec `json:"retry,omitempty"`
 	MaxConcurrency int        `json:"max_concurrency,omitempty"`
 
-	// How the benchmark gates it (see systems.Spec): how far below golden a
+	// How the benchmark checks it (see systems.Schedule): how far below golden a
 	// measure may fall and why (0: the tool ranks identically on every
 	// run), and whether it is heavy (slow to index: fewer datasets at the CI
-	// size). Not hashed: they decide the gate, not the results.
+	// size). Not hashed: they decide the check, not the results.
 	Tolerance       float64 `json:"tolerance,omitempty"`
 	ToleranceReason string  `json:"tolerance_reason,omitempty"`
 	Heavy           bool    `json:"heavy,omitempty"`
