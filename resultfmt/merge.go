@@ -79,3 +79,20 @@ func mergedFiles(dirs []string, pattern string) ([]string, error) {
 	}
 	return files, nil
 }
+
+// CommonCommit is the commit every cell that names one names, or "" when
+// they disagree or none names one: results of mixed commits are not "of"
+// any one of them.
+func CommonCommit(cells []Cell) string {
+	commit := ""
+	for _, c := range cells {
+		switch {
+		case c.Commit == "":
+		case commit == "":
+			commit = c.Commit
+		case commit != c.Commit:
+			return ""
+		}
+	}
+	return commit
+}

@@ -45,3 +45,27 @@ func TestReadOfParts(t *testing.T) {
 	_, err = ReadCellsOf([]string{whole, b})
 	require.ErrorContains(t, err, "a cell in two parts of a sharded run")
 }
+
+func TestCommonCommit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		commits []string
+		want    string
+	}{
+		{"none", nil, ""},
+		{"unnamed", []string{"", ""}, ""},
+		{"one", []string{"", "abc", "abc", ""}, "abc"},
+		{"mixed", []string{"abc", "", "def"}, ""},
+		{"mixed late", []string{"abc", "abc", "def", "abc"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cells []Cell
+			for _, c := range tc.commits {
+				cells = append(cells, Cell{Commit: c})
+			}
+			if got := CommonCommit(cells); got != tc.want {
+				t.Errorf("CommonCommit(%q) = %q, want %q", tc.commits, got, tc.want)
+			}
+		})
+	}
+}

@@ -175,12 +175,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if cfg.Commit == "" {
-		for _, c := range cells {
-			if c.Commit != "" {
-				cfg.Commit = c.Commit
-				break
-			}
-		}
+		cfg.Commit = resultfmt.CommonCommit(cells)
 	}
 	b, err := leaderboard.Build(recs, cells, cfg)
 	if err != nil {

@@ -67,7 +67,7 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Commit = *commit
 	if cfg.Commit == "" {
-		cfg.Commit = cellsCommit(cells)
+		cfg.Commit = resultfmt.CommonCommit(cells)
 	}
 	if cfg.Commit == "" {
 		cfg.Commit = toolMeta("").Commit
@@ -111,20 +111,4 @@ func failedRows(b *leaderboard.Board, out string) error {
 		return nil
 	}
 	return fmt.Errorf("leaderboard: %d cells failed every task: %s (pages written to %s)", len(failed), strings.Join(failed, "; "), out)
-}
-
-// cellsCommit is the commit every cell names, or "" when they disagree
-// or name none.
-func cellsCommit(cells []resultfmt.Cell) string {
-	commit := ""
-	for _, c := range cells {
-		switch {
-		case c.Commit == "":
-		case commit == "":
-			commit = c.Commit
-		case commit != c.Commit:
-			return ""
-		}
-	}
-	return commit
 }
