@@ -132,6 +132,7 @@ type parser struct {
 	dups       dupSet
 	inner      segment
 	fnChecks   bool // ScanOptions.FnChecksRepeats
+	touched    byte // ScanQueries: what it loads ahead is summed here, so that the loads stay
 	shape      lineShape
 	recs       []lineRec // queryBlock's buffer
 
@@ -686,12 +687,20 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 				}
 				s.qid, s.results, s.lines = qids[j], s.results[:0], s.lines[:0]
 				refs := queries[s.qid] // read-only now
+				var touch byte
 				for _, rf := range refs {
 					pb := rf.b
 					for k := rf.lo; k < rf.hi; k++ {
 						s.results = append(s.results, Result{DocID: pb.docs[pb.recs[k].off:pb.recs[k+1].off], Score: pb.recs[k].score})
 					}
+					// Load the piece's ids, a byte per cache line, while
+					// the loads of its records are under way: fn hashes
+					// them next, and they are cold.
+					for o := pb.recs[rf.lo].off; o < pb.recs[rf.hi].off; o += 64 {
+						touch += pb.docs[o]
+					}
 				}
+				p.touched += touch
 				// The line numbers are gathered for the error only.
 				errs[j] = p.call(s, fn, func(s *segment) {
 					for _, rf := range refs {
