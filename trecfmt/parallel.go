@@ -132,7 +132,7 @@ type parser struct {
 	dups       dupSet
 	inner      segment
 	fnChecks   bool // ScanOptions.FnChecksRepeats
-	touched    byte // ScanQueries: what it loads ahead is summed here, so that the loads stay
+	touched    byte // ScanQueries: the bytes it loads ahead, summed so that the loads are kept
 	shape      lineShape
 	recs       []lineRec // queryBlock's buffer
 
