@@ -77,6 +77,7 @@ type Evaluator struct {
 // query.
 type scratch struct {
 	grades []int
+	rg     []int // ScoreChecked: each result's grade, in the results' order
 	tab    gradeTable
 	judged Judged // the summary of tab's judgments
 }
@@ -125,36 +126,40 @@ func (e *Evaluator) AddUnique(qid string, results []Result) error {
 		return fmt.Errorf("query %q: %w", qid, ErrDuplicateQuery)
 	}
 	e.done[qid] = true
-	if !e.build(qid, &e.scratch) {
+	if !e.build(qid, &e.scratch, 0) {
 		return nil
 	}
 	e.qs = append(e.qs, e.score(qid, results, &e.scratch))
 	return nil
 }
 
-// build fills sc's grade table with the judgments of qid and returns
-// whether it has any (a query without judgments is not evaluated).
-func (e *Evaluator) build(qid string, sc *scratch) bool {
+// build fills sc's grade table with the judgments of qid, with room for
+// extra results to be checked, and returns whether it has any (a query
+// without judgments is not evaluated; its table is left empty, with the
+// room).
+func (e *Evaluator) build(qid string, sc *scratch, extra int) bool {
 	if e.jg != nil {
 		i, ok := e.jgIndex[qid]
 		if !ok {
+			sc.tab.reset(0, extra)
 			return false
 		}
-		sc.judged = sc.tab.buildJudgments(e.jg, e.jg.Starts[i], e.jg.Starts[i+1], e.lvl)
+		sc.judged = sc.tab.buildJudgments(e.jg, e.jg.Starts[i], e.jg.Starts[i+1], e.lvl, extra)
 		return true
 	}
 	qr, ok := e.qrels[qid]
 	if !ok {
+		sc.tab.reset(0, extra)
 		return false
 	}
-	sc.judged = sc.tab.build(qr, e.lvl)
+	sc.judged = sc.tab.build(qr, e.lvl, extra)
 	return true
 }
 
 // score ranks and scores one judged query with the buffers of sc, whose
 // grade table build has filled.
 func (e *Evaluator) score(qid string, results []Result, sc *scratch) QueryResult {
-	sc.grades = e.rank(&sc.tab, results, sc.grades[:0])
+	sc.grades = e.rank(&sc.tab, results, nil, sc.grades[:0])
 	return e.evaluateJudged(qid, &sc.judged, sc.grades)
 }
 
@@ -165,8 +170,10 @@ func (e *Evaluator) score(qid string, results []Result, sc *scratch) QueryResult
 // are not sorted: a positive document's rank is the number of results that
 // SortRun puts before it. Results already in order are taken as they are,
 // and with many positive documents they are sorted in place; the grades are
-// the same either way.
-func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
+// the same either way. rg, when not nil, holds each result's grade
+// (gradeTable.check); else each is looked up in qr.
+func (e *Evaluator) rank(qr *gradeTable, results []Result, rg, grades []int) []int {
+	gr := grader{qr, results, rg}
 	n := len(results)
 	if e.opt.MaxDocs > 0 && n > e.opt.MaxDocs {
 		n = e.opt.MaxDocs
@@ -175,7 +182,7 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 	if inRankOrder(results) {
 		// Runs are mostly written in rank order already.
 		for i := range grades {
-			grades[i] = qr.grade(results[i].DocID)
+			grades[i] = gr.at(i)
 		}
 		return grades
 	}
@@ -184,8 +191,8 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 	}
 	var pos [maxCounted]int32
 	np := 0
-	for i, r := range results {
-		if g := qr.grade(r.DocID); g > 0 {
+	for i := range results {
+		if g := gr.at(i); g > 0 {
 			if np == maxCounted {
 				return e.rankSorted(qr, results, grades)
 			}
@@ -276,10 +283,25 @@ func (e *Evaluator) rank(qr *gradeTable, results []Result, grades []int) []int {
 	for k, p := range ps {
 		r += int(before[k])
 		if r < n {
-			grades[r] = qr.grade(results[p].DocID)
+			grades[r] = gr.at(int(p))
 		}
 	}
 	return grades
+}
+
+// grader is a result's grade for rank: from rg when it holds them, else
+// looked up in t.
+type grader struct {
+	t  *gradeTable
+	rs []Result
+	rg []int
+}
+
+func (g grader) at(i int) int {
+	if g.rg != nil {
+		return g.rg[i]
+	}
+	return g.t.grade(g.rs[i].DocID)
 }
 
 // rankBuckets is the number of buckets (less one) of rank's table.
@@ -340,10 +362,35 @@ func (e *Evaluator) Score(qid string, results []Result) (q QueryResult, judged b
 		sc = new(scratch)
 	}
 	defer scratchPool.Put(sc)
-	if !e.build(qid, sc) {
+	if !e.build(qid, sc, 0) {
 		return QueryResult{}, false
 	}
 	return e.score(qid, results, sc), true
+}
+
+// ScoreChecked is Score for results not yet checked for repeated
+// documents: it finds a document id that appears twice among results
+// (in every query, judged or not) in the same pass that looks up each
+// result's grade, one hash per id. A repeat is returned as the indexes of
+// its first occurrence and of its repetition in results' order (the first
+// repetition in that order, as a scan finds it: first < again), with q
+// zero and judged false; else first and again are -1.
+func (e *Evaluator) ScoreChecked(qid string, results []Result) (q QueryResult, judged bool, first, again int) {
+	sc, _ := scratchPool.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	defer scratchPool.Put(sc)
+	judged = e.build(qid, sc, len(results))
+	sc.rg = slices.Grow(sc.rg[:0], len(results))[:len(results)]
+	if first, again = sc.tab.check(results, sc.rg); again >= 0 {
+		return QueryResult{}, false, first, again
+	}
+	if !judged {
+		return QueryResult{}, false, -1, -1
+	}
+	sc.grades = e.rank(&sc.tab, results, sc.rg, sc.grades[:0])
+	return e.evaluateJudged(qid, &sc.judged, sc.grades), true, -1, -1
 }
 
 // scratchPool recycles Score's buffers.
@@ -393,7 +440,7 @@ func (e *Evaluator) Result() *RunResult {
 		}
 		if e.jg != nil {
 			for _, qid := range e.jg.QIDs {
-				if !e.done[qid] && e.build(qid, &e.scratch) {
+				if !e.done[qid] && e.build(qid, &e.scratch, 0) {
 					qs = append(qs, e.evaluateJudged(qid, &e.scratch.judged, nil))
 				}
 			}

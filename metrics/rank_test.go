@@ -58,8 +58,8 @@ func TestRankMatchesSort(t *testing.T) {
 		}
 		e := &Evaluator{opt: EvalOptions{MaxDocs: maxDocs}}
 		var tab gradeTable
-		tab.build(qr, 1)
-		got := e.rank(&tab, slices.Clone(rs), nil)
+		tab.build(qr, 1, 0)
+		got := e.rank(&tab, slices.Clone(rs), nil, nil)
 		// The reference: sort everything, grades from the map.
 		sorted := slices.Clone(rs)
 		SortRun(sorted)
@@ -94,7 +94,7 @@ func TestGradeTable(t *testing.T) {
 			qr[fmt.Sprintf("doc%d", r.IntN(2000))] = r.IntN(6) - 2 // -2 … 3
 		}
 		lvl := 1 + r.IntN(3)
-		got := tab.build(qr, lvl)
+		got := tab.build(qr, lvl, 0)
 		want := summarize(qr, lvl)
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("judgments %d (%d docs): summary differs (-summarize +table):\n%s", i, len(qr), diff)

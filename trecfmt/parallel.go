@@ -25,6 +25,54 @@ type ScanOptions struct {
 	AllowExtraFields bool
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// FnChecksRepeats leaves the check for a document repeated within a
+	// query to fn, which can make it in a pass over the results it makes
+	// anyway (metrics.Evaluator.ScoreChecked hashes each id once for
+	// its grade and the check): fn must check every query it is handed
+	// and report a repeat by returning a *RepeatedError, which the
+	// scanner turns into the error it makes itself without the option,
+	// naming both lines.
+	FnChecksRepeats bool
+}
+
+// RepeatedError is what fn returns, under ScanOptions.FnChecksRepeats,
+// for a document repeated within the results it was handed: results[First]
+// and results[Again] have one document id, and Again is the first index at
+// which an id repeats (First < Again).
+type RepeatedError struct{ First, Again int }
+
+func (e *RepeatedError) Error() string {
+	return fmt.Sprintf("results %d and %d have one document id", e.First, e.Again)
+}
+
+// call hands s to fn, after checking it for repeated documents unless fn
+// does (FnChecksRepeats); either way a repeat is the error naming both
+// lines. s.lines must hold the lines of s.results when lines is nil, else
+// lines fills them in (ScanQueries gathers them only for the error).
+func (p *parser) call(s *segment, fn func(qid string, results []Result) error, lines func(*segment)) error {
+	if !p.fnChecks {
+		first, again := p.dups.find(s.results)
+		if again < 0 {
+			return fn(s.qid, s.results)
+		}
+		return p.repeatError(s, first, again, lines)
+	}
+	err := fn(s.qid, s.results)
+	var re *RepeatedError
+	if errors.As(err, &re) && 0 <= re.First && re.First < re.Again && re.Again < len(s.results) {
+		return p.repeatError(s, re.First, re.Again, lines)
+	}
+	return err
+}
+
+// repeatError reports that results first and again of s repeat one
+// document, naming both lines.
+func (p *parser) repeatError(s *segment, first, again int, lines func(*segment)) error {
+	if lines != nil {
+		lines(s)
+	}
+	return syntaxErrorf(p.name, int(s.lines[again]),
+		"document %q retrieved twice for query %q (first on line %d)", s.results[again].DocID, s.qid, s.lines[first])
 }
 
 // blockSize is the size of the blocks of whole lines the parsing
@@ -83,6 +131,8 @@ type parser struct {
 	tags       lastInterner
 	dups       dupSet
 	inner      segment
+	fnChecks   bool // ScanOptions.FnChecksRepeats
+	touched    byte // ScanQueries: the bytes it loads ahead, summed so that the loads are kept
 	shape      lineShape
 	recs       []lineRec // queryBlock's buffer
 
@@ -264,15 +314,6 @@ func docRec(buf, doc []byte, line int, score float64) lineRec {
 	return lineRec{off: int32(off), end: int32(off + len(doc)), line: int32(line), score: score}
 }
 
-// checkDups reports a document repeated within s, naming both lines.
-func (p *parser) checkDups(s *segment) error {
-	if first, i := p.dups.find(s.results); i >= 0 {
-		return syntaxErrorf(p.name, int(s.lines[i]),
-			"document %q retrieved twice for query %q (first on line %d)", s.results[i].DocID, s.qid, s.lines[first])
-	}
-	return nil
-}
-
 // dupSet finds a document id repeated in a list: an open-addressing hash
 // set of indexes into the list, reused from list to list (a Go map costs
 // several times more per id here, for the clearing and the generic hashing).
@@ -440,17 +481,19 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 	done := map[string]bool{}
 	var pend *segment
 	var tag string
-	p := newParser(name, opt.AllowExtraFields)
+	newP := func() *parser {
+		p := newParser(name, opt.AllowExtraFields)
+		p.fnChecks = opt.FnChecksRepeats
+		return p
+	}
+	p := newP()
 	flush := func() error {
 		if pend == nil {
 			return nil
 		}
 		s := pend
 		pend = nil
-		if err := p.checkDups(s); err != nil {
-			return err
-		}
-		return fn(s.qid, s.results)
+		return p.call(s, fn, nil)
 	}
 	consume := func(b *block) error {
 		for i, h := range b.heads {
@@ -482,7 +525,7 @@ func ScanGroups(r io.Reader, name string, opt ScanOptions, fn func(qid string, r
 		}
 		return nil
 	}
-	err := pipeline(r, name, blockSize, opt.Workers, work, func() *parser { return newParser(name, opt.AllowExtraFields) }, consume)
+	err := pipeline(r, name, blockSize, opt.Workers, work, newP, consume)
 	if err == nil {
 		err = flush()
 	}
@@ -522,10 +565,7 @@ func (p *parser) groupBlock(b *block, fn func(qid string, results []Result) erro
 			b.first = keep()
 			return nil
 		}
-		if err := p.checkDups(s); err != nil {
-			return err
-		}
-		return fn(s.qid, s.results)
+		return p.call(s, fn, nil)
 	}
 	var lastTag []byte
 	err := p.eachRunLine(b.buf, b.line, func(line int, l runLine) error {
@@ -612,7 +652,11 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 		}
 		return nil
 	}
-	newP := func() *parser { return newParser(name, opt.AllowExtraFields) }
+	newP := func() *parser {
+		p := newParser(name, opt.AllowExtraFields)
+		p.fnChecks = opt.FnChecksRepeats
+		return p
+	}
 	// Large blocks (8 MiB): every block holds a piece of nearly every
 	// query, and each piece costs a reference and a gather step.
 	if err := pipeline(r, name, 2*blockSize, opt.Workers, (*parser).queryBlock, newP, consume); err != nil {
@@ -643,23 +687,28 @@ func ScanQueries(r io.Reader, name string, opt ScanOptions, fn func(qid string, 
 				}
 				s.qid, s.results, s.lines = qids[j], s.results[:0], s.lines[:0]
 				refs := queries[s.qid] // read-only now
+				var touch byte
 				for _, rf := range refs {
 					pb := rf.b
 					for k := rf.lo; k < rf.hi; k++ {
 						s.results = append(s.results, Result{DocID: pb.docs[pb.recs[k].off:pb.recs[k+1].off], Score: pb.recs[k].score})
 					}
+					// Load the piece's ids, a byte per cache line, while
+					// the loads of its records are under way: fn hashes
+					// them next, and they are cold.
+					for o := pb.recs[rf.lo].off; o < pb.recs[rf.hi].off; o += 64 {
+						touch += pb.docs[o]
+					}
 				}
-				if _, again := p.dups.find(s.results); again >= 0 {
-					// The line numbers, for the error.
+				p.touched += touch
+				// The line numbers are gathered for the error only.
+				errs[j] = p.call(s, fn, func(s *segment) {
 					for _, rf := range refs {
 						for _, r := range rf.b.recs[rf.lo:rf.hi] {
 							s.lines = append(s.lines, r.line)
 						}
 					}
-					errs[j] = p.checkDups(s)
-					continue
-				}
-				errs[j] = fn(s.qid, s.results)
+				})
 			}
 		}()
 	}

@@ -52,6 +52,35 @@ func scanQueries(r *strings.Reader, fn func(string, []Result) error) (string, er
 	return ScanQueries(r, "q", ScanOptions{Workers: 3}, fn)
 }
 
+// firstRepeat returns the indexes of the first document id of rs that
+// repeats, at its first occurrence and its repetition, or -1, -1 (a map,
+// the plain way).
+func firstRepeat(rs []Result) (first, again int) {
+	seen := map[string]int{}
+	for i, r := range rs {
+		if k, ok := seen[r.DocID]; ok {
+			return k, i
+		}
+		seen[r.DocID] = i
+	}
+	return -1, -1
+}
+
+// fnChecks makes a scanner leave the check for repeated documents to fn
+// (ScanOptions.FnChecksRepeats), which makes it with firstRepeat before
+// calling on.
+func fnChecks(scan func(io.Reader, string, ScanOptions, func(string, []Result) error) (string, error), opt ScanOptions) func(*strings.Reader, func(string, []Result) error) (string, error) {
+	opt.FnChecksRepeats = true
+	return func(r *strings.Reader, fn func(string, []Result) error) (string, error) {
+		return scan(r, "q", opt, func(qid string, rs []Result) error {
+			if first, again := firstRepeat(rs); again >= 0 {
+				return &RepeatedError{First: first, Again: again}
+			}
+			return fn(qid, rs)
+		})
+	}
+}
+
 // genRun writes a run of n queries with up to m results each, with
 // comments, blank lines and tabs; shuffled puts the lines in random order.
 func genRun(seed uint64, n, m int, shuffled bool) string {
@@ -107,6 +136,10 @@ func TestScannersMatchReadRun(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" || tag != wantTag {
 					t.Errorf("ScanQueries (-ReadRun +ScanQueries), tag %q want %q:\n%s", tag, wantTag, diff)
 				}
+				got, tag, err = collect(fnChecks(ScanQueries, ScanOptions{Workers: 3}), shuffled)
+				if diff := cmp.Diff(want, got); err != nil || diff != "" || tag != wantTag {
+					t.Errorf("ScanQueries, fn checks repeats: %v, tag %q want %q (-ReadRun +ScanQueries):\n%s", err, tag, wantTag, diff)
+				}
 				// fn may meet a query twice before the scanner sees the run is
 				// not grouped; the caller's error is then returned instead.
 				_, err = scanGroups(strings.NewReader(shuffled), func(string, []Result) error { return nil })
@@ -132,6 +165,9 @@ func TestScannerErrors(t *testing.T) {
 		{"score", "zz Q0 d1 1 high t\n", `score "high" is not a number`, nil},
 		{"nan", "zz Q0 d1 1 NaN t\n", `score "NaN" is not finite`, nil},
 		{"dup", "zz Q0 d1 1 0.5 t\nzz Q0 d2 2 0.4 t\nzz Q0 d1 3 0.3 t\n", fmt.Sprintf(`document "d1" retrieved twice for query "zz" (first on line %d)`, n+1), nil},
+		// The first id to repeat, in file order, is named: d2 repeats
+		// before d1 does.
+		{"dup2", "zz Q0 d1 1 0.5 t\nzz Q0 d2 2 0.4 t\nzz Q0 d3 3 0.4 t\nzz Q0 d2 4 0.3 t\nzz Q0 d1 5 0.3 t\n", fmt.Sprintf(`document "d2" retrieved twice for query "zz" (first on line %d)`, n+2), nil},
 		{"long", "zz Q0 " + strings.Repeat("d", maxLine) + " 1 0.5 t\n", "line longer than", nil},
 		{"not_grouped", "q0 Q0 dx 1 0.5 t\n", `query "q0" continues after other queries`, []string{"groups"}},
 	}
@@ -141,13 +177,20 @@ func TestScannerErrors(t *testing.T) {
 				smallBlocks(t, size)
 				in := filler + tt.in
 				line := n + strings.Count(tt.in, "\n")
+				if tt.name == "dup2" {
+					line = n + 4
+				}
 				if tt.name == "columns" || tt.name == "rank" || tt.name == "score" || tt.name == "nan" || tt.name == "long" || tt.name == "not_grouped" {
 					line = n + 1
 				}
 				want := fmt.Sprintf("q:%d: %s", line, tt.want)
-				scanners := map[string]func(*strings.Reader, func(string, []Result) error) (string, error){"groups": scanGroups, "queries": scanQueries}
+				scanners := map[string]func(*strings.Reader, func(string, []Result) error) (string, error){
+					"groups": scanGroups, "queries": scanQueries,
+					"groups-fn":  fnChecks(ScanGroups, ScanOptions{Workers: 3}),
+					"queries-fn": fnChecks(ScanQueries, ScanOptions{Workers: 3}),
+				}
 				for name, scan := range scanners {
-					if tt.scanners != nil && !slices.Contains(tt.scanners, name) {
+					if tt.scanners != nil && !slices.Contains(tt.scanners, strings.TrimSuffix(name, "-fn")) {
 						continue
 					}
 					_, _, err := collect(scan, in)
@@ -190,6 +233,14 @@ func FuzzScanners(f *testing.F) {
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); err == nil && (diff != "" || tag != wantTag) {
 			t.Fatalf("ScanQueries (-ReadRun +scanner), tag %q want %q:\n%s", tag, wantTag, diff)
 		}
+		// fn checking for repeats itself: the same outcome.
+		got, tag, err = collect(fnChecks(ScanQueries, opt), string(in))
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("ScanQueries, fn checks repeats: error %v, ReadRun %v", err, wantErr)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); err == nil && (diff != "" || tag != wantTag) {
+			t.Fatalf("ScanQueries, fn checks repeats (-ReadRun +scanner), tag %q want %q:\n%s", tag, wantTag, diff)
+		}
 
 		g := NewGroupReader(bytes.NewReader(in), "q")
 		g.SetAllowExtraFields(true)
@@ -198,6 +249,13 @@ func FuzzScanners(f *testing.F) {
 			want[g.QID()] = slices.Clone(g.Results())
 		}
 		got, tag, err = scan(ScanGroups)
+		// fn checking for repeats itself: the same outcome (which error
+		// a run that is not grouped meets first depends on the workers'
+		// timing).
+		got2, tag2, err2 := collect(fnChecks(ScanGroups, opt), string(in))
+		if (err2 == nil) != (err == nil) || err == nil && (tag2 != tag || !cmp.Equal(got, got2, cmpopts.EquateEmpty())) {
+			t.Fatalf("ScanGroups, fn checks repeats: %v, tag %q, %d queries; without: %v, tag %q, %d queries", err2, tag2, len(got2), err, tag, len(got))
+		}
 		switch {
 		case g.Err() != nil && err == nil:
 			t.Fatalf("ScanGroups accepted a run GroupReader rejects: %v", g.Err())

@@ -196,10 +196,16 @@ func scanRun(path string, e *metrics.Evaluator, scan func(io.Reader, string, tre
 	}
 	defer f.Close()
 	var mu sync.Mutex
-	// trec_eval ignores fields after the run tag. The scanners have
-	// rejected repeated documents, with line numbers.
-	return scan(f, path, trecfmt.ScanOptions{AllowExtraFields: true}, func(qid string, results []trecfmt.Result) error {
-		q, judged := e.Score(qid, asMetricsResults(results))
+	// trec_eval ignores fields after the run tag. ScoreChecked finds a
+	// repeated document in the pass that looks up the grades (one hash
+	// per id), and the scanner turns its indexes into the error naming
+	// both lines.
+	opt := trecfmt.ScanOptions{AllowExtraFields: true, FnChecksRepeats: true}
+	return scan(f, path, opt, func(qid string, results []trecfmt.Result) error {
+		q, judged, first, again := e.ScoreChecked(qid, asMetricsResults(results))
+		if again >= 0 {
+			return &trecfmt.RepeatedError{First: first, Again: again}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if err := e.Record(qid, q, judged); err != nil {
