@@ -40,4 +40,10 @@
 // -size=small. A config with a corpus budget (Spec.Bench.MaxDocs) skips, by
 // design and at every size, datasets with more chunks than that. -heavy
 // runs all of these: every cell skipped for its cost.
+//
+// A system has cells on the datasets its Spec.Bench.Only names (all when
+// empty) and on those its Spec.Bench.Unsupported names: an unsupported cell
+// skips at once with "SKIP (unsupported): <system/config> <reason>", at every
+// size and with -heavy, before anything is required or built; like the
+// other by-design skips it is never failed by RETRIEVALBENCH_REQUIRE.
 package benchtest

@@ -112,8 +112,12 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 			for _, spec := range by[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
 					for _, d := range f.Datasets {
-						if !spec.Bench.RunsOn(f.Name, d.Name) {
+						if !spec.Bench.HasCell(f.Name, d.Name) {
 							continue // not a cell of this system (Spec.Bench.Only)
+						}
+						if why, ok := spec.Bench.UnsupportedOn(f.Name, d.Name); ok {
+							t.Run(d.Name, func(t *testing.T) { skipUnsupported(t, spec, why) })
+							continue
 						}
 						mine := inShard(spec, d)
 						if sel.runs(cellName(spec, d)) && mine {
@@ -134,12 +138,13 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 	}
 }
 
-// onFamily keeps the specs that have a cell on some dataset of f.
+// onFamily keeps the specs that have a cell on some dataset of f, one
+// that runs or one that skips as unsupported.
 func onFamily(specs []systems.Spec, f catalogue.Family) []systems.Spec {
 	var out []systems.Spec
 	for _, s := range specs {
 		for _, d := range f.Datasets {
-			if s.Bench.RunsOn(f.Name, d.Name) {
+			if s.Bench.HasCell(f.Name, d.Name) {
 				out = append(out, s)
 				break
 			}
@@ -335,6 +340,15 @@ func skipByDesign(t *testing.T, s *Suite, p *harness.Prepared, spec systems.Spec
 		why += " -update (it has no baseline yet: " + golden + ")"
 	}
 	t.Skip("SKIP (by design): " + why)
+}
+
+// skipUnsupported skips the cell of a dataset spec cannot do
+// (Spec.Bench.Unsupported), with its reason. The skip is by design: it
+// runs nowhere, and RETRIEVALBENCH_REQUIRE, which is about what a machine
+// lacks, does not turn it into a failure.
+func skipUnsupported(t testing.TB, spec systems.Spec, why string) {
+	t.Helper()
+	t.Skip("SKIP (unsupported): " + spec.Name() + " " + why)
 }
 
 // command is the go test command that runs the named test alone at this

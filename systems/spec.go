@@ -1,8 +1,10 @@
 package systems
 
 import (
+	"errors"
 	"fmt"
 	"path"
+	"strings"
 )
 
 // Spec names one configuration of a system and builds it. It is the value a
@@ -77,6 +79,22 @@ type Schedule struct {
 	// "coderag/ds1000-composite"); empty means every dataset. A system built
 	// for repositories has no cell on a collection of abstracts.
 	Only []string
+	// Unsupported lists datasets the system cannot do, each with the
+	// reason (a peer that does not read the language's files): their
+	// cells exist, and skip by design with "SKIP (unsupported): <system/
+	// config> <reason>", whether or not Only names them, so a reader of a
+	// run sees a peer's missing language and why. An entry wins over
+	// Only.
+	Unsupported []Unsupported
+}
+
+// Unsupported is one kind of dataset a system cannot do, and why.
+type Unsupported struct {
+	// Datasets is a "family/dataset" pattern, as in Only ("repoqa-langs/go-*").
+	Datasets string
+	// Reason states the fact ("pydocs-mcp 0.8.1 indexes no .go files:
+	// its ALLOWED_EXTENSIONS …"), with its source.
+	Reason string
 }
 
 // SpecsOf returns spec(c) for every config of cs, in order: a system
@@ -92,8 +110,12 @@ func SpecsOf[C any](cs []C, spec func(C) Spec) []Spec {
 // Name is "system/config".
 func (s Spec) Name() string { return s.System + "/" + s.Config }
 
-// RunsOn reports whether s has a cell on dataset of family (see Only).
+// RunsOn reports whether s runs a cell on dataset of family: Only names
+// the dataset (or is empty) and no Unsupported entry does.
 func (s Schedule) RunsOn(family, dataset string) bool {
+	if _, ok := s.UnsupportedOn(family, dataset); ok {
+		return false
+	}
 	if len(s.Only) == 0 {
 		return true
 	}
@@ -103,6 +125,24 @@ func (s Schedule) RunsOn(family, dataset string) bool {
 		}
 	}
 	return false
+}
+
+// UnsupportedOn returns the reason of the first Unsupported entry that
+// names dataset of family, and whether there is one.
+func (s Schedule) UnsupportedOn(family, dataset string) (string, bool) {
+	for _, u := range s.Unsupported {
+		if ok, _ := path.Match(u.Datasets, family+"/"+dataset); ok {
+			return u.Reason, true
+		}
+	}
+	return "", false
+}
+
+// HasCell reports whether s has a cell on dataset of family: one it runs
+// (RunsOn) or one that skips as unsupported.
+func (s Schedule) HasCell(family, dataset string) bool {
+	_, unsupported := s.UnsupportedOn(family, dataset)
+	return unsupported || s.RunsOn(family, dataset)
 }
 
 // Missing reports what s needs under cacheDir and does not have, nil if
@@ -129,6 +169,18 @@ func (s Spec) Validate() error {
 	for _, p := range s.Bench.Only {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("spec %s: only %q: %v", s.Name(), p, err)
+		}
+	}
+	for i, u := range s.Bench.Unsupported {
+		_, err := path.Match(u.Datasets, "")
+		if err == nil && strings.Count(u.Datasets, "/") != 1 {
+			err = errors.New(`want a "family/dataset" pattern`)
+		}
+		if err != nil {
+			return fmt.Errorf("spec %s: unsupported[%d] datasets %q: %v", s.Name(), i, u.Datasets, err)
+		}
+		if strings.TrimSpace(u.Reason) == "" {
+			return fmt.Errorf("spec %s: unsupported[%d] (%s): no reason", s.Name(), i, u.Datasets)
 		}
 	}
 	return nil

@@ -59,8 +59,9 @@ func RepoQA() Family {
 // -size=small runs each language's test tasks in its smallest repository
 // with tasks (a few hundred KB of source each), under the rules of every
 // family: the light configs run there, heavy ones with -heavy (the family
-// does not set HeavyAtSmall). The peers (pydocs-mcp, Codira's lean set)
-// index Python only and have no cells here (their "only" lists).
+// does not set HeavyAtSmall). The peers run where they read the language
+// (pydocs-mcp: rust-doc, typescript-doc) and skip the rest as unsupported,
+// with the reason (their configs' "unsupported" lists; docs/peers.md).
 func RepoQALangs() Family {
 	cfg := repoqa.DefaultConfig()
 	small := map[string][]string{

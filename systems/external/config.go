@@ -15,16 +15,17 @@ type Config = config.Config
 
 // The sections and parts of a Config.
 type (
-	Requirement = config.Requirement // something the system needs on this machine
-	CorpusSpec  = config.CorpusSpec  // how the corpus is handed over
-	IndexSpec   = config.IndexSpec   // a command run once per corpus
-	MCPSpec     = config.MCPSpec     // an MCP server and the tool calls of one query
-	MCPCall     = config.MCPCall     // one tool call
-	CommandSpec = config.CommandSpec // a command run per query
-	HTTPSpec    = config.HTTPSpec    // one HTTP request per query
-	ResultSpec  = config.ResultSpec  // how a result maps to hits
-	RetrySpec   = config.RetrySpec   // how HTTP requests are retried
-	Unmet       = config.Unmet       // a requirement that is not met
+	Requirement     = config.Requirement     // something the system needs on this machine
+	CorpusSpec      = config.CorpusSpec      // how the corpus is handed over
+	IndexSpec       = config.IndexSpec       // a command run once per corpus
+	MCPSpec         = config.MCPSpec         // an MCP server and the tool calls of one query
+	MCPCall         = config.MCPCall         // one tool call
+	CommandSpec     = config.CommandSpec     // a command run per query
+	HTTPSpec        = config.HTTPSpec        // one HTTP request per query
+	ResultSpec      = config.ResultSpec      // how a result maps to hits
+	RetrySpec       = config.RetrySpec       // how HTTP requests are retried
+	UnsupportedSpec = config.UnsupportedSpec // a dataset pattern the system cannot do, and why
+	Unmet           = config.Unmet           // a requirement that is not met
 )
 
 // Transport names.

@@ -25,6 +25,7 @@ func Spec(cfg *Config) systems.Spec {
 			Tolerance: cfg.Tolerance, ToleranceReason: reason,
 			Heavy: cfg.Heavy, Only: cfg.Only,
 			MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
+			Unsupported: unsupported(cfg),
 		},
 		Requires: func(string) *systems.Requirement {
 			if u := cfg.Unmet(); len(u) > 0 {
@@ -34,6 +35,15 @@ func Spec(cfg *Config) systems.Spec {
 		},
 		New: func(opt systems.Options) (systems.System, error) { return New(cfg, opt) },
 	}
+}
+
+// unsupported is cfg's "unsupported" list as the Schedule's.
+func unsupported(cfg *Config) []systems.Unsupported {
+	var out []systems.Unsupported
+	for _, u := range cfg.Unsupported {
+		out = append(out, systems.Unsupported{Datasets: u.Datasets, Reason: u.Reason})
+	}
+	return out
 }
 
 // Versions reports what the system runs on, for golden files: the config's

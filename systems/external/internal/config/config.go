@@ -16,6 +16,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -110,6 +111,10 @@ type Config struct {
 	// Only names the "family/dataset" cells the system runs in (patterns;
 	// empty: all), e.g. ["repoqa/*", "sweqa/sweqa"].
 	Only []string `json:"only,omitempty"`
+	// Unsupported names the cells the system has but cannot do, each
+	// with the reason ("the tool reads no .go files"): they skip by design
+	// and print it (systems.Schedule.Unsupported). Not hashed.
+	Unsupported []UnsupportedSpec `json:"unsupported,omitempty"`
 	// MaxDocs holds the system to datasets of at most this many documents
 	// (chunks) unless -heavy asks for more; MaxDocsReason says what a bigger
 	// corpus costs it (systems.Spec.Bench.MaxDocs). Not hashed.
@@ -118,6 +123,13 @@ type Config struct {
 
 	file string   // the file Load read, for messages
 	pos  posIndex // field path → line of the file
+}
+
+// UnsupportedSpec is one "family/dataset" pattern the system cannot do,
+// and why (systems.Unsupported).
+type UnsupportedSpec struct {
+	Datasets string `json:"datasets"`
+	Reason   string `json:"reason"`
 }
 
 // Requirement is something the system needs on this machine; Unmet
@@ -340,6 +352,22 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxDocs > 0 && c.MaxDocsReason == "" {
 		bad("max_docs_reason", "missing: say what a bigger corpus costs the system (it is printed with every cell max_docs skips)")
+	}
+	for i, p := range c.Only {
+		if _, err := path.Match(p, ""); err != nil {
+			bad("only."+strconv.Itoa(i), "%q: %v", p, err)
+		}
+	}
+	for i, u := range c.Unsupported {
+		field := "unsupported." + strconv.Itoa(i)
+		if _, err := path.Match(u.Datasets, ""); err != nil {
+			bad(field+".datasets", "%q: %v", u.Datasets, err)
+		} else if strings.Count(u.Datasets, "/") != 1 {
+			bad(field+".datasets", "%q: want a \"family/dataset\" pattern (\"repoqa-langs/go-*\")", u.Datasets)
+		}
+		if strings.TrimSpace(u.Reason) == "" {
+			bad(field+".reason", "missing: say why the system cannot do these datasets (it is printed with every cell it skips)")
+		}
 	}
 	for i, r := range c.Requires {
 		field := "requires." + strconv.Itoa(i)
@@ -590,7 +618,7 @@ func (c *Config) hashText() string {
 	h := *c
 	h.Description, h.Requires, h.Secrets = "", nil, nil
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
-	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only = 0, "", false, nil
+	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only, h.Unsupported = 0, "", false, nil, nil
 	h.MaxDocs, h.MaxDocsReason = 0, ""
 	h.Retry, h.MaxConcurrency = nil, 0
 	if h.Index != nil {

@@ -106,6 +106,14 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`retry.attempts: 0: want 1`, `retry.max_delay: "soon"`}, "attempts count the first try; durations are Go durations"},
 		{"max_concurrency negative", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "max_concurrency": -1`, 1),
 			[]string{`:12: max_concurrency: -1`}, "a bound is positive"},
+		{"unsupported without reason", strings.Replace(validConfig, `"timeout": "30s"`, "\"timeout\": \"30s\",\n  \"unsupported\": [\n    {\"datasets\": \"repoqa-langs/go-doc\", \"reason\": \"no .go files\"},\n    {\"datasets\": \"repoqa-langs/cpp-doc\", \"reason\": \" \"}\n  ]", 1),
+			[]string{`:15: unsupported.1.reason: missing: say why`}, "every unsupported skip says why, and the error names the entry's line"},
+		{"unsupported bad pattern", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "unsupported": [{"datasets": "repoqa-langs/[go", "reason": "r"}, {"datasets": "go-doc", "reason": "r"}]`, 1),
+			[]string{`:12: unsupported.0.datasets: "repoqa-langs/[go": syntax error in pattern`, `:12: unsupported.1.datasets: "go-doc": want a "family/dataset" pattern`}, "a pattern that matches nothing is a mistake"},
+		{"unsupported unknown field", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "unsupported": [{"dataset": "repoqa-langs/go-doc", "reason": "r"}]`, 1),
+			[]string{`:12: unsupported.0.dataset: unknown field`}, "a misspelt key is an error"},
+		{"only bad pattern", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "only": ["repoqa/[x"]`, 1),
+			[]string{`:12: only.0: "repoqa/[x": syntax error in pattern`}, "a bad pattern would silently match nothing"},
 		{"whole_files false", strings.Replace(validConfig, `"timeout": "30s"`, `"timeout": "30s", "whole_files": false`, 1),
 			[]string{`:12: whole_files: false is not supported`}, "external systems always index files"},
 	} {
@@ -211,6 +219,8 @@ func TestHashFields(t *testing.T) {
 		{"line_base", `"score": "score"}`, `"score": "score", "line_base": 0}`, true, "the same numbers name other lines"},
 		{"doc_id", `"score": "score"}`, `"score": "score", "doc_id": "id"}`, true, "hits by id are judged otherwise"},
 		{"max_concurrency", `"timeout": "30s"`, `"timeout": "30s", "max_concurrency": 2`, false, "a rate limit, not a result"},
+		{"unsupported", `"transport"`, `"unsupported": [{"datasets": "repoqa-langs/go-doc", "reason": "no .go files"}], "transport"`, false, "which cells run, not what a cell returns"},
+		{"only", `"transport"`, `"only": ["repoqa/*"], "transport"`, false, "which cells run, not what a cell returns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.Replace(validConfig, tc.old, tc.new, 1)
