@@ -65,7 +65,7 @@ func ReadJudgmentsFile(path string) (*Judgments, error) {
 	}
 	j, ok, err := readJudgments(f, size, runtime.GOMAXPROCS(0), qrelsBlock)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err // *os.PathError: it names the file
 	}
 	if ok {
 		return j, nil
@@ -126,13 +126,27 @@ func readJudgmentsParallel(data []byte, name string, workers, block int) (*Judgm
 }
 
 // judgmentsSlow reads r with ReadQrels (which makes the errors) into the
-// compact form.
-func judgmentsSlow(r io.Reader, name string) (*Judgments, error) {
+// compact form; a grade that does not fit 32 bits (which ReadQrels takes)
+// is an error at its line.
+func judgmentsSlow(r io.ReadSeeker, name string) (*Judgments, error) {
 	q, err := ReadQrels(r, name)
 	if err != nil {
 		return nil, err
 	}
-	return judgmentsOf(q, name)
+	j, err := judgmentsOf(q, name)
+	if err == nil {
+		return j, nil
+	}
+	if _, serr := r.Seek(0, io.SeekStart); serr != nil {
+		return nil, err
+	}
+	lr := newLineReader(r, name)
+	for lr.next() {
+		if g, _ := strconv.Atoi(string(lr.fields[3])); g < math.MinInt32 || g > math.MaxInt32 {
+			return nil, syntaxErrorf(name, lr.line, "grade %d does not fit 32 bits", g)
+		}
+	}
+	return nil, err
 }
 
 // judgmentsBlock is a block of whole qrels lines (the last one without its
