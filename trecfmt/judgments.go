@@ -111,20 +111,6 @@ type qrelsRun struct {
 	sorted bool
 }
 
-// readJudgmentsParallel reads data (see ReadQrels) as ReadJudgmentsFile
-// reads a file, in blocks of block bytes on up to workers goroutines; any
-// error reads data again with ReadQrels for its message.
-func readJudgmentsParallel(data []byte, name string, workers, block int) (*Judgments, error) {
-	j, ok, err := readJudgments(bytes.NewReader(data), int64(len(data)), workers, block)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return j, nil
-	}
-	return judgmentsSlow(bytes.NewReader(data), name)
-}
-
 // judgmentsSlow reads r with ReadQrels (which makes the errors) into the
 // compact form; a grade that does not fit 32 bits (which ReadQrels takes)
 // is an error at its line.
