@@ -154,7 +154,7 @@ type judgedSeg struct {
 
 // readJudgments reads qrels from r (see ReadQrels): one goroutine reads
 // blocks of about block bytes cut at line ends, workers goroutines parse
-// them (readJudgmentsPart), and the caller's appends each block's ids,
+// them (readJudgmentsPart), and the caller appends each block's ids,
 // ends and grades, in order, to the judgments' arrays, sized from the
 // first block and size (r's size, or -1 if not known). A query's lines
 // are mostly consecutive, so the arrays in the order of the input are the
