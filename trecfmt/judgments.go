@@ -3,10 +3,12 @@ package trecfmt
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,23 +48,38 @@ func (j *Judgments) Doc(k int) string {
 const maxJudgedBytes = 1<<32 - 1
 
 // ReadJudgmentsFile reads the TREC qrels file at path as ReadQrelsFile does,
-// into the compact form. The file is read whole and parsed in parts on
-// every core; any error reads it again with ReadQrels, whose error (file,
+// into the compact form. The file is read in blocks (qrelsBlock), parsed
+// on every core and appended block by block to the judgments' arrays, so
+// that what it holds is the judgments and a few blocks, never the file
+// whole; any error reads the file again with ReadQrels, whose error (file,
 // line, problem) it returns.
 func ReadJudgmentsFile(path string) (*Judgments, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if j, ok := readJudgmentsFast(data, runtime.GOMAXPROCS(0)); ok {
+	defer f.Close()
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	j, ok, err := readJudgments(f, size, runtime.GOMAXPROCS(0), qrelsBlock)
+	if err != nil {
+		return nil, err // *os.PathError: it names the file
+	}
+	if ok {
 		return j, nil
 	}
-	// The contents were let go of: read them again for the error.
-	if data, err = os.ReadFile(path); err != nil {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	return judgmentsSlow(data, path)
+	return judgmentsSlow(f, path)
 }
+
+// qrelsBlock is the size of the blocks ReadJudgmentsFile reads and parses
+// (a line longer than a block makes its block longer); a variable so that
+// tests can cut small inputs.
+var qrelsBlock = 1 << 20
 
 // judgmentsPart is what readJudgmentsPart makes of one part: its lines'
 // document ids (back to back in ids, line k's ending at ends[k]) and
@@ -94,124 +111,290 @@ type qrelsRun struct {
 	sorted bool
 }
 
-// readJudgmentsParallel reads data (see ReadQrels) in up to parts pieces
-// cut at line ends, one goroutine each, and joins the pieces of each
-// query; any error reads data again with ReadQrels for its message.
-func readJudgmentsParallel(data []byte, name string, parts int) (*Judgments, error) {
-	if j, ok := readJudgmentsFast(data, parts); ok {
-		return j, nil
-	}
-	return judgmentsSlow(data, name)
-}
-
-// judgmentsSlow reads data with ReadQrels (which makes the errors) into
-// the compact form.
-func judgmentsSlow(data []byte, name string) (*Judgments, error) {
-	q, err := ReadQrels(bytes.NewReader(data), name)
+// judgmentsSlow reads r with ReadQrels (which makes the errors) into the
+// compact form; a grade that does not fit 32 bits (which ReadQrels takes)
+// is an error at its line.
+func judgmentsSlow(r io.ReadSeeker, name string) (*Judgments, error) {
+	q, err := ReadQrels(r, name)
 	if err != nil {
 		return nil, err
 	}
-	return judgmentsOf(q, name)
+	j, err := judgmentsOf(q, name)
+	if err == nil {
+		return j, nil
+	}
+	if _, serr := r.Seek(0, io.SeekStart); serr != nil {
+		return nil, err
+	}
+	lr := newLineReader(r, name)
+	for lr.next() {
+		if g, _ := strconv.Atoi(string(lr.fields[3])); g < math.MinInt32 || g > math.MaxInt32 {
+			return nil, syntaxErrorf(name, lr.line, "grade %d does not fit 32 bits", g)
+		}
+	}
+	return nil, err
 }
 
-// readJudgmentsFast is readJudgmentsParallel's parallel reading; ok is
-// false at anything that needs ReadQrels (an error, a document judged
-// twice). data is not used after the parts are read, and the memory it
-// held is collected before the parts are joined (the joined judgments
-// reuse it: a qrels file of 100 MB would otherwise stay in the peak).
-func readJudgmentsFast(data []byte, parts int) (*Judgments, bool) {
-	if len(data) == 0 {
-		return &Judgments{Starts: []int{0}}, true
+// judgmentsBlock is a block of whole qrels lines (the last one without its
+// newline only at the end of the input) and what was parsed of it; its
+// buffers are reused from block to block.
+type judgmentsBlock struct {
+	buf  []byte
+	n    int // buf[:n] is the block
+	part judgmentsPart
+	done chan struct{} // closed when part is parsed
+}
+
+// judgedSeg is a run of consecutive judgments of query q, judgments lo to
+// hi in the order of the input.
+type judgedSeg struct {
+	q, lo, hi int
+	sorted    bool
+}
+
+// readJudgments reads qrels from r (see ReadQrels): one goroutine reads
+// blocks of about block bytes cut at line ends, workers goroutines parse
+// them (readJudgmentsPart), and the caller appends each block's ids,
+// ends and grades, in order, to the judgments' arrays, sized from the
+// first block and size (r's size, or -1 if not known). A query's lines
+// are mostly consecutive, so the arrays in the order of the input are the
+// judgments' own; only if a query's lines are not consecutive are they
+// copied once more in query order. ok is false at anything that needs
+// ReadQrels (an error, a document judged twice); err is a read error.
+func readJudgments(r io.Reader, size int64, workers, block int) (j *Judgments, ok bool, err error) {
+	workers, block = max(workers, 1), max(block, 1)
+	nbufs := workers + 2
+	free := make(chan *judgmentsBlock, nbufs)
+	for range nbufs {
+		free <- new(judgmentsBlock)
 	}
-	// The parts read the file's contents in place; the ids are copied out.
-	all := unsafe.String(&data[0], len(data))
-	data = nil
-	cuts := cutLines(all, parts)
-	got := make([]judgmentsPart, len(cuts))
+	// Neither send blocks: there are nbufs blocks in all.
+	jobs := make(chan *judgmentsBlock, nbufs)
+	order := make(chan *judgmentsBlock, nbufs)
+	stop := make(chan struct{})
+	var readErr error
 	var wg sync.WaitGroup
-	start := 0
-	for i, end := range cuts {
-		wg.Add(1)
-		go func(i int, part string) {
+	wg.Add(1 + workers)
+	go func() {
+		defer wg.Done()
+		defer close(order)
+		defer close(jobs)
+		readErr = readQrelsBlocks(r, size, block, free, stop, func(b *judgmentsBlock) {
+			b.done = make(chan struct{})
+			order <- b
+			jobs <- b
+		})
+	}()
+	for range workers {
+		go func() {
 			defer wg.Done()
-			got[i] = readJudgmentsPart(part)
-		}(i, all[start:end])
-		start = end
-	}
-	wg.Wait()
-	all = ""
-	for _, p := range got {
-		if !p.ok {
-			return nil, false
-		}
-	}
-	runtime.GC()
-	// Each query's runs, in the order of the query's first line.
-	type piece struct{ part, seg int }
-	index := make(map[string]int)
-	var qids []string
-	var pieces [][]piece
-	// A query whose documents are not known to be distinct: in pieces, or
-	// not in increasing order.
-	var check []int
-	n, nb := 0, 0
-	for pi := range got {
-		p := &got[pi]
-		for si, s := range p.segs {
-			i, seen := index[s.qid]
-			if !seen {
-				i = len(qids)
-				index[s.qid] = i
-				qids = append(qids, s.qid)
-				pieces = append(pieces, nil)
-				if !s.sorted {
-					check = append(check, i)
+			for b := range jobs {
+				select {
+				case <-stop:
+					b.part.ok = false
+				default:
+					readJudgmentsPart(&b.part, unsafe.String(unsafe.SliceData(b.buf), b.n))
 				}
-			} else if len(pieces[i]) == 1 {
-				check = append(check, i)
+				close(b.done)
 			}
-			pieces[i] = append(pieces[i], piece{pi, si})
-			n += s.hi - s.lo
-			lo := uint32(0)
-			if s.lo > 0 {
-				lo = p.ends[s.lo-1]
+		}()
+	}
+	defer func() {
+		if !ok && err == nil {
+			close(stop)
+			for range order { // let the reader finish
 			}
-			nb += int(p.ends[s.hi-1] - lo)
 		}
-	}
-	if nb > maxJudgedBytes {
-		return nil, false
-	}
-	j := &Judgments{QIDs: qids, Starts: make([]int, 1, len(qids)+1), Ends: make([]uint32, 0, n), Grades: make([]int32, 0, n)}
-	ids := make([]byte, 0, nb)
-	for _, ps := range pieces {
-		for _, pc := range ps {
-			p := &got[pc.part]
-			s := &p.segs[pc.seg]
-			lo := uint32(0)
-			if s.lo > 0 {
-				lo = p.ends[s.lo-1]
-			}
-			shift := uint32(len(ids)) - lo
-			ids = append(ids, p.ids[lo:p.ends[s.hi-1]]...)
-			for _, e := range p.ends[s.lo:s.hi] {
-				j.Ends = append(j.Ends, e+shift)
-			}
-			j.Grades = append(j.Grades, p.grades[s.lo:s.hi]...)
+		wg.Wait()
+	}()
+
+	var ids []byte
+	var ends []uint32
+	var grades []int32
+	var qids []string
+	var segs []judgedSeg
+	index := make(map[string]int)
+	scattered := false // a query's lines are not all consecutive
+	read := 0          // bytes of the blocks appended
+	for b := range order {
+		<-b.done
+		p := &b.part
+		if !p.ok || len(ids)+len(p.ids) > maxJudgedBytes {
+			return nil, false, nil
 		}
-		j.Starts = append(j.Starts, len(j.Ends))
+		read += b.n
+		if ids == nil {
+			ids, ends, grades = sizeJudgments(p, read, size)
+		}
+		for si, s := range p.segs {
+			lo := len(ends) + s.lo
+			n := s.hi - s.lo
+			if si == 0 && len(segs) > 0 && qids[segs[len(segs)-1].q] == s.qid {
+				// The query of the previous block's last line goes on.
+				last := &segs[len(segs)-1]
+				last.sorted = last.sorted && s.sorted && string(p.id(s.lo)) > string(lastID(ids, ends))
+				last.hi += n
+				continue
+			}
+			q, seen := index[s.qid]
+			if seen {
+				scattered = true
+			} else {
+				q = len(qids)
+				index[s.qid] = q
+				qids = append(qids, s.qid)
+			}
+			segs = append(segs, judgedSeg{q: q, lo: lo, hi: lo + n, sorted: s.sorted})
+		}
+		shift := uint32(len(ids))
+		ids = append(ids, p.ids...)
+		at := len(ends)
+		ends = slices.Grow(ends, len(p.ends))[:at+len(p.ends)]
+		for k, e := range p.ends {
+			ends[at+k] = e + shift
+		}
+		grades = append(grades, p.grades...)
+		free <- b
 	}
-	if len(ids) > 0 {
+	if readErr != nil {
+		return nil, false, readErr
+	}
+	j = &Judgments{QIDs: qids, Starts: make([]int, 1, len(qids)+1), Ends: ends, Grades: grades}
+	if scattered {
+		j = regroup(qids, segs, ids, ends, grades)
+	} else if len(ids) > 0 {
 		// ids is not written to again.
 		j.IDs = unsafe.String(&ids[0], len(ids))
 	}
-	var set idSet
-	for _, i := range check {
-		if !set.distinct(j, j.Starts[i], j.Starts[i+1]) {
-			return nil, false
+	if !scattered {
+		for _, s := range segs {
+			j.Starts = append(j.Starts, s.hi)
 		}
 	}
-	return j, true
+	var set idSet
+	pieces := make([]int, len(qids))
+	for _, s := range segs {
+		pieces[s.q]++
+		if !s.sorted {
+			pieces[s.q]++
+		}
+	}
+	for i, n := range pieces {
+		if n > 1 && !set.distinct(j, j.Starts[i], j.Starts[i+1]) {
+			return nil, false, nil
+		}
+	}
+	return j, true, nil
+}
+
+// readQrelsBlocks reads r into blocks from free, each ending at a line end
+// (the last at the end of r), and hands each to send, until r ends, a read
+// fails (its error) or stop is closed. A block is about size bytes, more
+// if a line is longer.
+func readQrelsBlocks(r io.Reader, size int64, block int, free <-chan *judgmentsBlock, stop <-chan struct{}, send func(*judgmentsBlock)) error {
+	if size >= 0 && size < int64(block) {
+		block = int(size) + 1 // one read finds the end
+	}
+	var carry []byte // what followed the last line end of the last block
+	for {
+		var b *judgmentsBlock
+		select {
+		case b = <-free:
+		case <-stop:
+			return nil
+		}
+		buf := b.buf[:cap(b.buf)]
+		if len(buf) < max(block, 2*len(carry)) {
+			buf = make([]byte, max(block, 2*len(carry)))
+		}
+		n := copy(buf, carry)
+		end := -1 // the block is buf[:end]
+		eof := false
+		for end < 0 {
+			m, err := io.ReadFull(r, buf[n:])
+			n += m
+			switch {
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				end, eof = n, true
+			case err != nil:
+				return err
+			default:
+				if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+					end = i + 1
+				} else if n > maxLine {
+					end = n // its line is too long: the part says so
+				} else {
+					buf = append(buf, make([]byte, len(buf))...)
+				}
+			}
+		}
+		carry = append(carry[:0], buf[end:n]...)
+		b.buf, b.n = buf, end
+		if end == 0 {
+			return nil
+		}
+		send(b)
+		if eof {
+			return nil
+		}
+	}
+}
+
+// sizeJudgments returns the arrays for the judgments, empty, with room
+// for all of them as estimated from the first block's part p (read bytes
+// of the input of size bytes, -1 if not known) and a little more, within
+// what a file of size bytes can hold. Room not used is never written, so
+// the memory it stands for is not made resident.
+func sizeJudgments(p *judgmentsPart, read int, size int64) ([]byte, []uint32, []int32) {
+	nb, nl := len(p.ids), len(p.ends)
+	if size > int64(read) && read > 0 {
+		f := float64(size) / float64(read) * 1.03
+		nb = int(min(float64(nb)*f+4096, float64(size), maxJudgedBytes+1))
+		// The shortest line, "q 0 d 1\n", is 8 bytes.
+		nl = int(min(float64(nl)*f+512, float64(size/8+1)))
+	}
+	return make([]byte, 0, max(nb, 1)), make([]uint32, 0, nl), make([]int32, 0, nl)
+}
+
+// lastID returns the last document id of ids with ends (not empty).
+func lastID(ids []byte, ends []uint32) []byte {
+	start := uint32(0)
+	if n := len(ends); n > 1 {
+		start = ends[n-2]
+	}
+	return ids[start:ends[len(ends)-1]]
+}
+
+// regroup returns the judgments of segs (over ids, ends and grades, in
+// the order of the input) with each query's segments joined, queries in
+// the order of qids.
+func regroup(qids []string, segs []judgedSeg, ids []byte, ends []uint32, grades []int32) *Judgments {
+	bySeg := make([][]int, len(qids))
+	for i, s := range segs {
+		bySeg[s.q] = append(bySeg[s.q], i)
+	}
+	j := &Judgments{QIDs: qids, Starts: make([]int, 1, len(qids)+1), Ends: make([]uint32, 0, len(ends)), Grades: make([]int32, 0, len(grades))}
+	out := make([]byte, 0, len(ids))
+	for _, ss := range bySeg {
+		for _, si := range ss {
+			s := segs[si]
+			lo := uint32(0)
+			if s.lo > 0 {
+				lo = ends[s.lo-1]
+			}
+			shift := uint32(len(out)) - lo
+			out = append(out, ids[lo:ends[s.hi-1]]...)
+			for _, e := range ends[s.lo:s.hi] {
+				j.Ends = append(j.Ends, e+shift)
+			}
+			j.Grades = append(j.Grades, grades[s.lo:s.hi]...)
+		}
+		j.Starts = append(j.Starts, len(j.Ends))
+	}
+	if len(out) > 0 {
+		j.IDs = unsafe.String(&out[0], len(out))
+	}
+	return j
 }
 
 // cutLines returns the ends of up to parts pieces of s of about equal size,
@@ -236,16 +419,24 @@ func cutLines(s string, parts int) []int {
 	return cuts
 }
 
-// readJudgmentsPart reads the qrels lines of s as ReadQrels does, copying
-// the document ids into the part's ids. ok is false at anything ReadQrels
-// reports as an error (the caller reads again with ReadQrels for the error
-// and its line), at a document judged twice in one run of lines of its
-// query, and past maxJudgedBytes of ids.
-func readJudgmentsPart(s string) (p judgmentsPart) {
+// readJudgmentsPart reads the qrels lines of s as ReadQrels does into p
+// (reusing its arrays), copying the document ids into the part's ids. ok
+// is false at anything ReadQrels reports as an error (the caller reads
+// again with ReadQrels for the error and its line) and past
+// maxJudgedBytes of ids; a document judged twice is left to the caller
+// (the run of lines it is in is not sorted).
+func readJudgmentsPart(p *judgmentsPart, s string) {
 	n := strings.Count(s, "\n") + 1
-	p.ends, p.grades = make([]uint32, 0, n), make([]int32, 0, n)
+	p.ok = false
+	if cap(p.ends) < n {
+		p.ends, p.grades = make([]uint32, 0, n), make([]int32, 0, n)
+	}
+	p.ends, p.grades, p.segs = p.ends[:0], p.grades[:0], p.segs[:0]
 	// About half of a qrels line is its document id ("q12 0 doc0001234 1").
-	p.ids = make([]byte, 0, len(s)/2+16)
+	if cap(p.ids) < len(s)/2+16 {
+		p.ids = make([]byte, 0, len(s)/2+16)
+	}
+	p.ids = p.ids[:0]
 	var f [5]string
 	qids := make(stringInterner)
 	cur := -1 // index into p.segs of the current query's run
@@ -262,24 +453,24 @@ func readJudgmentsPart(s string) (p judgmentsPart) {
 				s = ""
 			}
 			if len(line) >= maxLine {
-				return p
+				return
 			}
 			nf, ok := splitInto(line, f[:])
 			if !ok {
-				return p
+				return
 			}
 			if nf == 0 || f[0][0] == '#' {
 				continue
 			}
 			if nf != 4 {
-				return p
+				return
 			}
 			if g := f[3]; len(g) == 1 && '0' <= g[0] && g[0] <= '9' {
 				grade = int(g[0] - '0')
 			} else {
 				v, err := strconv.Atoi(g)
 				if err != nil || v < math.MinInt32 || v > math.MaxInt32 {
-					return p
+					return
 				}
 				grade = v
 			}
@@ -294,7 +485,7 @@ func readJudgmentsPart(s string) (p judgmentsPart) {
 			sg.sorted = false
 		}
 		if len(p.ids)+len(doc) > maxJudgedBytes {
-			return p
+			return
 		}
 		p.ids = append(p.ids, doc...)
 		p.ends = append(p.ends, uint32(len(p.ids)))
@@ -302,7 +493,6 @@ func readJudgmentsPart(s string) (p judgmentsPart) {
 		p.segs[cur].hi = len(p.ends)
 	}
 	p.ok = true
-	return p
 }
 
 // fastQrelsLine reads the first line of s if it is what qrels mostly hold:

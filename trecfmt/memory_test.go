@@ -2,6 +2,9 @@ package trecfmt
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -76,4 +79,37 @@ func TestReadRunMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(run)
 	runtime.KeepAlive(data)
+}
+
+// TestReadJudgmentsFileMemory checks that ReadJudgmentsFile allocates about
+// the judgments it returns (ids, ends and grades, sized once from the first
+// block) and its few blocks, not the file whole nor a second copy of the
+// judgments: on 300,000 judgments in blocks of 64 KiB, at most 1.1 times
+// the parsed data plus 1 MiB (reading the file whole would add 1.1 times
+// the parsed data, a copy of the parts 1 time). The lines are of one
+// length, so that the first block tells the size of the rest.
+func TestReadJudgmentsFileMemory(t *testing.T) {
+	old := qrelsBlock
+	qrelsBlock = 64 << 10
+	t.Cleanup(func() { qrelsBlock = old })
+	var qrels bytes.Buffer
+	for k := range 300_000 {
+		fmt.Fprintf(&qrels, "q%04d 0 doc%07d %d\n", k/500, k*7%1_000_003, k%4)
+	}
+	path := filepath.Join(t.TempDir(), "qrels.txt")
+	require.NoError(t, os.WriteFile(path, qrels.Bytes(), 0o644))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	j, err := ReadJudgmentsFile(path)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Len(t, j.Ends, 300_000)
+	require.Equal(t, "doc0000007", j.Doc(1))
+	parsed := len(j.IDs) + 8*len(j.Ends)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("file %d bytes, parsed %d bytes, allocated %d bytes (%.2f×)", qrels.Len(), parsed, alloc, float64(alloc)/float64(parsed))
+	if limit := uint64(1.1*float64(parsed)) + 1<<20; alloc > limit {
+		t.Errorf("allocated %d bytes reading %d bytes of judgments, want ≤ %d", alloc, parsed, limit)
+	}
 }
