@@ -17,7 +17,7 @@ import (
 // TestCommittedFilesRoundTrip reads every golden file the repository
 // commits (written by -update over the years) and writes it again: the
 // bytes must be the file's, so that a format change cannot rewrite
-// baselines silently.
+// baselines silently; and every one records the CPU class that made it.
 func TestCommittedFilesRoundTrip(t *testing.T) {
 	root := filepath.Join("..", "golden")
 	n := 0
@@ -35,6 +35,11 @@ func TestCommittedFilesRoundTrip(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
+		if g.CPUClass == "" {
+			// Issue 32: a baseline says which CPU class made it, so that a
+			// check on another class can say the classes differ.
+			t.Errorf("%s: no cpu_class: make it again with -update", rel)
+		}
 		if p := Path(root, g.Dataset, g.Split, g.System, g.Config); p != path {
 			t.Errorf("%s: Path of its own fields = %s", rel, p)
 		}
