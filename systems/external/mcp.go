@@ -80,6 +80,9 @@ func (t *mcpTransport) stop() {
 	if t.sess == nil && t.srv == nil {
 		return
 	}
+	if t.srv != nil {
+		t.srv.LookAtPeak() // closing the session closes its stdin: it may exit at once
+	}
 	closed := make(chan struct{})
 	go func() {
 		if t.sess != nil {

@@ -192,6 +192,13 @@ func (s *Server) Status(killing bool) string {
 	return "server " + s.err.Error()
 }
 
+// LookAtPeak reads the server's peak RSS now. A caller that is about to
+// make the server exit other than by Stop (closing a session closes its
+// stdin) calls it first: an exited process has no peak left to read, and
+// the kernel's figure at its exit cannot always be told from this
+// process's own (PeakRSS).
+func (s *Server) LookAtPeak() { s.watch.sample() }
+
 // Stop closes stdin, gives the server closeGrace to exit, then kills its
 // process group, and waits for it. It is safe to call twice.
 func (s *Server) Stop() {

@@ -15,7 +15,8 @@
 // returns a million items, SECRET echoes $API_KEY to stderr and into the
 // error, SPAWN starts a grandchild that sleeps (its pid is appended to
 // $FAKEPEER_PIDFILE, as is the server's own), WORKER one that sleeps
-// holding the stderr it inherited. The HTTP server has two more:
+// holding the stderr it inherited, ALLOC makes 96 MiB resident and HOLD
+// waits 200 ms before answering. The HTTP server has two more:
 // TRUNCATED answers with half of its JSON, HALFCRASH sends half of the
 // body it announced and exits 3. LEAK (every transport's JSON search)
 // answers normally but echoes $API_KEY to stderr and into every hit's
@@ -125,6 +126,8 @@ func fault(query string) (errText string, oversize bool) {
 			return "", true
 		case "ALLOC":
 			alloc(allocMiB)
+		case "HOLD":
+			time.Sleep(holdFor)
 		}
 	}
 	return "", false
@@ -151,6 +154,11 @@ func leak(query string, r Results) Results {
 
 // allocMiB is how much ALLOC makes resident, for the peak RSS tests.
 const allocMiB = 96
+
+// holdFor is how long HOLD waits before answering: ten of PeakRSS's
+// sampling periods, so that the sampler sees a short-lived command's
+// peak even when the kernel's figure cannot be told from the runner's.
+const holdFor = 200 * time.Millisecond
 
 // alloc makes n MiB resident (every page written) and keeps it until the
 // answer is written.
