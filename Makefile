@@ -4,6 +4,7 @@
 #   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked)
 #   make test        the whole test suite, golden quality gate included (JUnit XML in out/), the examples/
 #                    module's tests, and the race detector over the harness and every system
+#   make modules     every module of the module graph into the Go module cache (make test needs them offline)
 #   make lint        go vet + gofmt check + staticcheck (a tool dependency in go.mod) + go.mod/go.sum
 #                    tidy in both modules (go mod tidy -diff prints what tidy would change, and fails)
 #   make bench       latency + quality benchmarks → results/bench-<commit>.txt
@@ -59,7 +60,7 @@ ENDPOINT_HOME := $(RB_CACHE)/endpoint-server/ort1.20.1-np2.1.3-tok0.21.0
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: endpoint-server build setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf trec-eval
+.PHONY: endpoint-server build modules setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf trec-eval
 
 build:
 	$(GO) build ./...
@@ -82,7 +83,13 @@ peer-cells: setup peers
 # main job's last step on real results too. A bench answered from go test's
 # cache writes no records: the leaderboard then reads those of the run that
 # was cached, or says that there are none.
-test: setup peers
+# Every module of the module graph into the Go module cache: the tests that
+# run the go command offline (cmd/rbench TestWalkthrough's go mod tidy) need
+# the modules of the dependencies' own tests, which no build downloads.
+modules:
+	$(GO) mod download all
+
+test: setup peers modules
 	@mkdir -p out
 	RETRIEVALBENCH_RESULTS=$(abspath out/records) RETRIEVALBENCH_COMMIT=$(COMMIT) \
 	  $(GO) tool gotestsum --junitfile out/junit.xml --format testname -- -timeout 60m ./...

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
 )
 
 // step is one shell command of the walk-through and whether the doc says
@@ -77,6 +82,7 @@ func TestWalkthrough(t *testing.T) {
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
+	mustHaveModules(t, root)
 	files, steps, ciRuns := walkthrough(t, filepath.Join(root, "docs", "your-module.md"))
 	require.Contains(t, files, "trigram.go")
 	require.Contains(t, files, "trigram_test.go")
@@ -155,4 +161,38 @@ func TestWalkthrough(t *testing.T) {
 		}
 	}
 	t.Logf("go.sum: %d lines", strings.Count(string(sum), "\n"))
+}
+
+// mustHaveModules stops t (testenv.Missing, kind testenv.GoModules) unless
+// the Go module cache holds every module of root's module graph: the
+// walk-through's go mod tidy runs offline and needs the modules of its
+// dependencies' tests too (go-tree-sitter's grammars for C, Ruby, PHP, …),
+// which building and testing this module never downloads. make modules
+// (a prerequisite of make test) downloads them.
+func mustHaveModules(t *testing.T, root string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), "go", "mod", "download", "-json", "all")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	if err == nil {
+		return
+	}
+	var missing []string
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var m struct{ Path, Version, Error string }
+		if dec.Decode(&m) != nil {
+			break
+		}
+		if m.Error != "" {
+			missing = append(missing, m.Path+"@"+m.Version)
+		}
+	}
+	if len(missing) > 6 {
+		missing = append(missing[:6], fmt.Sprintf("and %d more", len(missing)-6))
+	}
+	testenv.Missing(t, testenv.GoModules, fmt.Sprintf("the Go module cache lacks modules the walk-through's offline go mod tidy needs "+
+		"(go mod download all with GOPROXY=off: %v): %s; run `make modules` (go mod download all) once where the module proxy is reachable",
+		err, strings.Join(missing, ", ")))
 }

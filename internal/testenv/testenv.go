@@ -10,7 +10,7 @@
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
 //	                        "data", "onnx", "models", "chromium", "mlflow",
-//	                        "trec_eval",
+//	                        "trec_eval", "gomodules",
 //	                        or "all"; "-kind" takes one out ("all,-mlflow")
 package testenv
 
@@ -49,6 +49,9 @@ const (
 	Chromium = "chromium"
 	// MLflow is an MLflow tracking server install (make mlflow).
 	MLflow = "mlflow"
+	// GoModules is a Go module cache holding every module of this module's
+	// graph (make modules), for the tests that run the go command offline.
+	GoModules = "gomodules"
 	// TrecEval is the trec_eval binary make perf-setup installs
 	// (TrecEvalPath).
 	TrecEval = "trec_eval"
