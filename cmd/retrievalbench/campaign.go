@@ -43,7 +43,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 		"-models takes model ids (built-in, or of -model-manifest: user models and embedding endpoints), model\n"+
 		"folders, all, or none; -bm25 BM25 configs ("+strings.Join(bm25Configs(), ", ")+"), all, or none.\n"+
 		"-systems takes a selection (docs/campaigns.md, \"Choosing systems\"):\n"+builtin.SelectionHelp+"\n"+
-		"For example: -systems 'bm25/all,hybrid/rrf-bm25code-bge,rrf(bm25/porter,dense/my-coder),graph(bm25/porter,seeds=5)'\n\nflags:\n", stderr)
+		"For example: -systems 'bm25/all,hybrid/rrf-bm25code-bge,rrf(bm25/porter,dense/bge-small-q),graph(bm25/porter,seeds=5)'\n\nflags:\n", stderr)
 	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format, docs/cases.md; datapack entries read $RETRIEVALBENCH_DATA)")
 	casesFile := fs.String("cases", "", "case `file` (JSONL, docs/cases.md; check it with retrievalbench validate)")
 	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest or of -model-manifest, or model folders; all ("+strings.Join(models.IDs(), ", ")+"), or none; with -systems and neither -models nor -bm25, none")

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/goldenfmt"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/systems/builtin"
+)
+
+// TestCampaignSelection runs a campaign over fixtures/cases with two BM25
+// configs, a built-in graph, a fusion of two BM25 configs, a fusion of BM25
+// and an external system, and — when the default model is installed — a
+// built-in hybrid and a graph over a fusion with a dense member: every
+// system runs every case (real FTS5, real ONNX), in the order asked, and the
+// built-in configs score what their go test cells' golden files say.
+func TestCampaignSelection(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	ext := filepath.Join(t.TempDir(), "readme.json")
+	require.NoError(t, os.WriteFile(ext, []byte(`{
+  "system": "readme", "config": "x", "transport": "command",
+  "command": {"search": ["sh", "-c", "echo '{\"hits\": [{\"file\": \"README.md\"}]}'"]},
+  "result": {"from": "json", "items": "hits", "path": "file"}
+}`), 0o644))
+	selection := "graph/bm25code-1hop,rrf(bm25/porter,bm25/unicode61,name=lexical),rrf(bm25/code-weighted," + ext + ",name=with-peer)"
+	want := []string{"bm25/code-weighted", "bm25/porter", "graph/bm25code-1hop", "hybrid/lexical", "hybrid/with-peer"}
+	cache := t.TempDir()
+	dense, ok := builtin.Find(builtin.Specs(), "dense/minilm-l6-q")
+	require.True(t, ok)
+	if r := dense.Missing(testenv.CacheDir()); r != nil {
+		if testenv.Required(r.Kind) {
+			t.Fatalf("required %s missing: %s", r.Kind, r.Reason)
+		}
+		t.Logf("SKIP (part, %s missing): no dense members: %s", r.Kind, r.Reason)
+	} else {
+		cache = testenv.CacheDir()
+		selection += ",hybrid/rrf-bm25code-minilm,graph(weighted(bm25/porter=0.3,dense/minilm-l6-q=0.7),seeds=5,name=deep)"
+		want = append(want, "hybrid/rrf-bm25code-minilm", "graph/deep")
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-bm25", "code-weighted,porter", "-models", "none", "-systems", selection,
+		"-pool", "3", "-cache", cache, "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+
+	b, err := os.ReadFile(filepath.Join(out, "run.json"))
+	require.NoError(t, err)
+	var rj campaignfmt.Campaign
+	require.NoError(t, json.Unmarshal(b, &rj))
+	var got []string
+	for _, s := range rj.Systems {
+		got = append(got, s.Name)
+	}
+	require.Equal(t, want, got, "-bm25's configs, then -systems', in the order given")
+	require.Contains(t, rj.Meta.Backend, "(hybrid)")
+	require.Contains(t, rj.Meta.Backend, "(graph)")
+
+	b, err = os.ReadFile(filepath.Join(out, "quality-summary.json"))
+	require.NoError(t, err)
+	var qs struct {
+		Systems []struct {
+			Name, Status  string
+			Cases, Failed int
+			Micro         map[string]struct{ Mean float64 }
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &qs))
+	require.Len(t, qs.Systems, len(want))
+	ndcg := map[string]float64{}
+	for _, s := range qs.Systems {
+		require.Equal(t, "ok", s.Status, s.Name)
+		require.Equal(t, 10, s.Cases, s.Name)
+		require.Zero(t, s.Failed, "%s failed cases", s.Name)
+		ndcg[s.Name] = s.Micro["ndcg@10"].Mean
+		f := filepath.Join(out, "results", "cases-cases.all."+strings.ReplaceAll(s.Name, "/", ".")+".jsonl")
+		_, err := os.Stat(f)
+		require.NoError(t, err, "the records of %s", s.Name)
+	}
+	// The deterministic built-in configs score what go test ./bench scores
+	// on the same case file (golden/cases-cases/all).
+	for _, name := range []string{"bm25/code-weighted", "bm25/porter", "graph/bm25code-1hop"} {
+		sys, cfg, _ := strings.Cut(name, "/")
+		g, err := goldenfmt.Read(goldenfmt.Path(filepath.Join("..", "..", "golden"), "cases-cases", "all", sys, cfg))
+		require.NoError(t, err)
+		require.InDelta(t, float64(g.Metrics["ndcg@10"].Mean), ndcg[name], 1e-4, "%s: campaign vs its golden file", name)
+	}
+}
+
+// TestCampaignSelectionErrors: bad names fail as bad usage (exit 2) and
+// list the valid ones.
+func TestCampaignSelectionErrors(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	base := []string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"), "-out", t.TempDir()}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"bm25", []string{"-bm25", "code-weighted,porterr"}, []string{`-bm25 "porterr": no such BM25 config`, "have unicode61, porter, code, code-weighted, all or none"}},
+		{"model", []string{"-models", "gpt-9"}, []string{`unknown model "gpt-9"`, "minilm-l6-q", "all or none"}},
+		{"system config", []string{"-systems", "hybrid/nope"}, []string{`no system "hybrid/nope"`, "hybrid has rrf-bm25code-minilm, rrf-bm25code-bge"}},
+		{"system", []string{"-systems", "lucene/x"}, []string{"systems: bm25, dense, static, hybrid, graph"}},
+		{"fusion", []string{"-systems", "rrf(bm25/porter,bm25/nope)"}, []string{"bm25 has unicode61"}},
+		{"clash", []string{"-bm25", "porter", "-systems", "graph(bm25/porter,name=x),graph(bm25/code,name=x)"}, []string{"two different systems are named graph/x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(append(append([]string{}, base...), tc.args...), &stdout, &stderr)
+			require.Error(t, err)
+			require.Equal(t, 2, exitCode(err), "%v", err)
+			for _, w := range tc.want {
+				require.ErrorContains(t, err, w)
+			}
+		})
+	}
+}
+
+// TestCampaignUsageForms: campaign -h documents every selection form, and
+// its example is a selection the command takes.
+func TestCampaignUsageForms(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"campaign", "-h"}, &stdout, &stderr))
+	usage := stderr.String()
+	require.Contains(t, usage, builtin.SelectionHelp)
+	for _, form := range []string{"-models id,DIR,…|all|none", "-bm25 config,…|all|none", "-systems SELECTION", "model folders", "embedding endpoints"} {
+		require.Contains(t, usage, form)
+	}
+	m := regexp.MustCompile(`For example: -systems '([^']+)'`).FindStringSubmatch(usage)
+	require.NotNil(t, m, "the usage shows an example")
+	specs, err := selector(&stderr).Select(m[1])
+	require.NoError(t, err, m[1])
+	require.Greater(t, len(specs), 5)
+}
