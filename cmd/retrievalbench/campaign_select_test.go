@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -140,4 +141,35 @@ func TestCampaignUsageForms(t *testing.T) {
 	specs, err := selector(&stderr).Select(m[1])
 	require.NoError(t, err, m[1])
 	require.Greater(t, len(specs), 5)
+}
+
+// TestCampaignDocSelections: every -systems selection of docs/campaigns.md
+// that names no file is one the command takes.
+func TestCampaignDocSelections(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "campaigns.md"))
+	require.NoError(t, err)
+	seen := 0
+	for _, m := range regexp.MustCompile(`-systems '([^']+)'`).FindAllStringSubmatch(string(b), -1) {
+		seen++
+		_, err := selector(io.Discard).Select(m[1])
+		require.NoError(t, err, "docs/campaigns.md: -systems '%s'", m[1])
+	}
+	// Every name and expression the section shows, each alone (user
+	// models, files and the grammar's placeholders aside).
+	text := string(b)
+	text = text[strings.Index(text, "## Choosing systems"):]
+	text = text[:strings.Index(text[3:], "\n## ")]
+	defined := map[string]bool{} // what the example's name= calls its systems
+	for _, m := range regexp.MustCompile(`name=([a-z0-9._-]+)`).FindAllStringSubmatch(text, -1) {
+		defined["hybrid/"+m[1]], defined["graph/"+m[1]] = true, true
+	}
+	for _, m := range regexp.MustCompile("`((?:bm25|dense|static|hybrid|graph)/[a-z0-9._-]+|(?:rrf|weighted|graph)\\([^`]*\\))`").FindAllStringSubmatch(text, -1) {
+		if strings.Contains(m[1], "M") || strings.Contains(m[1], "my-") || defined[m[1]] {
+			continue
+		}
+		seen++
+		_, err := selector(io.Discard).Select(m[1])
+		require.NoError(t, err, "docs/campaigns.md: %s", m[1])
+	}
+	require.GreaterOrEqual(t, seen, 10)
 }
