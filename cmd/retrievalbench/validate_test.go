@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,3 +113,29 @@ func TestValidate(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestValidateDoc runs the validate commands of docs/cases.md (from the
+// repository's root) and checks the valid file's line the doc shows.
+func TestValidateDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "docs", "cases.md"))
+	require.NoError(t, err)
+	doc := string(b)
+	cmds := regexp.MustCompile(`(?m)^retrievalbench (validate [^#\n]*)`).FindAllStringSubmatch(doc, -1)
+	require.Len(t, cmds, 2)
+	for _, c := range cmds {
+		args := strings.Fields(c[1])
+		for i, a := range args {
+			if strings.HasPrefix(a, "fixtures/") {
+				args[i] = filepath.Join(root, a)
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		require.NoError(t, run(args, &stdout, &stderr), c[0])
+		line := strings.Replace(strings.TrimSpace(stdout.String()), root+string(filepath.Separator), "", 1)
+		require.Contains(t, doc, "\n"+strings.SplitN(line, ": ", 2)[0]+": ", c[0])
+		if strings.Contains(c[1], "-repos") {
+			require.Contains(t, doc, "\n"+line+"\n", "the doc shows what %s prints", c[0])
+		}
+	}
+}
