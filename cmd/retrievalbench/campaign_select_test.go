@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/embed/models"
 	"github.com/retrievalbench/retrievalbench/goldenfmt"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
@@ -172,4 +173,65 @@ func TestCampaignDocSelections(t *testing.T) {
 		require.NoError(t, err, "docs/campaigns.md: %s", m[1])
 	}
 	require.GreaterOrEqual(t, seen, 10)
+}
+
+// TestCampaignOwnModels: a user's own model runs in a campaign as a model
+// folder (-models DIR, and as a member DIR of a fusion) and as an entry of
+// a user manifest (dense/ID in -systems, a member of a fusion inside a
+// graph). The folder holds the files of the built-in minilm-l3, so the
+// folder, the manifest entry and the built-in score alike, and as the
+// built-in's golden file says.
+func TestCampaignOwnModels(t *testing.T) {
+	cache := testenv.CacheDir()
+	l3, ok := builtin.Find(builtin.Specs(), "dense/minilm-l3")
+	require.True(t, ok)
+	if r := l3.Missing(cache); r != nil {
+		testenv.Missing(t, r.Kind, r.Reason)
+	}
+	t.Setenv(models.EnvManifest, "") // -model-manifest sets it for the process: restore it after
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "my-l3")
+	require.NoError(t, os.MkdirAll(filepath.Join(folder, "1_Pooling"), 0o755))
+	for _, f := range []string{"model.onnx", "tokenizer.json"} {
+		require.NoError(t, os.Symlink(filepath.Join(cache, "models", "minilm-l3", f), filepath.Join(folder, f)))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(folder, "1_Pooling", "config.json"), []byte(`{"word_embedding_dimension": 384, "pooling_mode_mean_tokens": true}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(folder, "sentence_bert_config.json"), []byte(`{"max_seq_length": 128}`), 0o644))
+	manifest := filepath.Join(dir, "models.json")
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"models": [{"dir": "my-l3", "id": "mine-l3"}]}`), 0o644))
+
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-model-manifest", manifest, "-models", folder, "-bm25", "code-weighted",
+		"-systems", "dense/mine-l3,rrf(bm25/code-weighted," + folder + ",name=folder-fusion),graph(rrf(bm25/porter,dense/mine-l3),name=mine),dense/minilm-l3",
+		"-pool", "3", "-cache", cache, "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+
+	b, err := os.ReadFile(filepath.Join(out, "quality-summary.json"))
+	require.NoError(t, err)
+	var qs struct {
+		Systems []struct {
+			Name, Status  string
+			Cases, Failed int
+			Micro         map[string]struct{ Mean float64 }
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &qs))
+	ndcg := map[string]float64{}
+	var names []string
+	for _, s := range qs.Systems {
+		require.Equal(t, "ok", s.Status, s.Name)
+		require.Equal(t, 10, s.Cases, s.Name)
+		require.Zero(t, s.Failed, "%s failed cases", s.Name)
+		ndcg[s.Name] = s.Micro["ndcg@10"].Mean
+		names = append(names, s.Name)
+	}
+	require.ElementsMatch(t, []string{"bm25/code-weighted", "dense/my-l3", "dense/mine-l3", "hybrid/folder-fusion", "graph/mine", "dense/minilm-l3"}, names)
+	g, err := goldenfmt.Read(goldenfmt.Path(filepath.Join("..", "..", "golden"), "cases-cases", "all", "dense", "minilm-l3"))
+	require.NoError(t, err)
+	for _, name := range []string{"dense/my-l3", "dense/mine-l3", "dense/minilm-l3"} {
+		require.InDelta(t, float64(g.Metrics["ndcg@10"].Mean), ndcg[name], 1e-4, "%s: the same model files score as the built-in's golden file", name)
+	}
 }
