@@ -208,8 +208,12 @@ func mergeCampaign(dirs []string, out string, set map[string]bool, nargs int, ve
 func printCampaign(res *campaign.Result, out string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%d cases, %d systems, %d failures; pool of %d results → %s\n",
 		res.Summary.Cases, len(res.Campaign.Systems), len(res.Campaign.Failures), len(res.Pool), filepath.Join(out, "grading-sheet.csv"))
+	width := 28 // wider for long names (a fusion's or graph's made of its members')
 	for _, d := range res.Summary.Decisions {
-		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
+		width = max(width, len(d.Model))
+	}
+	for _, d := range res.Summary.Decisions {
+		fmt.Fprintf(stdout, "  %-*s %-20s (%s, gold only)\n", width, d.Model, d.Outcome, d.Rule)
 	}
 	return failedSystems(res.Summary, out)
 }
