@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"hash/fnv"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -234,4 +238,70 @@ func TestCampaignOwnModels(t *testing.T) {
 	for _, name := range []string{"dense/my-l3", "dense/mine-l3", "dense/minilm-l3"} {
 		require.InDelta(t, float64(g.Metrics["ndcg@10"].Mean), ndcg[name], 1e-4, "%s: the same model files score as the built-in's golden file", name)
 	}
+}
+
+// TestCampaignEndpointMember: an embedding endpoint of a user manifest runs
+// alone (dense/ID) and as a fusion's member. The server is a stand-in
+// whose vectors count hashed words; what is checked is that the campaign
+// embeds through it and runs every case with both systems.
+func TestCampaignEndpointMember(t *testing.T) {
+	var texts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input []string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		texts.Add(int32(len(req.Input)))
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		for i, s := range req.Input {
+			v := make([]float32, 16)
+			v[15] = 0.1
+			for _, word := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+				h := fnv.New32a()
+				h.Write([]byte(word))
+				v[h.Sum32()%15]++
+			}
+			out.Data = append(out.Data, item{i, v})
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	t.Setenv(models.EnvManifest, "") // -model-manifest sets it for the process: restore it after
+	manifest := filepath.Join(t.TempDir(), "served.json")
+	require.NoError(t, os.WriteFile(manifest, []byte(`{"models": [{"id": "words-served", "kind": "endpoint", "licence": "none", "dimension": 16,
+  "endpoint": {"base_url": "`+srv.URL+`/v1", "model": "words", "revision": "1"}}]}`), 0o644))
+
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-model-manifest", manifest, "-systems", "dense/words-served,rrf(bm25/porter,dense/words-served,name=porter-served)",
+		"-pool", "3", "-cache", t.TempDir(), "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	require.Contains(t, stdout.String(), "10 cases, 2 systems, 0 failures")
+	require.Positive(t, texts.Load(), "the endpoint embedded the corpus and queries")
+	b, err := os.ReadFile(filepath.Join(out, "quality-summary.json"))
+	require.NoError(t, err)
+	var qs struct {
+		Systems []struct {
+			Name, Status  string
+			Cases, Failed int
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &qs))
+	var names []string
+	for _, s := range qs.Systems {
+		require.Equal(t, "ok", s.Status, s.Name)
+		require.Equal(t, 10, s.Cases, s.Name)
+		require.Zero(t, s.Failed, s.Name)
+		names = append(names, s.Name)
+	}
+	require.ElementsMatch(t, []string{"dense/words-served", "hybrid/porter-served"}, names)
 }
