@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +20,9 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/bm25"
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
+	"github.com/retrievalbench/retrievalbench/systems/dense"
 	"github.com/retrievalbench/retrievalbench/systems/external"
 )
 
@@ -28,19 +31,25 @@ import (
 // gold-only reports.
 func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg := campaign.DefaultConfig()
-	fs := newFlagSet("campaign", "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,id|all] [-bm25 config|none] [-k 1,3,5,10,20] [-out DIR] [-shard I/N [-shard-costs DIR]]\n"+
+	fs := newFlagSet("campaign", "usage: retrievalbench campaign -repos MANIFEST -cases CASES [-models id,DIR,…|all|none] [-bm25 config,…|all|none] [-systems SELECTION] [-k 1,3,5,10,20] [-out DIR] [-shard I/N [-shard-costs DIR]]\n"+
 		"       retrievalbench campaign -merge PART,PART,... -out DIR\n\n"+
-		"Runs each model over each repository, then writes run.json, part.json, results/, pooled-results.jsonl,\n"+
+		"Runs each system over each repository, then writes run.json, part.json, results/, pooled-results.jsonl,\n"+
 		"grading-sheet.csv, the reports (scored on the case file's gold alone) and plots/.\n"+
 		"Fill in the sheet's grade column (0-3) and run `retrievalbench score`.\n"+
 		"With -shard, runs part I of N of the cells and writes part.json and results/ only;\n"+
-		"-merge writes from every part what the whole run writes (docs/sharding.md).\n\nflags:\n", stderr)
-	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format; datapack entries read $RETRIEVALBENCH_DATA)")
-	casesFile := fs.String("cases", "", "case `file` (JSONL)")
-	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest or of -model-manifest, or all ("+strings.Join(models.IDs(), ", ")+"); with -systems and neither -models nor -bm25, none")
+		"-merge writes from every part what the whole run writes (docs/sharding.md).\n\n"+
+		"Systems run in this order: -bm25's, -models', then -systems'. With -systems and neither -models nor -bm25,\n"+
+		"only -systems' run. The baseline is the first model, else the first system (-baseline names another).\n"+
+		"-models takes model ids (built-in, or of -model-manifest: user models and embedding endpoints), model\n"+
+		"folders, all, or none; -bm25 BM25 configs ("+strings.Join(bm25Configs(), ", ")+"), all, or none.\n"+
+		"-systems takes a selection (docs/campaigns.md, \"Choosing systems\"):\n"+builtin.SelectionHelp+"\n"+
+		"For example: -systems 'bm25/all,hybrid/rrf-bm25code-bge,rrf(bm25/porter,dense/bge-small-q),graph(bm25/porter,seeds=5)'\n\nflags:\n", stderr)
+	repos := fs.String("repos", "", "repository manifest `file` (datasets/cases format, docs/cases.md; datapack entries read $RETRIEVALBENCH_DATA)")
+	casesFile := fs.String("cases", "", "case `file` (JSONL, docs/cases.md; check it with retrievalbench validate)")
+	modelList := fs.String("models", "all", "comma-separated embedding model `ids` of the manifest or of -model-manifest, or model folders; all ("+strings.Join(models.IDs(), ", ")+"), or none; with -systems and neither -models nor -bm25, none")
 	manifest := modelManifestFlag(fs)
-	bm25 := fs.String("bm25", "code-weighted", "BM25 `config` to run as a baseline, or none; with -systems and neither -models nor -bm25, none")
-	externals := fs.String("systems", "", "comma-separated external-system config `files` (systems/external, e.g. peers/codira-lexical.json) run next to the models, or alone")
+	bm25List := fs.String("bm25", "code-weighted", "comma-separated BM25 `configs` ("+strings.Join(bm25Configs(), ", ")+"), all, or none; with -systems and neither -models nor -bm25, none")
+	externals := fs.String("systems", "", "comma-separated `selection` of any systems: system/config, system/all, all, external config FILE.json, model DIR, rrf(…), weighted(…), graph(…) (see above)")
 	out := fs.String("out", "", "output `dir` (default: runs/campaign-<timestamp>)")
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
 	fs.StringVar(&cfg.CacheDir, "cache", cache.Dir(), "cache `dir` (models, ONNX Runtime, vector stores)")
@@ -81,17 +90,25 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	if set["systems"] && !set["models"] && !set["bm25"] {
 		// External systems alone: the built-in defaults are for a model
 		// campaign, not for comparing the systems a user names.
-		*modelList, *bm25 = "none", "none"
+		*modelList, *bm25List = "none", "none"
 	}
-	ext, err := loadExternal(*externals)
+	ext, err := selector(stderr).Select(*externals)
 	if err != nil {
-		return err
+		return selectErr("-systems", err)
 	}
-	specs, firstDense, err := pickSpecs(*modelList, *bm25, len(ext))
+	specs, firstDense, err := pickSpecs(*modelList, *bm25List, len(ext))
 	if err != nil {
 		return usagef("campaign: %v", err)
 	}
-	specs = append(specs, ext...)
+	for _, s := range ext {
+		i := slices.IndexFunc(specs, func(o systems.Spec) bool { return o.Name() == s.Name() })
+		switch {
+		case i < 0:
+			specs = append(specs, s)
+		case specs[i].Hash != s.Hash:
+			return usagef("campaign: -systems: %s differs from the system of that name -models or -bm25 chose", s.Name())
+		}
+	}
 	if rf.baseline == "" {
 		rf.baseline = firstDense
 		if rf.baseline == "" {
@@ -116,6 +133,12 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	cfg.Meta.Backend = "SQLite FTS5 (bm25); ONNX Runtime CPU, exact cosine search (dense)"
 	if slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.System == "static" }) {
 		cfg.Meta.Backend += "; static embedding table lookup, exact cosine search (static)"
+	}
+	if slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.System == "hybrid" }) {
+		cfg.Meta.Backend += "; rank fusion of the members (hybrid)"
+	}
+	if slices.ContainsFunc(specs, func(s systems.Spec) bool { return s.System == "graph" }) {
+		cfg.Meta.Backend += "; reference-graph expansion of a base system (graph)"
 	}
 	for _, s := range specs {
 		if s.Dimension == 0 {
@@ -185,8 +208,12 @@ func mergeCampaign(dirs []string, out string, set map[string]bool, nargs int, ve
 func printCampaign(res *campaign.Result, out string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%d cases, %d systems, %d failures; pool of %d results → %s\n",
 		res.Summary.Cases, len(res.Campaign.Systems), len(res.Campaign.Failures), len(res.Pool), filepath.Join(out, "grading-sheet.csv"))
+	width := 28 // wider for long names (a fusion's or graph's made of its members')
 	for _, d := range res.Summary.Decisions {
-		fmt.Fprintf(stdout, "  %-28s %-20s (%s, gold only)\n", d.Model, d.Outcome, d.Rule)
+		width = max(width, len(d.Model))
+	}
+	for _, d := range res.Summary.Decisions {
+		fmt.Fprintf(stdout, "  %-*s %-20s (%s, gold only)\n", width, d.Model, d.Outcome, d.Rule)
 	}
 	return failedSystems(res.Summary, out)
 }
@@ -208,27 +235,99 @@ func failedSystems(s *report.Summary, out string) error {
 		len(failed), len(s.Systems), strings.Join(failed, ", "), out)
 }
 
+// selector resolves system names for a campaign: the built-in Specs
+// (every model of the manifests among them, so a user model or an endpoint
+// is dense/ID), and, for other items, an external system's config file
+// (.json) or a model folder. A file that fails to load is a fileError (exit
+// 1), not bad usage.
+func selector(stderr io.Writer) builtin.Selector {
+	return builtin.Selector{Specs: builtin.Specs(), Other: func(item string) (systems.Spec, bool, error) {
+		if strings.HasSuffix(item, ".json") {
+			specs, err := loadExternal(item)
+			if err != nil {
+				return systems.Spec{}, false, &fileError{err}
+			}
+			return specs[0], true, nil
+		}
+		if fi, err := os.Stat(item); err == nil && fi.IsDir() {
+			m, _, warns, err := models.FromDir(item)
+			if err != nil {
+				return systems.Spec{}, false, &fileError{fmt.Errorf("campaign: model folder %s: %w", item, err)}
+			}
+			for _, w := range warns {
+				fmt.Fprintf(stderr, "campaign: model folder %s: %v\n", item, w)
+			}
+			return dense.Spec(dense.ForModel(m)), true, nil
+		}
+		return systems.Spec{}, false, nil
+	}}
+}
+
+// fileError is a -systems file that failed to load: the command fails (exit
+// 1) with the file's error, not with its usage.
+type fileError struct{ err error }
+
+func (e *fileError) Error() string { return e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+// selectErr is err as the command reports it: a file's error as it is, any
+// other selection error as bad usage naming the flag.
+func selectErr(flagName string, err error) error {
+	var fe *fileError
+	if errors.As(err, &fe) {
+		return fe.err
+	}
+	return usagef("campaign: %s: %v", flagName, err)
+}
+
 // pickSpecs resolves -models and -bm25 against the built-in systems: BM25
-// first, then the models in the order given. It also returns the first
+// first (the configs in the order given, or all), then the models in the
+// order given. It also returns the first
 // dense system, the default baseline ("" when none runs). Choosing none is
 // an error unless external systems (others of them) run.
 func pickSpecs(modelList, bm25 string, others int) ([]systems.Spec, string, error) {
 	reg := builtin.Specs()
 	find := func(system, config string) (systems.Spec, bool) { return builtin.Find(reg, system+"/"+config) }
 	var specs []systems.Spec
-	if bm25 != "none" && bm25 != "" {
-		s, ok := find("bm25", bm25)
-		if !ok {
-			return nil, "", fmt.Errorf("-bm25 %q: no such BM25 config", bm25)
+	var bm25s []string
+	for _, s := range reg {
+		if s.System == "bm25" {
+			bm25s = append(bm25s, s.Config)
 		}
-		specs = append(specs, s)
 	}
-	// A model runs as dense (ONNX) or, for a static model, as static.
+	for _, c := range strings.Split(bm25, ",") {
+		c = strings.TrimSpace(c)
+		switch c {
+		case "", "none":
+			continue
+		case "all":
+			for _, n := range bm25s {
+				s, _ := find("bm25", n)
+				specs = appendNew(specs, s)
+			}
+			continue
+		}
+		s, ok := find("bm25", c)
+		if !ok {
+			return nil, "", fmt.Errorf("-bm25 %q: no such BM25 config (have %s, all or none)", c, strings.Join(bm25s, ", "))
+		}
+		specs = appendNew(specs, s)
+	}
+	// A model runs as dense (ONNX) or, for a static model, as static; a
+	// model folder as dense/<its id>.
 	findModel := func(id string) (systems.Spec, bool) {
 		if s, ok := find("dense", id); ok {
 			return s, true
 		}
-		return find("static", id)
+		if s, ok := find("static", id); ok {
+			return s, true
+		}
+		if fi, err := os.Stat(id); err == nil && fi.IsDir() {
+			if m, _, _, err := models.FromDir(id); err == nil {
+				return dense.Spec(dense.ForModel(m)), true
+			}
+		}
+		return systems.Spec{}, false
 	}
 	var ids []string
 	for _, id := range models.IDs() {
@@ -253,12 +352,16 @@ func pickSpecs(modelList, bm25 string, others int) ([]systems.Spec, string, erro
 	for _, id := range ids {
 		s, ok := findModel(id)
 		if !ok {
-			return nil, "", fmt.Errorf("-models: unknown model %q, or no system in the registry runs it (have %s)", id, strings.Join(models.IDs(), ", "))
+			if fi, err := os.Stat(id); err == nil && fi.IsDir() {
+				_, _, _, err := models.FromDir(id)
+				return nil, "", fmt.Errorf("-models: model folder %s: %w", id, err)
+			}
+			return nil, "", fmt.Errorf("-models: unknown model %q, or no system in the registry runs it (have %s, all or none; or a model folder)", id, strings.Join(models.IDs(), ", "))
 		}
 		if first == "" {
 			first = s.Name()
 		}
-		specs = append(specs, s)
+		specs = appendNew(specs, s)
 	}
 	if len(specs) == 0 {
 		if others > 0 {
@@ -270,6 +373,23 @@ func pickSpecs(modelList, bm25 string, others int) ([]systems.Spec, string, erro
 		first = specs[0].Name()
 	}
 	return specs, first, nil
+}
+
+// bm25Configs lists the built-in BM25 config names, in order.
+func bm25Configs() []string {
+	var out []string
+	for _, s := range bm25.Specs() {
+		out = append(out, s.Config)
+	}
+	return out
+}
+
+// appendNew appends s unless a system of its name is already there.
+func appendNew(specs []systems.Spec, s systems.Spec) []systems.Spec {
+	if slices.ContainsFunc(specs, func(o systems.Spec) bool { return o.Name() == s.Name() }) {
+		return specs
+	}
+	return append(specs, s)
 }
 
 // loadExternal reads a comma-separated list of external-system config files.

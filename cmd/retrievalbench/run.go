@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"promote":     {"walk a candidate config up the sweep ladder: small_dev, dev (paired win), one test pass with a ledger", runPromote},
 		"report":      {"reports and plots from per-task JSONL results (go test ./bench -results DIR)", runReport},
 		"score":       {"merge a filled grading sheet with the gold and recompute a campaign's reports", runScore},
+		"validate":    {"list every error of a case file (file:line), checked against its repositories with -repos", runValidate},
 	}
 }
 

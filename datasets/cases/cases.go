@@ -105,17 +105,82 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(casesFile)
-	if err != nil {
-		return nil, err
-	}
 	name := "cases-" + strings.TrimSuffix(filepath.Base(casesFile), filepath.Ext(casesFile))
 	if cfg.Name != "" {
 		name = cfg.Name
 	}
-	ds := &datasets.Dataset{Name: name, Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{}}
+	ds, _, errs, err := read(casesFile, &m, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	ds.Name = name
+	if len(ds.Tasks) == 0 {
+		return nil, fmt.Errorf("%s: no cases", casesFile)
+	}
+	if cfg.Split == "" {
+		cfg.Split = datasets.SplitAll
+	}
+	sc := cfg.SplitConfig.OrDefault(ds.Name)
+	if ds.Tasks, err = datasets.Split(ds.Tasks, cfg.Split, sc); err != nil {
+		return nil, fmt.Errorf("%s: %w", casesFile, err)
+	}
+	ds.Split = cfg.Split
+	return ds, nil
+}
+
+// Summary is what Validate read from a case file.
+type Summary struct {
+	Cases     int      // case lines
+	Judgments int      // relevant judgments over all cases
+	Repos     []string // the repositories the cases name, sorted
+	Checked   bool     // the judgments were checked against the repositories
+	Notes     []string // from the repositories: commit drift, an unverifiable commit
+}
+
+// Validate checks a case file and returns every problem at once, each as
+// a fileline.Error ("file:line: problem"), joined. With manifestFile "" it
+// checks what the file says alone — JSON, fields, ids, intents, kinds,
+// grades, what each kind needs; with a manifest also each case's repository
+// and every judgment against the repository's files, as Load does, except
+// that a repository that fails to load is one more problem rather than the
+// end of the check.
+func Validate(casesFile, manifestFile string) (Summary, error) {
+	var m *Manifest
+	if manifestFile != "" {
+		mm, err := ReadManifest(manifestFile)
+		if err != nil {
+			return Summary{}, err
+		}
+		m = &mm
+	}
+	_, sum, errs, err := read(casesFile, m, true)
+	if err != nil {
+		return sum, err
+	}
+	if len(errs) == 0 && sum.Cases == 0 {
+		errs = append(errs, fmt.Errorf("%s: no cases", casesFile))
+	}
+	return sum, errors.Join(errs...)
+}
+
+// read parses and checks every line of a case file: the file's problems
+// are errs, each at its line; err is a failure to read at all. With m nil
+// nothing is checked against repositories and no corpus is built. A
+// repository that fails to load ends the read (err) unless keepGoing, when
+// it is a problem at the first case that names it.
+func read(casesFile string, m *Manifest, keepGoing bool) (ds *datasets.Dataset, sum Summary, errs []error, err error) {
+	b, err := os.ReadFile(casesFile)
+	if err != nil {
+		return nil, sum, nil, err
+	}
+	ds = &datasets.Dataset{Split: datasets.SplitAll, Corpora: map[string]*corpus.Corpus{}}
 	repos := map[string]*repoIndex{}
-	var errs []error
+	failed := map[string]bool{}
+	names := map[string]bool{}
+	sum.Checked = m != nil
 	bad := func(line int, format string, args ...any) {
 		errs = append(errs, fileline.Errorf(casesFile, line, format, args...))
 	}
@@ -134,6 +199,12 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 			bad(line, "%v", err)
 			continue
 		}
+		if dec.More() {
+			bad(line, "text after the case's JSON object (one case per line)")
+			continue
+		}
+		sum.Cases++
+		sum.Judgments += len(r.Relevant)
 		switch {
 		case r.ID == "":
 			bad(line, "missing id")
@@ -149,28 +220,41 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 		if !intents[r.Intent] {
 			bad(line, "%s: unknown intent %q (valid: %s)", r.ID, r.Intent, strings.Join(Intents(), ", "))
 		}
-		spec, ok := m.Repos[r.Repo]
-		if !ok {
-			bad(line, "%s: unknown repo %q (manifest %s has %s)", r.ID, r.Repo, manifestFile, strings.Join(m.names(), ", "))
-			continue
-		}
-		idx := repos[r.Repo]
-		if idx == nil {
-			c, note, err := LoadRepo(r.Repo, spec, filepath.Dir(manifestFile))
-			if err != nil {
-				return nil, fmt.Errorf("%s: repo %s: %w", manifestFile, r.Repo, err)
-			}
-			if note != "" {
-				ds.Notes = append(ds.Notes, note)
-			}
-			ds.Corpora[c.ID] = c
-			if idx, err = newRepoIndex(c); err != nil {
-				return nil, err
-			}
-			repos[r.Repo] = idx
-		}
 		if len(r.Relevant) == 0 {
 			bad(line, "%s: no relevant judgments", r.ID)
+		}
+		if r.Repo == "" && m == nil {
+			bad(line, "%s: missing repo", r.ID)
+		}
+		if r.Repo != "" {
+			names[r.Repo] = true
+		}
+		var idx *repoIndex
+		if m != nil {
+			spec, ok := m.Repos[r.Repo]
+			if !ok {
+				bad(line, "%s: unknown repo %q (manifest %s has %s)", r.ID, r.Repo, m.File, strings.Join(m.names(), ", "))
+				continue
+			}
+			if idx = repos[r.Repo]; idx == nil && !failed[r.Repo] {
+				c, note, err := LoadRepo(r.Repo, spec, filepath.Dir(m.File))
+				if err == nil {
+					idx, err = newRepoIndex(c)
+				}
+				switch {
+				case err != nil && !keepGoing:
+					return nil, sum, nil, fmt.Errorf("%s: repo %s: %w", m.File, r.Repo, err)
+				case err != nil:
+					bad(line, "%s: repo %s (manifest %s): %v; its cases' judgments are not checked", r.ID, r.Repo, m.File, err)
+					failed[r.Repo] = true
+				default:
+					if note != "" {
+						ds.Notes = append(ds.Notes, note)
+					}
+					ds.Corpora[c.ID] = c
+					repos[r.Repo] = idx
+				}
+			}
 		}
 		task := datasets.Task{ID: r.ID, Query: r.Query, CorpusID: r.Repo, Meta: datasets.Meta{
 			Repo: r.Repo, Intent: r.Intent, Difficulty: r.Difficulty, Language: r.Language,
@@ -189,6 +273,13 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 				bad(line, "%s: grade %d outside 0..3", where, *g.Grade)
 				continue
 			}
+			if msg := g.shape(); msg != "" {
+				bad(line, "%s: %s", where, msg)
+				continue
+			}
+			if idx == nil {
+				continue // nothing to check it against
+			}
 			id, msg := idx.check(g)
 			if msg != "" {
 				bad(line, "%s: %s", where, msg)
@@ -206,21 +297,32 @@ func Load(casesFile, manifestFile string, cfg Config) (*datasets.Dataset, error)
 		}
 		ds.Tasks = append(ds.Tasks, task)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	for n := range names {
+		sum.Repos = append(sum.Repos, n)
 	}
-	if len(ds.Tasks) == 0 {
-		return nil, fmt.Errorf("%s: no cases", casesFile)
+	sort.Strings(sum.Repos)
+	sum.Notes = ds.Notes
+	return ds, sum, errs, nil
+}
+
+// shape reports what a judgment of its kind lacks, without looking at a
+// repository ("" when nothing).
+func (g judgment) shape() string {
+	switch g.Kind {
+	case "file", "test", "config":
+		if g.Path == "" && g.ID == "" {
+			return "needs a path"
+		}
+	case "symbol":
+		if g.ID == "" {
+			return "symbol needs an id"
+		}
+	case "doc_section":
+		if g.Path == "" && g.ID == "" {
+			return "doc_section needs an id or a path"
+		}
 	}
-	if cfg.Split == "" {
-		cfg.Split = datasets.SplitAll
-	}
-	sc := cfg.SplitConfig.OrDefault(ds.Name)
-	if ds.Tasks, err = datasets.Split(ds.Tasks, cfg.Split, sc); err != nil {
-		return nil, fmt.Errorf("%s: %w", casesFile, err)
-	}
-	ds.Split = cfg.Split
-	return ds, nil
+	return ""
 }
 
 func set(xs []string) map[string]bool {

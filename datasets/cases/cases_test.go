@@ -257,3 +257,36 @@ func TestSectionDocs(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateKeepsGoing: where Load stops at a repository that fails to
+// load, Validate says so at the first case that names it and goes on to
+// the other cases; without a manifest it checks the file alone.
+func TestValidateKeepsGoing(t *testing.T) {
+	cases, manifest := writeCase(t, good)
+	lines := []string{
+		strings.Replace(good, `"repo": "minikv"`, `"repo": "gone"`, 1),
+		strings.Replace(good, `"id": "c1"`, `"id": "c2"`, 1),
+		strings.Replace(strings.Replace(good, `"id": "c1"`, `"id": "c3"`, 1), `"repo": "minikv"`, `"repo": "gone"`, 1),
+		strings.Replace(strings.Replace(good, `"id": "c1"`, `"id": "c4"`, 1), "minikv/store.py", "minikv/shop.py", 1),
+	}
+	require.NoError(t, os.WriteFile(cases, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	m, err := os.ReadFile(manifest)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(manifest, []byte(strings.Replace(string(m), "{\"minikv\"", "{\"gone\": {\"path\": \"no/such\", \"commit\": \"x\"}, \"minikv\"", 1)), 0o644))
+
+	_, err = Load(cases, manifest, DefaultConfig())
+	require.ErrorContains(t, err, "repo gone", "Load stops at the repository")
+
+	sum, err := Validate(cases, manifest)
+	require.Error(t, err)
+	msgs := strings.Split(err.Error(), "\n")
+	require.Len(t, msgs, 2, "the repository once, then c4's path: %v", msgs)
+	require.Contains(t, msgs[0], "cases.jsonl:1: c1: repo gone")
+	require.Contains(t, msgs[1], `cases.jsonl:4: c4: relevant[0]: path "minikv/shop.py" not in the repository`)
+	require.Equal(t, Summary{Cases: 4, Judgments: 4, Repos: []string{"gone", "minikv"}, Checked: true,
+		Notes: []string{`minikv: commit not verifiable (no git metadata); manifest says "x"`}}, sum)
+
+	sum, err = Validate(cases, "")
+	require.NoError(t, err, "the file alone is well formed")
+	require.False(t, sum.Checked)
+}
