@@ -411,7 +411,7 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	}
 	if err := o.Err; err != nil {
 		kind := campaignfmt.FailIndex
-		if strings.Contains(err.Error(), "creating system") {
+		if errors.Is(err, harness.ErrNewSystem) {
 			kind = campaignfmt.FailModel
 		}
 		fail(kind, "", err.Error())

@@ -53,6 +53,13 @@ func (f *firstDocs) Search(_ context.Context, _ string, k int) ([]systems.Hit, e
 }
 func (f *firstDocs) Close() error { return nil }
 
+// badIndex fails every Index with an error that names "creating system".
+type badIndex struct{ firstDocs }
+
+func (badIndex) Index(context.Context, *corpus.Corpus) error {
+	return errors.New("creating system tables: disk full")
+}
+
 // wrongDim claims 100-dimensional vectors.
 type wrongDim struct{ firstDocs }
 
@@ -79,6 +86,9 @@ func TestFailingModelReported(t *testing.T) {
 		}},
 		{System: "stub", Config: "empty", Hash: "test-empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
 		{System: "stub", Config: "first", Hash: "test-first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
+		// Fails to index with an error whose text reads like a failure to
+		// build: classified by its type (harness.ErrNewSystem), not its text.
+		{System: "stub", Config: "badindex", Hash: "test-badindex", New: func(systems.Options) (systems.System, error) { return &badIndex{}, nil }},
 		// Named after a manifest model (384 dimensions) but 100-dimensional.
 		{System: "dense", Config: "minilm-l6-q", Hash: "test-minilm-l6-q", Dimension: 384, New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
 	}
@@ -90,7 +100,7 @@ func TestFailingModelReported(t *testing.T) {
 	for _, s := range res.Campaign.Systems {
 		status[s.Name] = s.Status
 	}
-	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok", "dense/minilm-l6-q": "ok"}
+	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok", "stub/badindex": "failed", "dense/minilm-l6-q": "ok"}
 	if diff := cmp.Diff(want, status); diff != "" {
 		t.Errorf("system status (-want +got):\n%s", diff)
 	}
@@ -98,7 +108,7 @@ func TestFailingModelReported(t *testing.T) {
 	for _, f := range res.Campaign.Failures {
 		kinds[f.System+" "+f.Kind]++
 	}
-	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10, "dense/minilm-l6-q dimension_mismatch": 1} {
+	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10, "dense/minilm-l6-q dimension_mismatch": 1, "stub/badindex index_failed": 2, "stub/badindex model_failed": 0} {
 		if kinds[k] != n {
 			t.Errorf("failures %q = %d, want %d (all: %v)", k, kinds[k], n, kinds)
 		}
