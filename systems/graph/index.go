@@ -157,5 +157,3 @@ func (x *Index) Close() error {
 	}
 	return nil
 }
-
-

@@ -28,10 +28,10 @@ type Set struct {
 	who     []string             // per member, who its tally's log line names
 	Logf    func(string, ...any) // nil: no logging
 
-	corpus  *corpus.Corpus // the last indexed corpus
-	chunks  *locate.Chunks // its chunks by path, built for the first location hit
-	tallies []locate.Tally // location hits per member, logged at the next Index or Close
-	peak    uint64         // the members' PeakRSS, kept when Close lets them go
+	corpus  *corpus.Corpus  // the last indexed corpus
+	chunks  *locate.Chunks  // its chunks by path, built for the first location hit
+	tallies []locate.Tally  // location hits per member, logged at the next Index or Close
+	peak    uint64          // the members' PeakRSS, kept when Close lets them go
 	built   []time.Duration // per member, how long its last Index call took
 }
 
