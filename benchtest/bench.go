@@ -35,6 +35,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -123,19 +124,22 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 	// -shard deals whole cells (op=index and op=search together) among
 	// the cells -bench and -skip select.
 	sel := benchSelection()
-	var selected []string
+	var selected []matrix.Key
 	for _, sys := range order {
 		for _, spec := range by[sys] {
 			for _, d := range sets {
 				if spec.Bench.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
-					selected = append(selected, cellKey(family, sys, spec.Config, d.Name))
+					selected = append(selected, keyOf(f, spec, d))
 				}
 			}
 		}
 	}
-	shardOf, shard, err := fl.shardOf(&benchPlanner, selected)
+	shardOf, shard, note, err := fl.shardOf(&benchPlanner, selected)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if note != "" {
+		b.Log(note)
 	}
 	for _, sys := range order {
 		b.Run("system="+sys, func(b *testing.B) {
@@ -156,7 +160,7 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 							continue
 						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {
-							if at := shardOf.of(cellKey(family, sys, spec.Config, d.Name)); shardOf != nil && at != shard.I {
+							if at := shardOf.of(keyOf(f, spec, d).String()); shardOf != nil && at != shard.I {
 								b.Skipf("shard %s: this cell runs in shard %d/%d", shard, at, shard.N)
 							}
 							// The cells' rules: a heavy or fixtures-only config

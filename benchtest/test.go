@@ -78,20 +78,23 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 	cellName := func(spec systems.Spec, d catalogue.Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
 	}
-	var selected []string
+	var selected []matrix.Key
 	for _, sp := range specs {
 		for _, d := range f.Datasets {
 			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
-				selected = append(selected, cellKey(f.Name, sp.System, sp.Config, d.Name))
+				selected = append(selected, keyOf(f, sp, d))
 			}
 		}
 	}
-	shardOf, shard, err := s.flags().shardOf(&testPlanner, selected)
+	shardOf, shard, note, err := s.flags().shardOf(&testPlanner, selected)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if note != "" {
+		t.Log(note)
+	}
 	inShard := func(spec systems.Spec, d catalogue.Dataset) bool {
-		return shardOf == nil || shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)) == shard.I
+		return shardOf == nil || shardOf.of(keyOf(f, spec, d).String()) == shard.I
 	}
 	total := 0
 	for _, sp := range specs {
@@ -126,7 +129,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 						i := n
 						t.Run(d.Name, func(t *testing.T) {
 							if !mine {
-								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)), shard.N)
+								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOf.of(keyOf(f, spec, d).String()), shard.N)
 							}
 							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
 							runCell(t, &s, f, d, spec)
@@ -210,8 +213,7 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 		t.Log(line)
 	}
 	if fl.Results != "" {
-		cell := cellKey(f.Name, spec.System, spec.Config, d.Name)
-		if err := writeResults(fl.Results, p, res, peakMB, cell, o.Seconds); err != nil {
+		if err := writeResults(fl.Results, p, res, peakMB, keyOf(f, spec, d), o.Seconds); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
@@ -462,7 +464,7 @@ func groupLines(res *harness.Result) []string {
 // commit is $RETRIEVALBENCH_COMMIT (make results sets it); name
 // (family/system/config/dataset) and seconds (the cell's wall time) are
 // what -shard-costs balances a sharded run by.
-func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64, name string, seconds float64) error {
+func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64, key matrix.Key, seconds float64) error {
 	kinds := map[string]string{}
 	for _, c := range p.Corpora {
 		for _, d := range c.Docs {
@@ -475,7 +477,7 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 	}
 	cell := filepath.Join(dir, resultfmt.CellFileName(res.Dataset, res.Split, res.System, res.Config))
 	c := res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT"))
-	c.Cell, c.Seconds = name, seconds
+	c.Cell, c.Seconds = key.String(), seconds
 	return resultfmt.WriteCell(cell, c)
 }
 

@@ -126,7 +126,7 @@ func (c Config) logf(format string, args ...any) {
 // cell and assembles its report from them as Merge assembles the parts of
 // a sharded one (RunPart), so that the two write the same files.
 func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
-	p, recs, err := runPart(ctx, cfg, shard.Whole, nil)
+	p, recs, err := runPart(ctx, cfg, shard.Whole, Costs{})
 	if err != nil {
 		return nil, err
 	}
