@@ -16,7 +16,7 @@ package benchtest
 // (see internal/rss): over the whole build for op=index, over the timed
 // loop with the indexes open for op=search. op=search also reports the config's quality on the
 // dataset (hit@1, hit@10, MRR, nDCG@10: micro means over the tasks, as the
-// golden files record them), computed once per binary with harness.Run so
+// golden files record them), computed once per binary with matrix.Run so
 // the timed loop only searches.
 //
 // docs/benchmarking.md explains how to run, compare and gate these.
@@ -326,7 +326,7 @@ var qualities = struct {
 	m map[string]map[string]float64
 }{m: map[string]map[string]float64{}}
 
-// qualityOf runs the cell once with harness.Run (warm caches) and returns
+// qualityOf runs the cell once with matrix.Run (warm caches) and returns
 // the micro mean of each quality measure, keyed by benchmark unit. A
 // measure the dataset declares undefined is absent.
 func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec systems.Spec) map[string]float64 {
@@ -338,10 +338,13 @@ func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec s
 	}
 	cfg := harness.DefaultRunConfig()
 	cfg.CacheDir = testenv.CacheDir()
-	res, err := harness.Run(b.Context(), p, spec, cfg)
-	if err != nil {
-		b.Fatalf("%s on %s: %v", spec.Name(), dataset, err)
+	// The cell runs the one way every runner's cells run (matrix.Run):
+	// a failing constructor or a panic is its Err, never the binary's.
+	o := matrix.Run(b.Context(), p, spec, cfg)
+	if o.Err != nil {
+		b.Fatalf("%s on %s: %v", spec.Name(), dataset, o.Err)
 	}
+	res := o.Result
 	if failed := res.Failed(); len(failed) > 0 {
 		b.Fatalf("%s on %s: %d tasks failed, first %s: %s", spec.Name(), dataset, len(failed), failed[0].ID, failed[0].Err)
 	}
