@@ -160,7 +160,7 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 							continue
 						}
 						b.Run("dataset="+d.Name, func(b *testing.B) {
-							if at := shardOf.of(keyOf(f, spec, d).String()); shardOf != nil && at != shard.I {
+							if at := shardOfKey(shardOf, keyOf(f, spec, d)); shardOf != nil && at != shard.I {
 								b.Skipf("shard %s: this cell runs in shard %d/%d", shard, at, shard.N)
 							}
 							// The cells' rules: a heavy or fixtures-only config

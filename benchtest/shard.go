@@ -46,37 +46,39 @@ type planner struct {
 // or the other per cell).
 var testPlanner, benchPlanner planner
 
-// assignment is the shard (1-based) of each cell, by name.
-type assignment map[string]int
+// assignment is the shard (1-based) of each cell (matrix.Dealt).
+type assignment = matrix.Dealt
 
-// of is the shard of the named cell: the first for a cell left out of the
-// assignment (one that skips at once: see Flags.mayRun), so that its skip
-// line appears once.
-func (a assignment) of(name string) int {
-	if i, ok := a[name]; ok {
+// shardOfKey is the shard of the cell k in a: the first for a cell left
+// out of the assignment (one that skips at once: see Flags.mayRun), so
+// that its skip line appears once.
+func shardOfKey(a assignment, k matrix.Key) int {
+	if i, ok := a[k]; ok {
 		return i
 	}
 	return 1
 }
 
-// assign returns the shard (1-based) of each cell, by name.
-func (p *planner) assign(n int, cells []shard.Cell) assignment {
+// assign deals keys to n shards by costs (matrix.Costs.Deal), carrying
+// the loads on from the calls before; err is Deal's (costs that record
+// none of keys).
+func (p *planner) assign(n int, keys []matrix.Key, costs matrix.Costs) (assignment, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.loads) != n {
 		p.loads = make([]float64, n)
 		p.done = map[string]assignment{}
 	}
-	var key strings.Builder
-	for _, c := range cells {
-		key.WriteString(c.Name + "\n")
+	var id strings.Builder
+	for _, k := range keys {
+		id.WriteString(k.String() + "\n")
 	}
-	if out, ok := p.done[key.String()]; ok {
-		return out
+	if out, ok := p.done[id.String()]; ok {
+		return out, nil
 	}
-	out := assignment(shard.Deal(p.loads, cells))
-	p.done[key.String()] = out
-	return out
+	out, err := costs.Deal(p.loads, keys)
+	p.done[id.String()] = out
+	return out, err
 }
 
 // Costs are the recorded wall times of cells (matrix.Costs): the one
@@ -110,13 +112,13 @@ func (f *Flags) shardOf(p *planner, keys []matrix.Key) (a assignment, sh Shard, 
 	if costsOnce.err != nil {
 		return nil, sh, "", fmt.Errorf("-shard-costs: %w", costsOnce.err)
 	}
-	if err := costsOnce.costs.NoneMatch(keys); err != nil {
-		// Not an error: a family new since the costs were recorded has
+	a, err = p.assign(sh.N, keys, costsOnce.costs)
+	if err != nil {
+		// Not a failure: a family new since the costs were recorded has
 		// none; every shard given the same costs still deals alike.
 		note = "SHARD COSTS: " + err.Error() + " These cells are dealt round-robin."
 	}
-	cells, _ := costsOnce.costs.Cells(keys)
-	return p.assign(sh.N, cells), sh, note, nil
+	return a, sh, note, nil
 }
 
 // mayRun reports whether the cell of spec on d can run at this size: not a

@@ -94,7 +94,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 		t.Log(note)
 	}
 	inShard := func(spec systems.Spec, d catalogue.Dataset) bool {
-		return shardOf == nil || shardOf.of(keyOf(f, spec, d).String()) == shard.I
+		return shardOf == nil || shardOfKey(shardOf, keyOf(f, spec, d)) == shard.I
 	}
 	total := 0
 	for _, sp := range specs {
@@ -129,7 +129,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 						i := n
 						t.Run(d.Name, func(t *testing.T) {
 							if !mine {
-								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOf.of(keyOf(f, spec, d).String()), shard.N)
+								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOfKey(shardOf, keyOf(f, spec, d)), shard.N)
 							}
 							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
 							runCell(t, &s, f, d, spec)

@@ -211,15 +211,14 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 			keys = append(keys, cellKey(spec.Name(), r))
 		}
 	}
-	if err := costs.NoneMatch(keys); err != nil {
+	dealt, err := costs.Deal(make([]float64, sh.N), keys)
+	if err != nil {
 		return nil, nil, err
 	}
-	cells, _ := costs.Cells(keys)
-	dealt := shard.Deal(make([]float64, sh.N), cells)
 	mine := map[string]bool{}
 	for _, spec := range cfg.Specs {
 		for _, r := range repoNames {
-			at := dealt[cellKey(spec.Name(), r).String()]
+			at := dealt[cellKey(spec.Name(), r)]
 			p.Campaign.Cells = append(p.Campaign.Cells, PlanCell{System: spec.Name(), Repo: r, Shard: at})
 			if at == sh.I {
 				mine[r] = true

@@ -183,3 +183,24 @@ func (c Costs) NoneMatch(keys []Key) error {
 	return fmt.Errorf("-shard-costs %s records the cost of %d cells, none of this run's %d (one recorded: %s; one of this run: %s): a different run's results?",
 		strings.Join(c.Dirs, ","), len(rec), len(keys), first, keys[0])
 }
+
+// Dealt is the part (1-based) of a sharded run each cell is dealt to.
+type Dealt map[Key]int
+
+// Deal deals the cells keys to the len(loads) parts of a run, the one way
+// every runner deals (benchtest's -shard, a campaign's): costliest first
+// by c (Cells), each to the part with the least load so far, whose load it
+// adds to (shard.Deal); loads carry over from earlier calls (benchtest's
+// families). The result depends only on keys, their costs and loads. err
+// is NoneMatch's: costs read from a directory that records none of keys,
+// which are then dealt round-robin; the caller decides whether that fails
+// the run.
+func (c Costs) Deal(loads []float64, keys []Key) (d Dealt, err error) {
+	cells, _ := c.Cells(keys)
+	parts := shard.Deal(loads, cells)
+	d = make(Dealt, len(keys))
+	for _, k := range keys {
+		d[k] = parts[k.String()]
+	}
+	return d, c.NoneMatch(keys)
+}
