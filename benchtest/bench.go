@@ -113,55 +113,43 @@ var benchDelay = sync.OnceValues(func() (time.Duration, error) {
 // Benchmark runs op=index and op=search for every system of s on every
 // dataset of f, as sub-benchmarks system=…/config=…/dataset=…/op=….
 func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
-	family, sets := f.Name, f.Datasets
 	unitsOnce.Do(func() {
 		for _, l := range UnitMetadata() {
 			fmt.Println(l)
 		}
 	})
 	fl := s.flags()
-	order, by := bySystem(onFamily(s.Systems, f))
 	// -shard deals whole cells (op=index and op=search together) among
-	// the cells -bench and -skip select.
-	sel := benchSelection()
-	var selected []matrix.Key
-	for _, sys := range order {
-		for _, spec := range by[sys] {
-			for _, d := range sets {
-				if spec.Bench.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
-					selected = append(selected, keyOf(f, spec, d))
-				}
-			}
-		}
-	}
-	shardOf, shard, note, err := fl.shardOf(&benchPlanner, selected)
+	// the cells -bench and -skip select, as Test deals its cells (plan).
+	pl, err := s.plan(&benchPlanner, f, benchSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
+		return b.Name() + "/system=" + spec.System + "/config=" + spec.Config + "/dataset=" + d.Name
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if note != "" {
-		b.Log(note)
+	if pl.note != "" {
+		b.Log(pl.note)
 	}
-	for _, sys := range order {
+	sh := pl.shard
+	for _, sys := range pl.systems {
 		b.Run("system="+sys, func(b *testing.B) {
-			for _, spec := range by[sys] {
+			for _, spec := range pl.configs[sys] {
 				b.Run("config="+spec.Config, func(b *testing.B) {
+					cells := pl.cellsOf(spec, f)
 					// A config whose every cell here is unsupported needs
 					// nothing installed to skip them.
-					runs := slices.ContainsFunc(sets, func(d catalogue.Dataset) bool { return spec.Bench.RunsOn(family, d.Name) })
+					runs := slices.ContainsFunc(cells, func(c *planCell) bool { return c.unsupported == "" })
 					if r := spec.Missing(testenv.CacheDir()); r != nil && runs {
 						testenv.Missing(b, r.Kind, r.Reason)
 					}
-					for _, d := range sets {
-						if !spec.Bench.HasCell(family, d.Name) {
-							continue
-						}
-						if why, ok := spec.Bench.UnsupportedOn(family, d.Name); ok {
-							b.Run("dataset="+d.Name, func(b *testing.B) { skipUnsupported(b, spec, why) })
-							continue
-						}
+					for _, c := range cells {
+						d := c.d
 						b.Run("dataset="+d.Name, func(b *testing.B) {
-							if at := shardOfKey(shardOf, keyOf(f, spec, d)); shardOf != nil && at != shard.I {
-								b.Skipf("shard %s: this cell runs in shard %d/%d", shard, at, shard.N)
+							switch {
+							case c.unsupported != "":
+								skipUnsupported(b, spec, c.unsupported)
+							case !c.mine(sh):
+								b.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
 							}
 							// The cells' rules: a heavy or fixtures-only config
 							// and a corpus over its budget skip by design.
@@ -169,12 +157,12 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 							if why := byDesign(spec, fl, f, d, again); why != "" {
 								b.Skip("SKIP (by design): " + why)
 							}
-							p := Prepare(b, fl, family, d)
+							p := Prepare(b, fl, f.Name, d)
 							if why := overBudget(spec, fl, docsOf(p), again); why != "" {
 								b.Skip("SKIP (by design): " + why)
 							}
 							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })
-							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.Name, p, spec) })
+							b.Run("op=search", func(b *testing.B) { benchSearch(b, f.Name, d.Name, p, spec) })
 						})
 					}
 				})

@@ -70,69 +70,37 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 			t.Fatalf("suite: %v", err)
 		}
 	}
-	specs := onFamily(s.Systems, f)
-	order, by := bySystem(specs)
 	// Count only the cells -run and -skip leave, so that progress reads
 	// "cell 2 of 5" under a pattern.
-	sel := testSelection()
-	cellName := func(spec systems.Spec, d catalogue.Dataset) string {
+	pl, err := s.plan(&testPlanner, f, testSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
-	}
-	var selected []matrix.Key
-	for _, sp := range specs {
-		for _, d := range f.Datasets {
-			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
-				selected = append(selected, keyOf(f, sp, d))
-			}
-		}
-	}
-	shardOf, shard, note, err := s.flags().shardOf(&testPlanner, selected)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if note != "" {
-		t.Log(note)
-	}
-	inShard := func(spec systems.Spec, d catalogue.Dataset) bool {
-		return shardOf == nil || shardOfKey(shardOf, keyOf(f, spec, d)) == shard.I
-	}
-	total := 0
-	for _, sp := range specs {
-		for _, d := range f.Datasets {
-			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && inShard(sp, d) {
-				total++
-			}
-		}
+	if pl.note != "" {
+		t.Log(pl.note)
 	}
 	t.Cleanup(func() {
 		if line := s.missingLine(t.Name(), s.flags()); line != "" {
 			t.Log(line)
 		}
 	})
-	n := 0
-	for _, sys := range order {
+	sh := pl.shard
+	for _, sys := range pl.systems {
 		t.Run(sys, func(t *testing.T) {
-			for _, spec := range by[sys] {
+			for _, spec := range pl.configs[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
-					for _, d := range f.Datasets {
-						if !spec.Bench.HasCell(f.Name, d.Name) {
-							continue // not a cell of this system (Spec.Bench.Only)
-						}
-						if why, ok := spec.Bench.UnsupportedOn(f.Name, d.Name); ok {
-							t.Run(d.Name, func(t *testing.T) { skipUnsupported(t, spec, why) })
-							continue
-						}
-						mine := inShard(spec, d)
-						if sel.runs(cellName(spec, d)) && mine {
-							n++
-						}
-						i := n
-						t.Run(d.Name, func(t *testing.T) {
-							if !mine {
-								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOfKey(shardOf, keyOf(f, spec, d)), shard.N)
+					for _, c := range pl.cellsOf(spec, f) {
+						t.Run(c.d.Name, func(t *testing.T) {
+							switch {
+							case c.unsupported != "":
+								skipUnsupported(t, spec, c.unsupported)
+							case !c.mine(sh):
+								t.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
 							}
-							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
-							runCell(t, &s, f, d, spec)
+							t.Logf("cell %d of %d: %s/%s/%s", c.n, pl.total, f.Name, spec.Name(), c.d.Name)
+							runCell(t, &s, f, c.d, spec)
 						})
 					}
 				})
