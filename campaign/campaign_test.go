@@ -16,6 +16,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
+	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -293,4 +294,37 @@ func TestPeakRSSOfOwnProcesses(t *testing.T) {
 	if got["stub/first"] < 8 {
 		t.Errorf("stub/first peak RSS = %.2f MiB, want the campaign process's own (a Go test binary is larger than 8 MiB)", got["stub/first"])
 	}
+}
+
+// TestShardCostsOfAnotherRun: a sharded campaign given costs that record
+// none of its cells (another run's: here a go test run's cell key) fails,
+// naming the directory, instead of dealing round-robin while its sibling
+// parts deal by cost; a directory without a part.json fails too.
+func TestShardCostsOfAnotherRun(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Cases = filepath.Join(fixture, "cases.jsonl")
+	cfg.Repos = filepath.Join(fixture, "manifest.json")
+	cfg.CacheDir = t.TempDir()
+	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
+	cfg.Specs = []systems.Spec{bm25Spec(t)}
+	sh, err := shard.Parse("1/2")
+	require.NoError(t, err)
+
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, PartFile), []byte(`{"cells": [{"system": "dense/bge-small-q", "repo": "flask", "seconds": 30}]}`), 0o644))
+	costs, err := ReadCosts([]string{other})
+	require.NoError(t, err)
+	_, err = RunPart(t.Context(), cfg, sh, costs, t.TempDir())
+	require.ErrorContains(t, err, other+" records the cost of 1 cells, none of this run's 2")
+
+	_, err = ReadCosts([]string{t.TempDir()})
+	require.ErrorContains(t, err, "no cell files (*.cell.json, from go test -results) and no part.json")
+
+	// The same costs with one of this run's cells deal by them.
+	require.NoError(t, os.WriteFile(filepath.Join(other, PartFile), []byte(`{"cells": [{"system": "bm25/code-weighted", "repo": "minikv", "seconds": 30}]}`), 0o644))
+	costs, err = ReadCosts([]string{other})
+	require.NoError(t, err)
+	p, err := RunPart(t.Context(), cfg, sh, costs, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, p.Campaign.Cells, 2)
 }
