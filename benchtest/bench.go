@@ -123,7 +123,7 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 	// the cells -bench and -skip select, as Test deals its cells (plan).
 	pl, err := s.plan(&benchPlanner, f, benchSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
 		return b.Name() + "/system=" + spec.System + "/config=" + spec.Config + "/dataset=" + d.Name
-	})
+	}, s.benchCommand)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,10 +153,10 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 							}
 							// The cells' rules: a heavy or fixtures-only config
 							// and a corpus over its budget skip by design.
-							again := s.benchCommand(b.Name(), fl)
-							if why := byDesign(spec, fl, f, d, again); why != "" {
-								b.Skip("SKIP (by design): " + why)
+							if c.byDesign != "" {
+								b.Skip("SKIP (by design): " + c.byDesign)
 							}
+							again := s.benchCommand(b.Name(), fl)
 							p := Prepare(b, fl, f.Name, d)
 							if why := overBudget(spec, fl, docsOf(p), again); why != "" {
 								b.Skip("SKIP (by design): " + why)

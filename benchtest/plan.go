@@ -29,6 +29,11 @@ type planCell struct {
 	// cell skips at once, in every shard.
 	unsupported string
 	selected    bool // the patterns select it
+	// byDesign is why the cell does not run at this size, naming the
+	// command that runs it (byDesign: heavy, fixtures-only); "" when it
+	// runs. A corpus over its budget is known only once the dataset is
+	// loaded (overBudget).
+	byDesign string
 	// part is the shard the cell runs in (1 in a whole run, and for a
 	// cell that skips at once, so that its skip line appears once).
 	part int
@@ -52,8 +57,10 @@ func (pl *plan) cellsOf(spec systems.Spec, f catalogue.Family) []*planCell {
 }
 
 // plan builds f's plan for a call whose patterns are sel, naming a cell's
-// test or benchmark by name (what sel matches), dealing through p.
-func (s *Suite) plan(p *planner, f catalogue.Family, sel selection, name func(systems.Spec, catalogue.Dataset) string) (*plan, error) {
+// test or benchmark by name (what sel matches) and the command that runs
+// it alone by command, dealing through p.
+func (s *Suite) plan(p *planner, f catalogue.Family, sel selection, name func(systems.Spec, catalogue.Dataset) string,
+	command func(name string, f *Flags) string) (*plan, error) {
 	fl := s.flags()
 	specs := onFamily(s.Systems, f)
 	pl := &plan{cells: map[matrix.Key]*planCell{}}
@@ -70,10 +77,13 @@ func (s *Suite) plan(p *planner, f catalogue.Family, sel selection, name func(sy
 				if why, ok := spec.Bench.UnsupportedOn(f.Name, d.Name); ok {
 					c.unsupported = why
 				} else {
-					c.selected = sel.runs(name(spec, d))
-					// Only cells that may run at this size are dealt (see
-					// Flags.mayRun); the others skip at once in shard 1.
-					if c.selected && fl.mayRun(spec, f, d) {
+					n := name(spec, d)
+					c.selected = sel.runs(n)
+					c.byDesign = byDesign(spec, fl, f, d, command(n, fl))
+					// Only cells that may run at this size are dealt: not a
+					// data-pack dataset at -size=fixture, not a cell skipped
+					// by design; the others skip at once in shard 1.
+					if c.selected && !(fl.Size == SizeFixture && !d.Hermetic) && c.byDesign == "" {
 						deal = append(deal, c.key)
 					}
 				}

@@ -121,17 +121,6 @@ func (f *Flags) shardOf(p *planner, keys []matrix.Key) (a assignment, sh Shard, 
 	return a, sh, note, nil
 }
 
-// mayRun reports whether the cell of spec on d can run at this size: not a
-// data-pack dataset at -size=fixture, not a cell skipped by design for its
-// cost. Only those are dealt to shards (an over-budget cell is known only
-// once its dataset is loaded, and is dealt too).
-func (f *Flags) mayRun(spec systems.Spec, fam catalogue.Family, d catalogue.Dataset) bool {
-	if f.Size == SizeFixture && !d.Hermetic {
-		return false
-	}
-	return byDesign(spec, f, fam, d, "") == ""
-}
-
 // keyOf is the key of the cell of spec on dataset d of family f (the
 // family's name, not the Test function's, so that a user's module and this
 // repository's bench key a cell alike).

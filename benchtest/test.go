@@ -74,7 +74,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 	// "cell 2 of 5" under a pattern.
 	pl, err := s.plan(&testPlanner, f, testSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
-	})
+	}, s.command)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 								t.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
 							}
 							t.Logf("cell %d of %d: %s/%s/%s", c.n, pl.total, f.Name, spec.Name(), c.d.Name)
-							runCell(t, &s, f, c.d, spec)
+							runCell(t, &s, f, c)
 						})
 					}
 				})
@@ -137,10 +137,11 @@ func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
 	return order, by
 }
 
-func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, spec systems.Spec) {
+func runCell(t *testing.T, s *Suite, f catalogue.Family, c *planCell) {
+	d, spec := c.d, c.spec
 	fl := s.flags()
 	again := s.command(t.Name(), fl)
-	if why := byDesign(spec, fl, f, d, again); why != "" {
+	if why := c.byDesign; why != "" {
 		// A baseline made for this cell once stays its own (not an orphan).
 		p := Prepare(t, fl, f.Name, d)
 		skipByDesign(t, s, p, spec, why)
