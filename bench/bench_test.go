@@ -129,3 +129,9 @@ func startContext7API() (stop func()) {
 	fmt.Fprintf(os.Stderr, "bench: no loopback Context7 API: %v\n", err)
 	return func() {}
 }
+
+// TestCaseFile runs every system on your own case file and repositories,
+// golden files in a directory you choose (benchtest.TestCaseFile):
+//
+//	go test ./bench -run 'TestCaseFile/bm25' -cases "$PWD/my/cases.jsonl" -repos "$PWD/my/repos.json" -golden "$PWD/my/golden" -create
+func TestCaseFile(t *testing.T) { benchtest.TestCaseFile(t, suite()) }

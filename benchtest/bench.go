@@ -16,7 +16,7 @@ package benchtest
 // (see internal/rss): over the whole build for op=index, over the timed
 // loop with the indexes open for op=search. op=search also reports the config's quality on the
 // dataset (hit@1, hit@10, MRR, nDCG@10: micro means over the tasks, as the
-// golden files record them), computed once per binary with harness.Run so
+// golden files record them), computed once per binary with matrix.Run so
 // the timed loop only searches.
 //
 // docs/benchmarking.md explains how to run, compare and gate these.
@@ -35,6 +35,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/internal/rss"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -112,65 +113,56 @@ var benchDelay = sync.OnceValues(func() (time.Duration, error) {
 // Benchmark runs op=index and op=search for every system of s on every
 // dataset of f, as sub-benchmarks system=…/config=…/dataset=…/op=….
 func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
-	family, sets := f.Name, f.Datasets
 	unitsOnce.Do(func() {
 		for _, l := range UnitMetadata() {
 			fmt.Println(l)
 		}
 	})
 	fl := s.flags()
-	order, by := bySystem(onFamily(s.Systems, f))
 	// -shard deals whole cells (op=index and op=search together) among
-	// the cells -bench and -skip select.
-	sel := benchSelection()
-	var selected []string
-	for _, sys := range order {
-		for _, spec := range by[sys] {
-			for _, d := range sets {
-				if spec.Bench.RunsOn(family, d.Name) && sel.runs(b.Name()+"/system="+sys+"/config="+spec.Config+"/dataset="+d.Name) && fl.mayRun(spec, f, d) {
-					selected = append(selected, cellKey(family, sys, spec.Config, d.Name))
-				}
-			}
-		}
-	}
-	shardOf, shard, err := fl.shardOf(&benchPlanner, selected)
+	// the cells -bench and -skip select, as Test deals its cells (plan).
+	pl, err := s.plan(&benchPlanner, f, benchSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
+		return b.Name() + "/system=" + spec.System + "/config=" + spec.Config + "/dataset=" + d.Name
+	}, s.benchCommand)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, sys := range order {
+	if pl.note != "" {
+		b.Log(pl.note)
+	}
+	sh := pl.shard
+	for _, sys := range pl.systems {
 		b.Run("system="+sys, func(b *testing.B) {
-			for _, spec := range by[sys] {
+			for _, spec := range pl.configs[sys] {
 				b.Run("config="+spec.Config, func(b *testing.B) {
+					cells := pl.cellsOf(spec, f)
 					// A config whose every cell here is unsupported needs
 					// nothing installed to skip them.
-					runs := slices.ContainsFunc(sets, func(d catalogue.Dataset) bool { return spec.Bench.RunsOn(family, d.Name) })
+					runs := slices.ContainsFunc(cells, func(c *planCell) bool { return c.unsupported == "" })
 					if r := spec.Missing(testenv.CacheDir()); r != nil && runs {
 						testenv.Missing(b, r.Kind, r.Reason)
 					}
-					for _, d := range sets {
-						if !spec.Bench.HasCell(family, d.Name) {
-							continue
-						}
-						if why, ok := spec.Bench.UnsupportedOn(family, d.Name); ok {
-							b.Run("dataset="+d.Name, func(b *testing.B) { skipUnsupported(b, spec, why) })
-							continue
-						}
+					for _, c := range cells {
+						d := c.d
 						b.Run("dataset="+d.Name, func(b *testing.B) {
-							if at := shardOf.of(cellKey(family, sys, spec.Config, d.Name)); shardOf != nil && at != shard.I {
-								b.Skipf("shard %s: this cell runs in shard %d/%d", shard, at, shard.N)
+							switch {
+							case c.unsupported != "":
+								skipUnsupported(b, spec, c.unsupported)
+							case !c.mine(sh):
+								b.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
 							}
 							// The cells' rules: a heavy or fixtures-only config
 							// and a corpus over its budget skip by design.
-							again := s.benchCommand(b.Name(), fl)
-							if why := byDesign(spec, fl, f, d, again); why != "" {
-								b.Skip("SKIP (by design): " + why)
+							if c.byDesign != "" {
+								b.Skip("SKIP (by design): " + c.byDesign)
 							}
-							p := Prepare(b, fl, family, d)
+							again := s.benchCommand(b.Name(), fl)
+							p := Prepare(b, fl, f.Name, d)
 							if why := overBudget(spec, fl, docsOf(p), again); why != "" {
 								b.Skip("SKIP (by design): " + why)
 							}
 							b.Run("op=index", func(b *testing.B) { benchIndex(b, p, spec) })
-							b.Run("op=search", func(b *testing.B) { benchSearch(b, family, d.Name, p, spec) })
+							b.Run("op=search", func(b *testing.B) { benchSearch(b, f.Name, d.Name, p, spec) })
 						})
 					}
 				})
@@ -322,7 +314,7 @@ var qualities = struct {
 	m map[string]map[string]float64
 }{m: map[string]map[string]float64{}}
 
-// qualityOf runs the cell once with harness.Run (warm caches) and returns
+// qualityOf runs the cell once with matrix.Run (warm caches) and returns
 // the micro mean of each quality measure, keyed by benchmark unit. A
 // measure the dataset declares undefined is absent.
 func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec systems.Spec) map[string]float64 {
@@ -334,10 +326,13 @@ func qualityOf(b *testing.B, family, dataset string, p *harness.Prepared, spec s
 	}
 	cfg := harness.DefaultRunConfig()
 	cfg.CacheDir = testenv.CacheDir()
-	res, err := harness.Run(b.Context(), p, spec, cfg)
-	if err != nil {
-		b.Fatalf("%s on %s: %v", spec.Name(), dataset, err)
+	// The cell runs the one way every runner's cells run (matrix.Run):
+	// a failing constructor or a panic is its Err, never the binary's.
+	o := matrix.Run(b.Context(), p, spec, cfg)
+	if o.Err != nil {
+		b.Fatalf("%s on %s: %v", spec.Name(), dataset, o.Err)
 	}
+	res := o.Result
 	if failed := res.Failed(); len(failed) > 0 {
 		b.Fatalf("%s on %s: %d tasks failed, first %s: %s", spec.Name(), dataset, len(failed), failed[0].ID, failed[0].Err)
 	}

@@ -26,7 +26,15 @@
 // commit the golden files it writes. The repository's own bench package is
 // written the same way; docs/your-module.md walks through a module of your
 // own. -shard I/N runs one of N parts of the cells, for a CI matrix
-// (docs/sharding.md).
+// (docs/sharding.md). TestCaseFile runs your own case file and
+// repositories (-cases FILE -repos MANIFEST -golden DIR; CaseFile is its
+// family) as the same matrix, with the numbers a campaign of the same
+// systems gives.
+//
+// Test and Benchmark walk one plan per family: the cells that exist, their
+// keys (matrix.Key, family/system/config/dataset), which the patterns
+// select, which skip by design or as unsupported, and the shard each is
+// dealt to (matrix.Costs.Deal, by the costs of -shard-costs).
 //
 // Sizes (-size): fixture runs only the hermetic fixtures shipped with
 // retrievalbench; small (the default, what CI runs) adds small splits of the

@@ -43,6 +43,10 @@ type Flags struct {
 	// directory whose cell files' wall times balance the parts.
 	Shard      string
 	ShardCosts string
+	// Cases, Repos and Golden run a user's own case file (TestCaseFile):
+	// the case file, the manifest of its repositories, and the directory of
+	// its golden files ("": golden/ next to the case file).
+	Cases, Repos, Golden string
 }
 
 // EnvResults is the default of -results, so that a run of several packages
@@ -52,7 +56,8 @@ const EnvResults = "RETRIEVALBENCH_RESULTS"
 // DefaultFlags is what a Suite without Flags runs with.
 func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
 
-// NewFlags defines -update, -create, -size, -split, -data, -results, -heavy and -slow on fs and
+// NewFlags defines -update, -create, -size, -split, -data, -results, -heavy, -slow, -shard,
+// -shard-costs, -cases, -repos and -golden on fs and
 // returns the Flags they fill when the test binary parses its flags. Call it
 // once per test binary, from a package-level var.
 func NewFlags(fs *flag.FlagSet) *Flags {
@@ -66,7 +71,10 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.Slow, "slow", 1, "multiply the per-task search timeout by this, for an emulated CPU (qemu-x86_64 -cpu Haswell: make test-avx2 passes 20)")
 	fs.BoolVar(&f.Create, "create", false, "write the golden file of every cell that has none (cells that have one are checked as usual; unlike -update, no baseline is rewritten)")
 	fs.StringVar(&f.Shard, "shard", "", "run only part `I/N` of the cells (1 ≤ I ≤ N; every part with the same other flags), for a CI matrix; merge the parts' -results with retrievalbench leaderboard -results A,B,…")
-	fs.StringVar(&f.ShardCosts, "shard-costs", "", "a previous run's results `dir`: balance -shard by its cells' recorded wall times (default: round-robin)")
+	fs.StringVar(&f.ShardCosts, "shard-costs", "", "a previous run's results `dir`: balance -shard by its cells' recorded wall times (default: round-robin; a missing dir, or one without cell files, fails)")
+	fs.StringVar(&f.Cases, "cases", "", "run TestCaseFile on this case `file` (JSONL, the format of retrievalbench campaign -cases; an absolute path: go test runs in the package directory)")
+	fs.StringVar(&f.Repos, "repos", "", "the repository `manifest` of -cases (JSON, as retrievalbench campaign -repos)")
+	fs.StringVar(&f.Golden, "golden", "", "the golden files' `dir` of -cases (default: golden/ next to the case file)")
 	return f
 }
 
@@ -90,6 +98,12 @@ func (f *Flags) hint() string {
 	}
 	if f.Heavy {
 		s += " -heavy"
+	}
+	if f.Cases != "" {
+		s += fmt.Sprintf(" -cases %q -repos %q", f.Cases, f.Repos)
+		if f.Golden != "" {
+			s += fmt.Sprintf(" -golden %q", f.Golden)
+		}
 	}
 	return s
 }

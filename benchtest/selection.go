@@ -18,33 +18,26 @@ type selection struct {
 	run, skip [][]*regexp.Regexp // alternatives × levels; nil: no pattern
 }
 
-// testSelection reads -test.run and -test.skip. A pattern that does not
-// compile (go test has already refused it) selects everything.
-func testSelection() selection {
-	get := func(name string) string {
-		if f := flag.Lookup(name); f != nil {
-			return f.Value.String()
-		}
-		return ""
-	}
-	run, err1 := compilePattern(get("test.run"))
-	skip, err2 := compilePattern(get("test.skip"))
-	if err1 != nil || err2 != nil {
-		return selection{}
-	}
-	return selection{run: run, skip: skip}
-}
+// testSelection reads -test.run and -test.skip: which tests a run
+// selects. TestSelectionMatchesGoTest checks it against the testing
+// package itself, pattern by pattern.
+func testSelection() selection { return selectionOf("test.run") }
 
 // benchSelection reads -test.bench and -test.skip, as testSelection does
 // -test.run: which benchmarks a run selects.
-func benchSelection() selection {
+func benchSelection() selection { return selectionOf("test.bench") }
+
+// selectionOf reads the pattern flag (test.run or test.bench) and
+// -test.skip. A pattern that does not compile (go test has already refused
+// it) selects everything.
+func selectionOf(pattern string) selection {
 	get := func(name string) string {
 		if f := flag.Lookup(name); f != nil {
 			return f.Value.String()
 		}
 		return ""
 	}
-	run, err1 := compilePattern(get("test.bench"))
+	run, err1 := compilePattern(get(pattern))
 	skip, err2 := compilePattern(get("test.skip"))
 	if err1 != nil || err2 != nil {
 		return selection{}

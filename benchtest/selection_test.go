@@ -30,6 +30,9 @@ var (
 		{"TestSWEQA", "TestSWEQA/.*/.*/sweqa|TestSWEQA/codira"},
 		{"^TestSWEQA$/^dense$/^minilm-l6-q$/^sweqa$", ""},
 		{"TestSWEQA/dense", "TestSWEQA/dense/bge-small-q/sweqa/deeper"}, // deeper than any cell: skips none
+		{"/(codira|hybrid)/", ""},                                       // issue 39's go test ./bench -run '/(pydocs-mcp|codira)/': every Test, a level-2 alternation
+		{"TestSWEQA/(dense/bge|codira)", ""},                            // a "/" inside parentheses does not split levels
+		{"", "/graph/|TestSWEQA/dense/minilm-l6-q/seed"},                // -skip with an empty first level
 	}
 )
 

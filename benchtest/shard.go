@@ -7,7 +7,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
-	"github.com/retrievalbench/retrievalbench/resultfmt"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -22,9 +22,10 @@ import (
 // to the shard with the least cost so far (carried over from the calls
 // before it in the binary, so that the families together stay balanced);
 // ties go to the lower shard. The cost of a cell is its wall time in a
-// previous run's cell files (-shard-costs DIR), else the mean of the costs
-// known, else 1 (so without costs, cells are dealt round-robin in name
-// order). The assignment depends only on the selected cells, their order
+// previous run's cell files (-shard-costs DIR, read by matrix.ReadCosts:
+// a missing directory, or one without cell files, is an error), else the
+// mean of the costs known, else 1 (so without costs, cells are dealt
+// round-robin in key order). The assignment depends only on the selected cells, their order
 // and the costs: every shard must run the same selection and costs.
 type Shard = shard.Shard
 
@@ -45,102 +46,84 @@ type planner struct {
 // or the other per cell).
 var testPlanner, benchPlanner planner
 
-// assignment is the shard (1-based) of each cell, by name.
-type assignment map[string]int
+// assignment is the shard (1-based) of each cell (matrix.Dealt).
+type assignment = matrix.Dealt
 
-// of is the shard of the named cell: the first for a cell left out of the
-// assignment (one that skips at once: see Flags.mayRun), so that its skip
-// line appears once.
-func (a assignment) of(name string) int {
-	if i, ok := a[name]; ok {
+// shardOfKey is the shard of the cell k in a: the first for a cell left
+// out of the assignment (one that skips at once: see Flags.mayRun), so
+// that its skip line appears once.
+func shardOfKey(a assignment, k matrix.Key) int {
+	if i, ok := a[k]; ok {
 		return i
 	}
 	return 1
 }
 
-// assign returns the shard (1-based) of each cell, by name.
-func (p *planner) assign(n int, cells []shard.Cell) assignment {
+// assign deals keys to n shards by costs (matrix.Costs.Deal), carrying
+// the loads on from the calls before; err is Deal's (costs that record
+// none of keys).
+func (p *planner) assign(n int, keys []matrix.Key, costs matrix.Costs) (assignment, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.loads) != n {
 		p.loads = make([]float64, n)
 		p.done = map[string]assignment{}
 	}
-	var key strings.Builder
-	for _, c := range cells {
-		key.WriteString(c.Name + "\n")
+	var id strings.Builder
+	for _, k := range keys {
+		id.WriteString(k.String() + "\n")
 	}
-	if out, ok := p.done[key.String()]; ok {
-		return out
+	if out, ok := p.done[id.String()]; ok {
+		return out, nil
 	}
-	out := assignment(shard.Deal(p.loads, cells))
-	p.done[key.String()] = out
-	return out
+	out, err := costs.Deal(p.loads, keys)
+	p.done[id.String()] = out
+	return out, err
 }
 
-// Costs are the recorded wall times of cells, in seconds, by
-// family/system/config/dataset (resultfmt.Cell.Cell).
-type Costs map[string]float64
+// Costs are the recorded wall times of cells (matrix.Costs): the one
+// record a sharded run balances by, for benchtest and campaigns alike.
+//
+// Deprecated: use matrix.Costs.
+type Costs = matrix.Costs
 
-// ReadCosts reads the cell files of a previous run's results directory
-// ("" reads none). A cell file without a cell name or a time (written
-// before either was recorded) is left out.
-func ReadCosts(dir string) (Costs, error) {
-	costs := Costs{}
-	if dir == "" {
-		return costs, nil
-	}
-	cells, err := resultfmt.ReadCells(dir)
-	if err != nil {
-		return nil, fmt.Errorf("-shard-costs: %w", err)
-	}
-	for _, c := range cells {
-		if c.Cell != "" && c.Seconds > 0 {
-			costs[c.Cell] += c.Seconds
-		}
-	}
-	return costs, nil
-}
-
-// of fills in each cell's cost: recorded, else the mean of those recorded,
-// else 1.
-func (c Costs) of(names []string) []shard.Cell { return shard.Costs(names, c) }
+// ReadCosts reads the cells' costs a previous run recorded in dir ("" reads
+// none): matrix.ReadCosts.
+//
+// Deprecated: use matrix.ReadCosts.
+func ReadCosts(dir string) (Costs, error) { return matrix.ReadCosts(dir) }
 
 // costsOnce reads -shard-costs once per binary.
 var costsOnce struct {
 	sync.Once
-	costs Costs
+	costs matrix.Costs
 	err   error
 }
 
-// shardOf assigns the cells named (family/system/config/dataset) for this
-// run's -shard; nil for a whole run.
-func (f *Flags) shardOf(p *planner, names []string) (assignment, Shard, error) {
-	sh, err := ParseShard(f.Shard)
+// shardOf assigns the cells keyed for this run's -shard; nil for a whole
+// run. note is non-empty when -shard-costs records none of the cells: they
+// are then dealt round-robin, which the caller logs.
+func (f *Flags) shardOf(p *planner, keys []matrix.Key) (a assignment, sh Shard, note string, err error) {
+	sh, err = ParseShard(f.Shard)
 	if err != nil || sh.IsWhole() {
-		return nil, sh, err
+		return nil, sh, "", err
 	}
-	costsOnce.Do(func() { costsOnce.costs, costsOnce.err = ReadCosts(f.ShardCosts) })
+	costsOnce.Do(func() { costsOnce.costs, costsOnce.err = matrix.ReadCosts(f.ShardCosts) })
 	if costsOnce.err != nil {
-		return nil, sh, costsOnce.err
+		return nil, sh, "", fmt.Errorf("-shard-costs: %w", costsOnce.err)
 	}
-	return p.assign(sh.N, costsOnce.costs.of(names)), sh, nil
+	a, err = p.assign(sh.N, keys, costsOnce.costs)
+	if err != nil {
+		// Not a failure: a family new since the costs were recorded has
+		// none; every shard given the same costs still deals alike.
+		note = "SHARD COSTS: " + err.Error() + " These cells are dealt round-robin."
+	}
+	return a, sh, note, nil
 }
 
-// mayRun reports whether the cell of spec on d can run at this size: not a
-// data-pack dataset at -size=fixture, not a cell skipped by design for its
-// cost. Only those are dealt to shards (an over-budget cell is known only
-// once its dataset is loaded, and is dealt too).
-func (f *Flags) mayRun(spec systems.Spec, fam catalogue.Family, d catalogue.Dataset) bool {
-	if f.Size == SizeFixture && !d.Hermetic {
-		return false
-	}
-	return byDesign(spec, f, fam, d, "") == ""
-}
-
-// cellKey names a cell for sharding and costs: family/system/config/dataset
-// (the family's name, not the Test function's, so that a user's module and
-// this repository's bench key a cell alike).
-func cellKey(family, system, config, dataset string) string {
-	return family + "/" + system + "/" + config + "/" + dataset
+// keyOf is the key of the cell of spec on dataset d of family f (the
+// family's name, not the Test function's, so that a user's module and this
+// repository's bench key a cell alike).
+func keyOf(f catalogue.Family, spec systems.Spec, d catalogue.Dataset) matrix.Key {
+	return matrix.Key{Family: f.Name, System: spec.System, Config: spec.Config, Dataset: d.Name}
 }

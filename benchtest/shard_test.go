@@ -2,12 +2,16 @@ package benchtest
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/internal/shard"
+	"github.com/retrievalbench/retrievalbench/matrix"
 )
 
 func TestParseShard(t *testing.T) {
@@ -36,50 +40,82 @@ func TestParseShard(t *testing.T) {
 }
 
 func TestShardAssignment(t *testing.T) {
-	names := func(n int) []string {
-		var out []string
+	keys := func(n int) []matrix.Key {
+		var out []matrix.Key
 		for i := range n {
-			out = append(out, fmt.Sprintf("repoqa/bm25/c%d/fixture", i))
+			out = append(out, matrix.Key{Family: "repoqa", System: "bm25", Config: fmt.Sprintf("c%d", i), Dataset: "fixture"})
 		}
 		return out
 	}
+	none := matrix.Costs{}
+	assign := func(p *planner, n int, ks []matrix.Key, c matrix.Costs) assignment {
+		t.Helper()
+		a, err := p.assign(n, ks, c)
+		require.NoError(t, err)
+		return a
+	}
 	t.Run("round-robin without costs", func(t *testing.T) {
 		var p planner
-		got := p.assign(3, Costs{}.of(names(7)))
+		got := assign(&p, 3, keys(7), none)
 		want := assignment{}
-		for i, n := range names(7) {
-			want[n] = i%3 + 1
+		for i, k := range keys(7) {
+			want[k] = i%3 + 1
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("cells of equal cost are dealt in name order (-want +got):\n%s", diff)
+			t.Errorf("cells of equal cost are dealt in key order (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("balanced by cost", func(t *testing.T) {
 		var p planner
-		costs := Costs{}
+		costs := matrix.Costs{Dirs: []string{"prev"}, Seconds: map[matrix.Key]float64{}}
 		for i, c := range []float64{10, 7, 5, 4, 3, 1} {
-			costs[names(6)[i]] = c
+			costs.Seconds[keys(6)[i]] = c
 		}
-		got := p.assign(2, costs.of(names(6)))
+		got := assign(&p, 2, keys(6), costs)
 		load := map[int]float64{}
-		for n, s := range got {
-			load[s] += costs[n]
+		for k, s := range got {
+			load[s] += costs.Seconds[k]
 		}
 		require.Equal(t, map[int]float64{1: 15, 2: 15}, load, "longest first, each to the least loaded shard: 10+4+1 and 7+5+3")
 	})
 	t.Run("unknown cells cost the mean", func(t *testing.T) {
-		c := Costs{"a": 2, "b": 4}.of([]string{"a", "b", "new"})
-		require.Equal(t, []shard.Cell{{Name: "a", Cost: 2}, {Name: "b", Cost: 4}, {Name: "new", Cost: 3}}, c)
+		k := keys(3)
+		c, matched := matrix.Costs{Seconds: map[matrix.Key]float64{k[0]: 2, k[1]: 4}}.Cells(k)
+		require.Equal(t, 2, matched)
+		require.Equal(t, []shard.Cell{{Name: k[0].String(), Cost: 2}, {Name: k[1].String(), Cost: 4}, {Name: k[2].String(), Cost: 3}}, c)
+	})
+	t.Run("costs that record none of the cells", func(t *testing.T) {
+		var p planner
+		other := matrix.Costs{Dirs: []string{"other-run"}, Seconds: map[matrix.Key]float64{{Family: "trec", System: "bm25", Config: "porter", Dataset: "fixture"}: 3}}
+		a, err := p.assign(3, keys(4), other)
+		require.ErrorContains(t, err, "other-run records the cost of 1 cells, none of this run's 4")
+		require.Len(t, a, 4, "dealt all the same, round-robin")
 	})
 	t.Run("deterministic and repeatable", func(t *testing.T) {
 		var p1, p2 planner
-		a1 := p1.assign(3, Costs{}.of(names(5)))
-		b1 := p1.assign(3, Costs{}.of(names(4)[:2])) // the next family carries the loads on
-		a2 := p2.assign(3, Costs{}.of(names(5)))
-		b2 := p2.assign(3, Costs{}.of(names(4)[:2]))
+		a1 := assign(&p1, 3, keys(5), none)
+		b1 := assign(&p1, 3, keys(4)[:2], none) // the next family carries the loads on
+		a2 := assign(&p2, 3, keys(5), none)
+		b2 := assign(&p2, 3, keys(4)[:2], none)
 		require.Equal(t, a1, a2)
 		require.Equal(t, b1, b2)
-		require.Equal(t, assignment{names(2)[0]: 3, names(2)[1]: 1}, b1, "the second family starts at the least loaded shards: 2+2+1 cells so far")
-		require.Equal(t, a1, p1.assign(3, Costs{}.of(names(5))), "-count runs a family again: same assignment, loads not counted twice")
+		require.Equal(t, assignment{keys(2)[0]: 3, keys(2)[1]: 1}, b1, "the second family starts at the least loaded shards: 2+2+1 cells so far")
+		require.Equal(t, a1, assign(&p1, 3, keys(5), none), "-count runs a family again: same assignment, loads not counted twice")
 	})
+}
+
+// TestShardCostsMistyped: a sharded run given a -shard-costs directory
+// that does not exist fails, naming it, instead of dealing round-robin
+// (issue 39: three shards given different costs, two mistyped, all exited
+// 0; two cells ran twice and two never ran).
+func TestShardCostsMistyped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary (-short)")
+	}
+	dir := filepath.Join(t.TempDir(), "wohle")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestFirstRunChildTREC$", "-size=fixture", "-shard", "2/3", "-shard-costs", dir)
+	cmd.Env = append(os.Environ(), envFirstRunGolden+"="+t.TempDir(), "RETRIEVALBENCH_RESULTS=")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "a shard with a mistyped -shard-costs passed:\n%s", out)
+	require.Contains(t, string(out), "-shard-costs: "+dir+": no such directory")
 }

@@ -70,66 +70,37 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 			t.Fatalf("suite: %v", err)
 		}
 	}
-	specs := onFamily(s.Systems, f)
-	order, by := bySystem(specs)
 	// Count only the cells -run and -skip leave, so that progress reads
 	// "cell 2 of 5" under a pattern.
-	sel := testSelection()
-	cellName := func(spec systems.Spec, d catalogue.Dataset) string {
+	pl, err := s.plan(&testPlanner, f, testSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
 		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
-	}
-	var selected []string
-	for _, sp := range specs {
-		for _, d := range f.Datasets {
-			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && s.flags().mayRun(sp, f, d) {
-				selected = append(selected, cellKey(f.Name, sp.System, sp.Config, d.Name))
-			}
-		}
-	}
-	shardOf, shard, err := s.flags().shardOf(&testPlanner, selected)
+	}, s.command)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inShard := func(spec systems.Spec, d catalogue.Dataset) bool {
-		return shardOf == nil || shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)) == shard.I
-	}
-	total := 0
-	for _, sp := range specs {
-		for _, d := range f.Datasets {
-			if sp.Bench.RunsOn(f.Name, d.Name) && sel.runs(cellName(sp, d)) && inShard(sp, d) {
-				total++
-			}
-		}
+	if pl.note != "" {
+		t.Log(pl.note)
 	}
 	t.Cleanup(func() {
 		if line := s.missingLine(t.Name(), s.flags()); line != "" {
 			t.Log(line)
 		}
 	})
-	n := 0
-	for _, sys := range order {
+	sh := pl.shard
+	for _, sys := range pl.systems {
 		t.Run(sys, func(t *testing.T) {
-			for _, spec := range by[sys] {
+			for _, spec := range pl.configs[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
-					for _, d := range f.Datasets {
-						if !spec.Bench.HasCell(f.Name, d.Name) {
-							continue // not a cell of this system (Spec.Bench.Only)
-						}
-						if why, ok := spec.Bench.UnsupportedOn(f.Name, d.Name); ok {
-							t.Run(d.Name, func(t *testing.T) { skipUnsupported(t, spec, why) })
-							continue
-						}
-						mine := inShard(spec, d)
-						if sel.runs(cellName(spec, d)) && mine {
-							n++
-						}
-						i := n
-						t.Run(d.Name, func(t *testing.T) {
-							if !mine {
-								t.Skipf("shard %s: this cell runs in shard %d/%d", shard, shardOf.of(cellKey(f.Name, spec.System, spec.Config, d.Name)), shard.N)
+					for _, c := range pl.cellsOf(spec, f) {
+						t.Run(c.d.Name, func(t *testing.T) {
+							switch {
+							case c.unsupported != "":
+								skipUnsupported(t, spec, c.unsupported)
+							case !c.mine(sh):
+								t.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
 							}
-							t.Logf("cell %d of %d: %s/%s/%s", i, total, f.Name, spec.Name(), d.Name)
-							runCell(t, &s, f, d, spec)
+							t.Logf("cell %d of %d: %s/%s/%s", c.n, pl.total, f.Name, spec.Name(), c.d.Name)
+							runCell(t, &s, f, c)
 						})
 					}
 				})
@@ -166,10 +137,11 @@ func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
 	return order, by
 }
 
-func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, spec systems.Spec) {
+func runCell(t *testing.T, s *Suite, f catalogue.Family, c *planCell) {
+	d, spec := c.d, c.spec
 	fl := s.flags()
 	again := s.command(t.Name(), fl)
-	if why := byDesign(spec, fl, f, d, again); why != "" {
+	if why := c.byDesign; why != "" {
 		// A baseline made for this cell once stays its own (not an orphan).
 		p := Prepare(t, fl, f.Name, d)
 		skipByDesign(t, s, p, spec, why)
@@ -210,8 +182,7 @@ func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, sp
 		t.Log(line)
 	}
 	if fl.Results != "" {
-		cell := cellKey(f.Name, spec.System, spec.Config, d.Name)
-		if err := writeResults(fl.Results, p, res, peakMB, cell, o.Seconds); err != nil {
+		if err := writeResults(fl.Results, p, res, peakMB, keyOf(f, spec, d), o.Seconds); err != nil {
 			t.Errorf("writing results: %v", err)
 		}
 	}
@@ -462,7 +433,7 @@ func groupLines(res *harness.Result) []string {
 // commit is $RETRIEVALBENCH_COMMIT (make results sets it); name
 // (family/system/config/dataset) and seconds (the cell's wall time) are
 // what -shard-costs balances a sharded run by.
-func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64, name string, seconds float64) error {
+func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB float64, key matrix.Key, seconds float64) error {
 	kinds := map[string]string{}
 	for _, c := range p.Corpora {
 		for _, d := range c.Docs {
@@ -475,7 +446,7 @@ func writeResults(dir string, p *harness.Prepared, res *harness.Result, peakMB f
 	}
 	cell := filepath.Join(dir, resultfmt.CellFileName(res.Dataset, res.Split, res.System, res.Config))
 	c := res.Cell(peakMB, os.Getenv("RETRIEVALBENCH_COMMIT"))
-	c.Cell, c.Seconds = name, seconds
+	c.Cell, c.Seconds = key.String(), seconds
 	return resultfmt.WriteCell(cell, c)
 }
 

@@ -126,7 +126,7 @@ func (c Config) logf(format string, args ...any) {
 // cell and assembles its report from them as Merge assembles the parts of
 // a sharded one (RunPart), so that the two write the same files.
 func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
-	p, recs, err := runPart(ctx, cfg, shard.Whole, nil)
+	p, recs, err := runPart(ctx, cfg, shard.Whole, Costs{})
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +411,7 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	}
 	if err := o.Err; err != nil {
 		kind := campaignfmt.FailIndex
-		if strings.Contains(err.Error(), "creating system") {
+		if errors.Is(err, harness.ErrNewSystem) {
 			kind = campaignfmt.FailModel
 		}
 		fail(kind, "", err.Error())

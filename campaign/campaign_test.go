@@ -16,6 +16,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
+	"github.com/retrievalbench/retrievalbench/internal/shard"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -53,6 +54,13 @@ func (f *firstDocs) Search(_ context.Context, _ string, k int) ([]systems.Hit, e
 }
 func (f *firstDocs) Close() error { return nil }
 
+// badIndex fails every Index with an error that names "creating system".
+type badIndex struct{ firstDocs }
+
+func (badIndex) Index(context.Context, *corpus.Corpus) error {
+	return errors.New("creating system tables: disk full")
+}
+
 // wrongDim claims 100-dimensional vectors.
 type wrongDim struct{ firstDocs }
 
@@ -79,6 +87,9 @@ func TestFailingModelReported(t *testing.T) {
 		}},
 		{System: "stub", Config: "empty", Hash: "test-empty", New: func(systems.Options) (systems.System, error) { return &firstDocs{empty: true}, nil }},
 		{System: "stub", Config: "first", Hash: "test-first", New: func(systems.Options) (systems.System, error) { return &firstDocs{}, nil }},
+		// Fails to index with an error whose text reads like a failure to
+		// build: classified by its type (harness.ErrNewSystem), not its text.
+		{System: "stub", Config: "badindex", Hash: "test-badindex", New: func(systems.Options) (systems.System, error) { return &badIndex{}, nil }},
 		// Named after a manifest model (384 dimensions) but 100-dimensional.
 		{System: "dense", Config: "minilm-l6-q", Hash: "test-minilm-l6-q", Dimension: 384, New: func(systems.Options) (systems.System, error) { return &wrongDim{}, nil }},
 	}
@@ -90,7 +101,7 @@ func TestFailingModelReported(t *testing.T) {
 	for _, s := range res.Campaign.Systems {
 		status[s.Name] = s.Status
 	}
-	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok", "dense/minilm-l6-q": "ok"}
+	want := map[string]string{"bm25/code-weighted": "ok", "dense/broken": "failed", "dense/absent": "failed", "stub/empty": "partial", "stub/first": "ok", "stub/badindex": "failed", "dense/minilm-l6-q": "ok"}
 	if diff := cmp.Diff(want, status); diff != "" {
 		t.Errorf("system status (-want +got):\n%s", diff)
 	}
@@ -98,7 +109,7 @@ func TestFailingModelReported(t *testing.T) {
 	for _, f := range res.Campaign.Failures {
 		kinds[f.System+" "+f.Kind]++
 	}
-	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10, "dense/minilm-l6-q dimension_mismatch": 1} {
+	for k, n := range map[string]int{"dense/broken model_failed": 2, "dense/absent model_failed": 1, "stub/empty empty_results": 10, "dense/minilm-l6-q dimension_mismatch": 1, "stub/badindex index_failed": 2, "stub/badindex model_failed": 0} {
 		if kinds[k] != n {
 			t.Errorf("failures %q = %d, want %d (all: %v)", k, kinds[k], n, kinds)
 		}
@@ -283,4 +294,37 @@ func TestPeakRSSOfOwnProcesses(t *testing.T) {
 	if got["stub/first"] < 8 {
 		t.Errorf("stub/first peak RSS = %.2f MiB, want the campaign process's own (a Go test binary is larger than 8 MiB)", got["stub/first"])
 	}
+}
+
+// TestShardCostsOfAnotherRun: a sharded campaign given costs that record
+// none of its cells (another run's: here a go test run's cell key) fails,
+// naming the directory, instead of dealing round-robin while its sibling
+// parts deal by cost; a directory without a part.json fails too.
+func TestShardCostsOfAnotherRun(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Cases = filepath.Join(fixture, "cases.jsonl")
+	cfg.Repos = filepath.Join(fixture, "manifest.json")
+	cfg.CacheDir = t.TempDir()
+	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
+	cfg.Specs = []systems.Spec{bm25Spec(t)}
+	sh, err := shard.Parse("1/2")
+	require.NoError(t, err)
+
+	other := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(other, PartFile), []byte(`{"cells": [{"system": "dense/bge-small-q", "repo": "flask", "seconds": 30}]}`), 0o644))
+	costs, err := ReadCosts([]string{other})
+	require.NoError(t, err)
+	_, err = RunPart(t.Context(), cfg, sh, costs, t.TempDir())
+	require.ErrorContains(t, err, other+" records the cost of 1 cells, none of this run's 2")
+
+	_, err = ReadCosts([]string{t.TempDir()})
+	require.ErrorContains(t, err, "no cell files (*.cell.json, from go test -results) and no part.json")
+
+	// The same costs with one of this run's cells deal by them.
+	require.NoError(t, os.WriteFile(filepath.Join(other, PartFile), []byte(`{"cells": [{"system": "bm25/code-weighted", "repo": "minikv", "seconds": 30}]}`), 0o644))
+	costs, err = ReadCosts([]string{other})
+	require.NoError(t, err)
+	p, err := RunPart(t.Context(), cfg, sh, costs, t.TempDir())
+	require.NoError(t, err)
+	require.Len(t, p.Campaign.Cells, 2)
 }

@@ -18,13 +18,14 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
 // PartFile is the file of a campaign's output directory that Merge reads:
 // the campaign's plan and what each of its cells cost and noticed.
-const PartFile = "part.json"
+const PartFile = matrix.PartFile
 
 // A cell of a campaign is one system on one repository: the unit a
 // sharded campaign deals to its parts (RunPart) and whose wall time the
@@ -128,29 +129,21 @@ type CellResult struct {
 	Failures       []campaignfmt.Failure `json:"failures,omitempty"`
 }
 
-func cellName(system, repo string) string { return system + " on " + repo }
-
-// Costs are the wall times of a previous run's cells, in seconds, by
-// "system/config on repo".
-type Costs map[string]float64
-
-// ReadCosts reads the cell times of the part.json of each directory: a
-// whole run's output, a merged one's or a part's.
-func ReadCosts(dirs []string) (Costs, error) {
-	costs := Costs{}
-	for _, d := range dirs {
-		p, err := ReadPart(d)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range p.Cells {
-			if c.Seconds > 0 {
-				costs[cellName(c.System, c.Repo)] = c.Seconds
-			}
-		}
-	}
-	return costs, nil
+// cellKey is the key of the cell of the system named "system/config" on
+// repo: the key every runner names a cell by (matrix.Key), here of family
+// matrix.CampaignFamily.
+func cellKey(system, repo string) matrix.Key {
+	return matrix.SpecKey(matrix.CampaignFamily, system, repo)
 }
+
+// Costs are the wall times of a previous run's cells (matrix.Costs).
+type Costs = matrix.Costs
+
+// ReadCosts reads the cell times recorded in each directory
+// (matrix.ReadCosts): the part.json of a campaign's output — a whole
+// run's, a merged one's or a part's. A directory that does not exist or
+// records no cell is an error naming it.
+func ReadCosts(dirs []string) (Costs, error) { return matrix.ReadCosts(dirs...) }
 
 // ReadPart reads dir's part.json.
 func ReadPart(dir string) (*Part, error) {
@@ -211,18 +204,21 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 	p.Campaign = Plan{Meta: run.Meta, PoolDepth: cfg.PoolDepth, Report: cfg.Report, Tasks: reportTasks(ds), Failures: run.Failures}
 
 	repoNames := slices.Sorted(maps.Keys(ds.Corpora))
-	var names []string
+	var keys []matrix.Key
 	for _, spec := range cfg.Specs {
 		p.Campaign.Systems = append(p.Campaign.Systems, PlanSystem{Name: spec.Name(), Dimension: spec.Dimension})
 		for _, r := range repoNames {
-			names = append(names, cellName(spec.Name(), r))
+			keys = append(keys, cellKey(spec.Name(), r))
 		}
 	}
-	dealt := shard.Deal(make([]float64, sh.N), shard.Costs(names, costs))
+	dealt, err := costs.Deal(make([]float64, sh.N), keys)
+	if err != nil {
+		return nil, nil, err
+	}
 	mine := map[string]bool{}
 	for _, spec := range cfg.Specs {
 		for _, r := range repoNames {
-			at := dealt[cellName(spec.Name(), r)]
+			at := dealt[cellKey(spec.Name(), r)]
 			p.Campaign.Cells = append(p.Campaign.Cells, PlanCell{System: spec.Name(), Repo: r, Shard: at})
 			if at == sh.I {
 				mine[r] = true
@@ -374,7 +370,7 @@ func mergeParts(dirs []string, parts []*Part) (*Part, error) {
 	repos := map[string]RepoChunks{}
 	spans := map[[2]string]GoldSpans{}
 	systems := map[string]SystemRun{}
-	cells := map[string]CellResult{}
+	cells := map[matrix.Key]CellResult{}
 	for i, p := range parts {
 		whole.Generated = max(whole.Generated, p.Generated) // RFC 3339 in UTC: the latest
 		if !slices.Contains(hosts, p.Host) {
@@ -395,15 +391,15 @@ func mergeParts(dirs []string, parts []*Part) (*Part, error) {
 		}
 		sh, _ := shard.Parse(p.Shard)
 		for _, c := range p.Cells {
-			k := cellName(c.System, c.Repo)
+			k := cellKey(c.System, c.Repo)
 			if _, ok := cells[k]; ok {
 				return nil, fmt.Errorf("%s: cell %s twice", dirs[i], k)
 			}
 			cells[k] = c
 		}
 		for _, c := range p.Campaign.Cells {
-			if _, ok := cells[cellName(c.System, c.Repo)]; c.Shard == sh.I && !ok {
-				return nil, fmt.Errorf("%s: part %s lacks its cell %s", dirs[i], p.Shard, cellName(c.System, c.Repo))
+			if _, ok := cells[cellKey(c.System, c.Repo)]; c.Shard == sh.I && !ok {
+				return nil, fmt.Errorf("%s: part %s lacks its cell %s", dirs[i], p.Shard, cellKey(c.System, c.Repo))
 			}
 		}
 	}
@@ -431,7 +427,7 @@ func mergeParts(dirs []string, parts []*Part) (*Part, error) {
 		}
 	}
 	for _, c := range whole.Campaign.Cells {
-		if r, ok := cells[cellName(c.System, c.Repo)]; ok {
+		if r, ok := cells[cellKey(c.System, c.Repo)]; ok {
 			whole.Cells = append(whole.Cells, r)
 		}
 	}

@@ -206,10 +206,15 @@ func measures(all []metrics.Measure, undefined map[string]string, composite bool
 	return ms, skipped, nil
 }
 
+// ErrNewSystem is in Run's error (errors.Is) when a system could not be
+// built (its Spec.New failed), as opposed to failing to index a corpus:
+// a campaign reports the one as model_failed, the other as index_failed.
+var ErrNewSystem = errors.New("creating system")
+
 func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig, cid string, tasks []int, res *Result) (err error) {
 	sys, err := spec.New(systems.Options{CacheDir: cfg.CacheDir, NoCache: cfg.NoCache, Logf: cfg.Logf})
 	if err != nil {
-		return fmt.Errorf("%s: creating system: %w", spec.Name(), err)
+		return fmt.Errorf("%s: %w: %w", spec.Name(), ErrNewSystem, err)
 	}
 	// An abandoned Search that has not returned keeps the system: closing
 	// it would race the call (abandoned is then true).

@@ -129,20 +129,25 @@ func PeakRSSOf(s System) uint64 {
 }
 
 // VectorDimer is implemented by systems whose query vectors can be
-// measured (dense, static): after Index, VectorDim embeds a probe query and
-// returns the length of its vector, which a campaign checks against the
-// model manifest's dimension (Spec.Dimension).
+// measured (dense, static, and hybrid and graph through their members):
+// after Index, VectorDim embeds a probe query and returns the length of its
+// vector, which a campaign checks against the model manifest's dimension
+// (Spec.Dimension). A wrapper whose members have no vectors returns 0 and
+// no error: nothing measured.
 type VectorDimer interface {
 	VectorDim(ctx context.Context) (int, error)
 }
 
 // VectorDimOf measures the length of s's query vectors (VectorDimer); ok is
-// false, and nothing is measured, for a system that is not a VectorDimer.
+// false for a system that is not a VectorDimer or measured none.
 func VectorDimOf(ctx context.Context, s System) (dim int, ok bool, err error) {
 	v, ok := s.(VectorDimer)
 	if !ok {
 		return 0, false, nil
 	}
 	dim, err = v.VectorDim(ctx)
+	if dim == 0 && err == nil {
+		return 0, false, nil // a wrapper without vectors
+	}
 	return dim, true, err
 }

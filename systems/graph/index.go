@@ -12,13 +12,22 @@ import (
 )
 
 var (
-	_ systems.System        = (*Index)(nil)
-	_ systems.QuerySearcher = (*Index)(nil)
+	_ systems.System          = (*Index)(nil)
+	_ systems.QuerySearcher   = (*Index)(nil)
+	_ systems.Warner          = (*Index)(nil)
+	_ systems.IndexReporter   = (*Index)(nil)
+	_ systems.ModelReporter   = (*Index)(nil)
+	_ systems.Versioner       = (*Index)(nil)
+	_ systems.PeakRSSReporter = (*Index)(nil)
+	_ systems.VectorDimer     = (*Index)(nil)
 )
 
 // Index expands the ranking of its base system over one corpus at a time.
-// It is used by one goroutine at a time (systems.System).
+// It is used by one goroutine at a time (systems.System). What its base
+// notices and costs (warnings, index report, models, versions, peak RSS,
+// vector dimension) it forwards through members.Forward.
 type Index struct {
+	members.Forward
 	cfg   Config
 	base  *members.Set // the base system, its only member; its Logf logs for x too
 	graph *Graph
@@ -49,7 +58,8 @@ func NewWithBase(cfg Config, base systems.System) (*Index, error) {
 }
 
 func newIndex(cfg Config, base systems.System, logf func(string, ...any)) *Index {
-	x := &Index{cfg: cfg, base: members.New(logf)}
+	set := members.New(logf)
+	x := &Index{Forward: set.Forward(), cfg: cfg, base: set}
 	x.base.Add(base, "graph "+cfg.Name+": base "+cfg.Base.Name())
 	return x
 }
@@ -147,14 +157,3 @@ func (x *Index) Close() error {
 	}
 	return nil
 }
-
-// PeakRSS is the peak resident set size, in bytes, of the processes the
-// base runs (an external base's: systems.PeakRSSReporter), also after
-// Close; 0 when it runs none.
-func (x *Index) PeakRSS() uint64 { return x.base.PeakRSS() }
-
-// Models lists the models its base system embeds with.
-func (x *Index) Models() []systems.ModelInfo { return x.base.Models() }
-
-// Versions forwards what the base reports about the versions it runs on.
-func (x *Index) Versions() map[string]string { return x.base.Versions() }

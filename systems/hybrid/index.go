@@ -12,15 +12,29 @@ import (
 )
 
 var (
-	_ systems.System        = (*Index)(nil)
-	_ systems.QuerySearcher = (*Index)(nil)
+	_ systems.System          = (*Index)(nil)
+	_ systems.QuerySearcher   = (*Index)(nil)
+	_ systems.Warner          = (*Index)(nil)
+	_ systems.IndexReporter   = (*Index)(nil)
+	_ systems.ModelReporter   = (*Index)(nil)
+	_ systems.Versioner       = (*Index)(nil)
+	_ systems.PeakRSSReporter = (*Index)(nil)
+	_ systems.VectorDimer     = (*Index)(nil)
 )
 
 // Index fuses its members' results over one corpus at a time. It is used by
-// one goroutine at a time (systems.System).
+// one goroutine at a time (systems.System). What its members notice and
+// cost (warnings, index report, models, versions, peak RSS, vector
+// dimension) it forwards through members.Forward.
 type Index struct {
+	members.Forward
 	cfg     Config
 	members *members.Set
+}
+
+func newIndex(cfg Config, logf func(string, ...any)) *Index {
+	set := members.New(logf)
+	return &Index{Forward: set.Forward(), cfg: cfg, members: set}
 }
 
 // New builds every member of cfg with opt. On error the members already
@@ -29,7 +43,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	x := &Index{cfg: cfg, members: members.New(opt.Logf)}
+	x := newIndex(cfg, opt.Logf)
 	for _, m := range cfg.Members {
 		s, err := m.Spec.New(opt)
 		if err != nil {
@@ -51,7 +65,7 @@ func NewWithMembers(cfg Config, ms []systems.System) (*Index, error) {
 	if err := cfg.validate(false); err != nil {
 		return nil, err
 	}
-	x := &Index{cfg: cfg, members: members.New(nil)}
+	x := newIndex(cfg, nil)
 	for i, s := range ms {
 		x.members.Add(s, x.who(i))
 	}
@@ -137,17 +151,6 @@ func (x *Index) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// PeakRSS is the largest peak resident set size, in bytes, of the processes
-// the members run, also after Close (members.Set.PeakRSS).
-func (x *Index) PeakRSS() uint64 { return x.members.PeakRSS() }
-
-// Models lists the models its members embed with, in member order.
-func (x *Index) Models() []systems.ModelInfo { return x.members.Models() }
-
-// Versions merges what the members report about the versions they run on
-// (SQLite, ONNX Runtime, models), for golden files.
-func (x *Index) Versions() map[string]string { return x.members.Versions() }
 
 // RRF fuses ranked lists by reciprocal rank: a doc scores
 // Σ weights[i] / (k + rank) over the lists that hold it, rank 1-based.

@@ -3,12 +3,18 @@
 // given the corpus it reads (locate.Input), the location hits it returns
 // are resolved to the chunks of that corpus (locate.Chunks, counted in a
 // Tally logged at the next Index or Close), and what the wrapper reports
-// about them (PeakRSS, Models, Versions) is gathered here, also after Close.
+// about them is gathered here, also after Close: every optional capability
+// of systems/capabilities.go that describes a member (warnings, index
+// report, models, versions, peak RSS, vector dimension), which a wrapper
+// forwards by embedding Forward. The other two are the wrapper's own: it
+// answers queries itself (QuerySearcher) and indexes chunks, giving whole
+// files to a member that wants them (FileIndexer).
 package members
 
 import (
 	"context"
 	"maps"
+	"time"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -22,10 +28,11 @@ type Set struct {
 	who     []string             // per member, who its tally's log line names
 	Logf    func(string, ...any) // nil: no logging
 
-	corpus  *corpus.Corpus // the last indexed corpus
-	chunks  *locate.Chunks // its chunks by path, built for the first location hit
-	tallies []locate.Tally // location hits per member, logged at the next Index or Close
-	peak    uint64         // the members' PeakRSS, kept when Close lets them go
+	corpus  *corpus.Corpus  // the last indexed corpus
+	chunks  *locate.Chunks  // its chunks by path, built for the first location hit
+	tallies []locate.Tally  // location hits per member, logged at the next Index or Close
+	peak    uint64          // the members' PeakRSS, kept when Close lets them go
+	built   []time.Duration // per member, how long its last Index call took
 }
 
 // New returns an empty Set that logs with logf (nil: no logging).
@@ -46,10 +53,13 @@ func (s *Set) Len() int { return len(s.systems) }
 func (s *Set) Index(ctx context.Context, c *corpus.Corpus) (int, error) {
 	s.logTallies()
 	s.corpus, s.chunks, s.tallies = c, nil, make([]locate.Tally, len(s.systems))
+	s.built = make([]time.Duration, len(s.systems))
 	for i, sys := range s.systems {
+		start := time.Now()
 		if err := sys.Index(ctx, locate.Input(sys, c)); err != nil {
 			return i, err
 		}
+		s.built[i] = time.Since(start)
 	}
 	return 0, nil
 }
@@ -134,3 +144,77 @@ func (s *Set) Versions() map[string]string {
 	}
 	return out
 }
+
+// Warnings returns what each member noticed since it was last asked
+// (systems.WarningsOf), in member order, each prefixed with who the member
+// is ("hybrid NAME: member M: …"); nil when none noticed anything.
+func (s *Set) Warnings() []string {
+	var out []string
+	for i, sys := range s.systems {
+		for _, w := range systems.WarningsOf(sys) {
+			out = append(out, s.who[i]+": "+w)
+		}
+	}
+	return out
+}
+
+// IndexReport is how the members came by their indexes in the last Index
+// (systems.IndexReportOf): Reused when some member reused one an earlier
+// run built, and then BuildTime is what building every member's index
+// took — a reusing member's reported build time, the others' time in this
+// Index. The zero report (built now) when no member reused one.
+func (s *Set) IndexReport() systems.IndexReport {
+	var rep systems.IndexReport
+	for i, sys := range s.systems {
+		r := systems.IndexReportOf(sys)
+		if r.Reused {
+			rep.Reused = true
+			rep.BuildTime += r.BuildTime
+		} else if i < len(s.built) {
+			rep.BuildTime += s.built[i]
+		}
+	}
+	if !rep.Reused {
+		return systems.IndexReport{}
+	}
+	return rep
+}
+
+// VectorDim measures the query vectors of the first member that has any
+// (systems.VectorDimOf: a hybrid's dense member, a graph's dense base);
+// 0 and no error when no member has vectors.
+func (s *Set) VectorDim(ctx context.Context) (int, error) {
+	for _, sys := range s.systems {
+		if dim, ok, err := systems.VectorDimOf(ctx, sys); ok {
+			return dim, err
+		}
+	}
+	return 0, nil
+}
+
+// Forward is what a wrapper embeds to forward every capability of its
+// members that describes them (see the package doc): the one place a
+// wrapper's record learns what its members noticed and cost.
+type Forward struct{ set *Set }
+
+// Forward returns the forwarding of s's capabilities, for the wrapper to
+// embed.
+func (s *Set) Forward() Forward { return Forward{s} }
+
+// Warnings is Set.Warnings (systems.Warner).
+func (f Forward) Warnings() []string { return f.set.Warnings() }
+
+// IndexReport is Set.IndexReport (systems.IndexReporter).
+func (f Forward) IndexReport() systems.IndexReport { return f.set.IndexReport() }
+
+// Models is Set.Models (systems.ModelReporter).
+func (f Forward) Models() []systems.ModelInfo { return f.set.Models() }
+
+// Versions is Set.Versions (systems.Versioner).
+func (f Forward) Versions() map[string]string { return f.set.Versions() }
+
+// PeakRSS is Set.PeakRSS (systems.PeakRSSReporter).
+func (f Forward) PeakRSS() uint64 { return f.set.PeakRSS() }
+
+// VectorDim is Set.VectorDim (systems.VectorDimer).
+func (f Forward) VectorDim(ctx context.Context) (int, error) { return f.set.VectorDim(ctx) }

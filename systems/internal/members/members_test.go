@@ -1,8 +1,10 @@
 package members
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -62,5 +64,68 @@ func TestSet(t *testing.T) {
 	}
 	if v := New(nil).Versions(); v != nil {
 		t.Errorf("Versions of no members = %v, want nil", v)
+	}
+}
+
+// noticing is a Script that notices things, reuses an earlier index and
+// has 8-dimensional vectors, as an external or dense member does.
+type noticing struct {
+	systemstest.Script
+	warnings []string
+}
+
+func (n *noticing) Warnings() []string {
+	w := n.warnings
+	n.warnings = nil
+	return w
+}
+func (n *noticing) IndexReport() systems.IndexReport {
+	return systems.IndexReport{Reused: true, BuildTime: 5 * time.Second}
+}
+func (n *noticing) VectorDim(context.Context) (int, error) { return 8, nil }
+
+// TestForward: a wrapper's Forward reports every member's warnings (who
+// said it first), an index one member reused (with every member's build
+// time), the first member's vector dimension; a Set of plain members
+// reports none of them.
+func TestForward(t *testing.T) {
+	s := New(nil)
+	s.Add(&systemstest.Script{}, "w: member plain")
+	s.Add(&noticing{warnings: []string{"hit outside the corpus: x.py"}}, "w: member ext")
+	f := s.Forward()
+	c := &corpus.Corpus{ID: "c", Docs: []corpus.Doc{{ID: "a", Path: "a.py", Text: "x"}}}
+	if _, err := s.Index(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"w: member ext: hit outside the corpus: x.py"}, f.Warnings()); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+	if w := f.Warnings(); w != nil {
+		t.Errorf("Warnings asked again = %v, want none (forgotten once told)", w)
+	}
+	if r := f.IndexReport(); !r.Reused || r.BuildTime < 5*time.Second {
+		t.Errorf("IndexReport = %+v, want reused, built in at least the reusing member's 5s", r)
+	}
+	if dim, err := f.VectorDim(t.Context()); dim != 8 || err != nil {
+		t.Errorf("VectorDim = %d, %v; want the member's 8", dim, err)
+	}
+
+	plain := New(nil)
+	plain.Add(&systemstest.Script{}, "w: member plain")
+	if _, err := plain.Index(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	pf := plain.Forward()
+	if dim, ok, err := systems.VectorDimOf(t.Context(), struct {
+		systems.System
+		Forward
+	}{&systemstest.Script{}, pf}); ok || dim != 0 || err != nil {
+		t.Errorf("VectorDimOf a wrapper of plain members = %d, %v, %v; want nothing measured", dim, ok, err)
+	}
+	if r := pf.IndexReport(); r != (systems.IndexReport{}) {
+		t.Errorf("IndexReport of plain members = %+v, want the zero report (built now)", r)
+	}
+	if w := pf.Warnings(); w != nil {
+		t.Errorf("Warnings of plain members = %v, want none", w)
 	}
 }
