@@ -388,3 +388,25 @@ func callTimeout(ctx, callCtx context.Context, what string, d time.Duration, err
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// searchGrace is what SearchTimeout adds to the config's limits: the time
+// to kill a process group and read its stderr once a limit is hit, so the
+// config's own limit, which names its field, fires first.
+const searchGrace = 10 * time.Second
+
+// SearchTimeout is the most one Search may take by the config: "timeout"
+// for each call of the query (each MCP call of mcp.calls), plus
+// "start_timeout" for a server that is restarted first, plus searchGrace.
+// The harness raises its task timeout to it, so a config's "timeout"
+// above the task timeout (60 s by default) is the one that applies.
+func (s *System) SearchTimeout() time.Duration {
+	calls := 1
+	if s.cfg.MCP != nil && len(s.cfg.MCP.Calls) > 1 {
+		calls = len(s.cfg.MCP.Calls)
+	}
+	d := time.Duration(calls)*s.cfg.CallTimeout() + searchGrace
+	if s.cfg.Transport != "command" {
+		d += s.cfg.StartWait()
+	}
+	return d
+}
