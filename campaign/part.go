@@ -252,7 +252,7 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("campaign: interrupted: %w", err)
 		}
 		if r := spec.Missing(cfg.CacheDir); r != nil {
 			for _, repo := range cells {
@@ -278,6 +278,10 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 		}
 		p.Systems = append(p.Systems, sr)
 		cfg.logf("%s: %d cells, peak RSS of the campaign process %.0f MiB", name, len(cells), sr.PeakRSSMB)
+	}
+	if err := ctx.Err(); err != nil {
+		// Interrupted during the last system: its cells are not results.
+		return nil, nil, fmt.Errorf("campaign: interrupted: %w", err)
 	}
 	return p, recs, nil
 }

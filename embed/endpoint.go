@@ -26,6 +26,10 @@ const (
 	DefaultEndpointTimeout     = 2 * time.Minute
 	DefaultEndpointRetries     = 5
 	DefaultEndpointBackoff     = 500 * time.Millisecond
+	// DefaultEndpointDeadline bounds one batch over all its attempts and
+	// waits: a hanging server fails it after 5 min (two 2-min attempts and
+	// part of a third), not after (1+5) × 2 min.
+	DefaultEndpointDeadline = 5 * time.Minute
 )
 
 // Endpoint embeds texts with an OpenAI-compatible embeddings server (POST
@@ -44,14 +48,21 @@ type Endpoint struct {
 	client *http.Client
 	fp     string
 
-	mu    sync.Mutex
-	stats EndpointCounts
+	// Logf, when set, gets a line for every retry (the -v log).
+	Logf func(format string, args ...any)
+
+	mu       sync.Mutex
+	stats    EndpointCounts
+	reported EndpointCounts // what Warnings last reported
 }
 
 // EndpointCounts counts what an Endpoint did.
 type EndpointCounts struct {
 	Texts, Requests, Retries int
-	Wait                     time.Duration // wall time inside Embed calls
+	// Failed counts the batches that failed after their retries or at the
+	// deadline.
+	Failed int
+	Wait   time.Duration // wall time inside Embed calls
 }
 
 // NewEndpoint returns the embedder of m, a model of kind endpoint. client
@@ -112,6 +123,26 @@ func (e *Endpoint) Stats() EndpointCounts {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stats
+}
+
+// Warnings returns one line counting the retries made and the batches
+// failed since the last call, if any (systems.Warner's form: a dense
+// system over an endpoint reports it with its index and each task).
+func (e *Endpoint) Warnings() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, f := e.stats.Retries-e.reported.Retries, e.stats.Failed-e.reported.Failed
+	e.reported = e.stats
+	if r == 0 && f == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("embed: model %s: %d requests retried (on HTTP 429/5xx or a failed or timed-out request); %d batches failed after their retries", e.m.ID, r, f)}
+}
+
+func (e *Endpoint) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
 }
 
 // Close releases nothing: requests end with their calls.
@@ -202,7 +233,8 @@ type errRetry struct {
 
 func (e errRetry) Error() string { return e.err.Error() }
 
-// request embeds one batch, retrying what can be retried.
+// request embeds one batch, retrying what can be retried, within the
+// endpoint's deadline over all attempts.
 func (e *Endpoint) request(ctx context.Context, batch []string) ([][]float32, error) {
 	body, err := json.Marshal(embeddingsRequest{Model: e.ep.Model, Input: batch, EncodingFormat: "float", Dimensions: e.ep.RequestDimensions})
 	if err != nil {
@@ -212,23 +244,55 @@ func (e *Endpoint) request(ctx context.Context, batch []string) ([][]float32, er
 	if backoff == 0 {
 		backoff = DefaultEndpointBackoff
 	}
+	deadline := e.ep.Deadline.Duration()
+	if deadline == 0 {
+		deadline = DefaultEndpointDeadline
+	}
+	timeout := e.ep.Timeout.Duration()
+	if timeout == 0 {
+		timeout = DefaultEndpointTimeout
+	}
+	dctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	failed := func() {
+		e.mu.Lock()
+		e.stats.Failed++
+		e.mu.Unlock()
+	}
+	var last error // the last retryable failure
 	for attempt := 0; ; attempt++ {
-		vecs, err := e.attempt(ctx, body, len(batch))
-		var re errRetry
-		if err == nil || !errors.As(err, &re) || attempt >= e.ep.Retries || ctx.Err() != nil {
-			if err != nil && ctx.Err() == nil && errors.As(err, &re) {
-				err = fmt.Errorf("%w (gave up after %d attempts)", err, attempt+1)
+		vecs, err := e.attempt(dctx, body, len(batch))
+		if err == nil {
+			return vecs, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the caller's: not the endpoint's failure
+		}
+		if dctx.Err() != nil {
+			failed()
+			if last == nil {
+				last = err
 			}
-			return vecs, err
+			return nil, fmt.Errorf("embed: model %s: no embeddings within %v (deadline; timeout %v per request, up to %d retries) after %d attempts: %w",
+				e.m.ID, deadline, timeout, e.ep.Retries, attempt+1, last)
+		}
+		var re errRetry
+		if !errors.As(err, &re) {
+			return nil, err
+		}
+		last = err
+		if attempt >= e.ep.Retries {
+			failed()
+			return nil, fmt.Errorf("%w (gave up after %d attempts)", err, attempt+1)
 		}
 		wait := max(backoff<<attempt, re.after)
 		e.mu.Lock()
 		e.stats.Retries++
 		e.mu.Unlock()
+		e.logf("%v; retry %d of %d in %v", err, attempt+1, e.ep.Retries, wait.Round(time.Millisecond))
 		select {
 		case <-time.After(wait):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case <-dctx.Done(): // the next attempt reports the deadline
 		}
 	}
 }

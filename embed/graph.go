@@ -108,9 +108,19 @@ func inspect(path string, m models.Model) (graphIO, error) {
 	g.pooled = len(out.Dimensions) == 2
 	g.half = out.DataType == ort.TensorElementDataTypeFloat16
 	if d := out.Dimensions[len(out.Dimensions)-1]; d > 0 && int(d) != g.width {
-		what := fmt.Sprintf("manifest says %d", m.Dimension)
+		// Name where the width was set: the embedded manifest, a user
+		// manifest's entry (models add writes what it derived there), or
+		// a folder read directly.
+		src := models.ManifestName
+		switch {
+		case m.Origin == m.Dir && m.Dir != "":
+			src = "derived from the folder " + m.Dir + " (1_Pooling/config.json or config.json)"
+		case m.Origin != "" && m.Origin != models.OriginBuiltin:
+			src = "set in " + m.Origin
+		}
+		what := fmt.Sprintf("the model's dimension is %d (%s)", m.Dimension, src)
 		if m.HiddenSize != 0 {
-			what = fmt.Sprintf("manifest's hidden_size is %d", m.HiddenSize)
+			what = fmt.Sprintf("the model's hidden_size is %d (%s)", m.HiddenSize, src)
 		} else if int(d) > m.Dimension {
 			what += fmt.Sprintf(" (for Matryoshka truncation to %d set hidden_size %d)", m.Dimension, d)
 		}

@@ -154,18 +154,6 @@ func TestRunReportsSearchProgress(t *testing.T) {
 	}
 }
 
-func TestRunTimeoutStopsTheCorpus(t *testing.T) {
-	p := prepared(t, task("a-hang", "hang", "a"), task("b-next", "q1", "a"))
-	cfg := DefaultRunConfig()
-	cfg.TaskTimeout = 50 * time.Millisecond
-	res, err := Run(t.Context(), p, spec(&scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}), cfg)
-	require.NoError(t, err)
-	require.Len(t, res.Failed(), 2)
-	if !strings.Contains(res.Tasks[0].Err, "timed out") || !strings.Contains(res.Tasks[1].Err, "not run") {
-		t.Errorf("errors = %q, %q; want a timeout then not run", res.Tasks[0].Err, res.Tasks[1].Err)
-	}
-}
-
 // racy is a system whose Search reads state that Close clears, as
 // systems/bm25 does with its id table: closing while an abandoned Search
 // still runs is a data race that go test -race reports.

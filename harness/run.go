@@ -258,6 +258,12 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		}
 	}
 	jc := p.JudgeCorpus(cid)
+	if b, ok := sys.(searchBounder); ok && b.SearchTimeout() > cfg.TaskTimeout {
+		// The system bounds its own searches (an external system's config
+		// "timeout"): the task timeout must not cut a search it allows.
+		logf(cfg, "task timeout of %s raised from %v to %v: the system's own bound on a search", cid, cfg.TaskTimeout, b.SearchTimeout())
+		cfg.TaskTimeout = b.SearchTimeout()
+	}
 	every := cfg.ProgressEvery
 	if every <= 0 {
 		every = defaultProgressEvery
@@ -279,24 +285,36 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		q := systems.Query{Text: t.Query, Library: t.Meta.Library, Repo: t.Meta.Repo, Task: t.ID}
 		hits, lat, serr := search(ctx, sys, q, cfg)
 		tr.Latency = lat
-		if !errors.Is(serr, errTimeout) {
+		var st *stalled
+		if !errors.As(serr, &st) {
 			// An abandoned call may still run: its system is not asked.
 			tr.Warnings = systems.WarningsOf(sys)
 		}
 		if serr != nil {
 			tr.Err = serr.Error()
-			if errors.Is(serr, errTimeout) {
-				// The system may still be running the abandoned call, so it
-				// cannot be used again: mark the rest of the corpus.
+			if st != nil {
+				returned := st.wait(cfg.AbandonWait)
+				if returned && !st.interrupted {
+					// The abandoned call returned: the system is free
+					// again, so the corpus's other tasks still run.
+					continue
+				}
+				// The run was interrupted, or the system may still be
+				// running the abandoned call and cannot be used again:
+				// mark the rest of the corpus.
+				why := "not run: an earlier task of this corpus timed out and its search never returned"
+				if st.interrupted {
+					why = "not run: the run was interrupted"
+				}
 				for _, rest := range tasks[n+1:] {
 					rt := &res.Tasks[rest]
 					rt.ID, rt.Meta, rt.Query = p.Dataset.Tasks[rest].ID, p.Dataset.Tasks[rest].Meta, p.Dataset.Tasks[rest].Query
 					rt.Values = make([]float64, len(res.Measures))
-					rt.Err = "not run: an earlier task of this corpus timed out"
+					rt.Err = why
 				}
-				var st *stalled
-				if errors.As(serr, &st) && !st.wait(cfg.AbandonWait) {
-					abandoned = true
+				abandoned = !returned
+				if st.interrupted {
+					return fmt.Errorf("%s: interrupted while searching corpus %s (%d of %d tasks done): %w", spec.Name(), cid, n, len(tasks), st.cause)
 				}
 				return nil
 			}
@@ -312,15 +330,37 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 
 var errTimeout = errors.New("timed out")
 
-// stalled is the error of a timed-out search: done is closed when the
-// abandoned call returns.
-type stalled struct {
-	after time.Duration
-	done  chan struct{}
+// searchBounder is a System that bounds each of its searches itself (an
+// external system: its config's timeout, and a server restart's
+// start_timeout). Run raises the task timeout to that bound, so a config's
+// own timeout is the one that applies.
+type searchBounder interface {
+	SearchTimeout() time.Duration
 }
 
-func (s *stalled) Error() string { return fmt.Sprintf("search timed out after %v", s.after) }
-func (s *stalled) Unwrap() error { return errTimeout }
+// stalled is the error of a search that was abandoned: timed out, or
+// interrupted (the run's context was cancelled); done is closed when the
+// abandoned call returns.
+type stalled struct {
+	after       time.Duration
+	interrupted bool
+	cause       error // the run context's cause when interrupted
+	done        chan struct{}
+}
+
+func (s *stalled) Error() string {
+	if s.interrupted {
+		return fmt.Sprintf("interrupted after %v (%v): the run was stopped, not the system", s.after.Round(time.Millisecond), s.cause)
+	}
+	return fmt.Sprintf("search timed out after %v (the task timeout: campaign -task-timeout raises it, and so does an external system config's \"timeout\")", s.after)
+}
+
+func (s *stalled) Unwrap() error {
+	if s.interrupted {
+		return s.cause
+	}
+	return errTimeout
+}
 
 // wait reports whether the abandoned call returned within d.
 func (s *stalled) wait(d time.Duration) bool {
@@ -333,9 +373,11 @@ func (s *stalled) wait(d time.Duration) bool {
 }
 
 // search runs one query with the task timeout, turning a panic into an
-// error. On timeout the call is abandoned, its context cancelled, and the
-// error (a *stalled) lets the caller wait for it to return.
+// error. On timeout or when ctx ends the call is abandoned, its context
+// cancelled, and the error (a *stalled) says which and lets the caller
+// wait for it to return.
 func search(ctx context.Context, sys systems.System, q systems.Query, cfg RunConfig) ([]systems.Hit, time.Duration, error) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, cfg.TaskTimeout)
 	defer cancel()
 	type out struct {
@@ -359,7 +401,11 @@ func search(ctx context.Context, sys systems.System, q systems.Query, cfg RunCon
 	case o := <-done:
 		return o.hits, time.Since(start), o.err
 	case <-ctx.Done():
-		return nil, time.Since(start), &stalled{after: cfg.TaskTimeout, done: returned}
+		el := time.Since(start)
+		if parent.Err() != nil {
+			return nil, el, &stalled{after: el, interrupted: true, cause: context.Cause(parent), done: returned}
+		}
+		return nil, el, &stalled{after: cfg.TaskTimeout, done: returned}
 	}
 }
 

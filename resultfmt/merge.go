@@ -1,7 +1,10 @@
 package resultfmt
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 )
@@ -11,11 +14,16 @@ import (
 // process. Files are read in the order of their names, across the
 // directories, so the parts of a run give the records of the whole run in
 // the same order as one directory holding every file. A file name in two
-// directories is an error (a cell run by two shards). One directory is
-// ReadScores.
+// directories is an error (a cell run by two shards), and so is a
+// directory that is missing or holds no records (a part lost on the way:
+// merging the others would give a smaller run that looks whole). One
+// directory is ReadScores.
 func ReadScoresOf(dirs []string) ([]Record, error) {
 	if len(dirs) == 1 {
 		return ReadScores(dirs[0])
+	}
+	if err := checkParts(dirs); err != nil {
+		return nil, err
 	}
 	files, err := mergedFiles(dirs, "*.jsonl")
 	if err != nil {
@@ -36,8 +44,14 @@ func ReadScoresOf(dirs []string) ([]Record, error) {
 }
 
 // ReadCellsOf reads the cell files of several results directories as one,
-// sorted as ReadCells sorts them; a cell in two directories is an error.
+// sorted as ReadCells sorts them; a cell in two directories is an error,
+// and so is a part that is missing or holds no records (as ReadScoresOf).
 func ReadCellsOf(dirs []string) ([]Cell, error) {
+	if len(dirs) > 1 {
+		if err := checkParts(dirs); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := mergedFiles(dirs, "*.cell.json"); err != nil {
 		return nil, err
 	}
@@ -51,6 +65,34 @@ func ReadCellsOf(dirs []string) ([]Cell, error) {
 	}
 	sort.Slice(cells, func(i, j int) bool { return cellKey(cells[i]) < cellKey(cells[j]) })
 	return cells, nil
+}
+
+// checkParts refuses a part of a sharded run that is missing, not a
+// directory, or holds no *.jsonl records, naming it and its place.
+func checkParts(dirs []string) error {
+	for i, d := range dirs {
+		where := fmt.Sprintf("part %d of %d in -results", i+1, len(dirs))
+		if d == "" {
+			return fmt.Errorf("%s is empty (a doubled or trailing comma?)", where)
+		}
+		st, err := os.Stat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s: no such results directory (%s): a shard's results lost on the way? Give every part of the run, or rerun its shard", d, where)
+		case err != nil:
+			return fmt.Errorf("%s (%s): %w", d, where, err)
+		case !st.IsDir():
+			return fmt.Errorf("%s (%s) is not a directory", d, where)
+		}
+		files, err := filepath.Glob(filepath.Join(d, "*.jsonl"))
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("%s holds no records (no *.jsonl files; %s): its shard's results were lost or it ran no cell; rerun that shard, or leave the directory out if its shard had no cells", d, where)
+		}
+	}
+	return nil
 }
 
 // mergedFiles lists the files matching pattern in every dir, sorted by

@@ -69,3 +69,32 @@ func TestCommonCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOfLostPart: a part of a sharded run that is missing or holds no
+// records is an error naming it, never a leaderboard with fewer rows.
+func TestReadOfLostPart(t *testing.T) {
+	a, c := t.TempDir(), t.TempDir()
+	for i, dir := range []string{a, c} {
+		sys := []string{"bm25", "dense"}[i]
+		recs := []Record{{Dataset: "x", Split: "all", System: sys, Config: "k", Task: "t1"}}
+		require.NoError(t, WriteRecords(filepath.Join(dir, RecordsFileName("x", "all", sys, "k")), recs))
+		require.NoError(t, WriteCell(filepath.Join(dir, CellFileName("x", "all", sys, "k")), Cell{Dataset: "x", Split: "all", System: sys, Config: "k"}))
+	}
+	missing := filepath.Join(t.TempDir(), "MISSING")
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name, part, want string
+	}{
+		{"missing", missing, missing + ": no such results directory"},
+		{"empty", empty, empty + " holds no records"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := []string{a, tc.part, c}
+			_, err := ReadScoresOf(dirs)
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, "part 2 of 3")
+			_, err = ReadCellsOf(dirs)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}

@@ -185,8 +185,17 @@ func runLeaderboard(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, d := range b.Datasets {
-		fmt.Fprintf(stdout, "%s: %d systems, %d cases, best %s\n", d.Key, len(d.Rows), d.Cases, d.Best)
+		best := d.Best
+		if best == "" {
+			best = "none (every system failed)"
+		}
+		fmt.Fprintf(stdout, "%s: %d systems, %d cases, best %s\n", d.Key, len(d.Rows), d.Cases, best)
 	}
 	fmt.Fprintf(stdout, "leaderboard: %s\n", filepath.Join(*out, "index.html"))
+	// A cell that failed every task is written as such, and the command
+	// fails after writing, as retrievalbench leaderboard does.
+	if failed := b.Failed(); len(failed) > 0 {
+		return fmt.Errorf("leaderboard: %d cells failed every task: %s (pages written to %s)", len(failed), strings.Join(failed, "; "), *out)
+	}
 	return nil
 }

@@ -54,6 +54,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.PoolDepth, "pool", cfg.PoolDepth, "top `n` hits of each system pooled per case for grading")
 	fs.StringVar(&cfg.CacheDir, "cache", cache.Dir(), "cache `dir` (models, ONNX Runtime, vector stores)")
 	fs.BoolVar(&cfg.NoCache, "no-cache", false, "embed every doc again (cold index cost) instead of reusing stored vectors")
+	taskTimeoutFlag(fs, &cfg.TaskTimeout)
 	fs.StringVar(&cfg.Name, "name", "", "dataset `name` in the reports (default: cases-<case file or its folder>)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
 	shardFlag := fs.String("shard", "", "run only part `I/N` of the cells (system × repository; 1 ≤ I ≤ N, every part with the same other flags), writing part.json and results/ to -out; merge the parts with -merge")

@@ -111,6 +111,7 @@ func runEmbed(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ep.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) } // each retry
 		e = ep
 	} else {
 		cfg := embed.DefaultConfig(m, *cache)

@@ -190,3 +190,23 @@ func TestLeaderboardFailedCell(t *testing.T) {
 	require.Contains(t, string(page), "| — | dense/dead | failed (10 failed) |")
 	require.Contains(t, stdout.String(), "toy.small: 3 systems, 10 cases, best bm25/code")
 }
+
+// TestLeaderboardLostPart: `leaderboard -results p1,MISSING,p3` exits
+// non-zero naming the lost part and writes no pages, instead of a
+// leaderboard with fewer rows (issue 39 item 1).
+func TestLeaderboardLostPart(t *testing.T) {
+	results := writeResultsDir(t)
+	other := t.TempDir() // the second part: one more system
+	recs := []resultfmt.Record{{Dataset: "toy", Split: "small", System: "bm25", Config: "porter", Task: "t00", Values: map[string]float64{"ndcg@10": 1}}}
+	require.NoError(t, resultfmt.WriteRecords(filepath.Join(other, resultfmt.RecordsFileName("toy", "small", "bm25", "porter")), recs))
+	missing := filepath.Join(t.TempDir(), "records-2")
+	out := filepath.Join(t.TempDir(), "lb")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"leaderboard", "-results", results + "," + missing + "," + other, "-out", out, "-mlflow", ""}, &stdout, &stderr)
+	require.Error(t, err)
+	require.NotEqual(t, 0, exitCode(err))
+	require.ErrorContains(t, err, missing+": no such results directory (part 2 of 3")
+	if _, serr := os.Stat(out); serr == nil {
+		t.Errorf("%s was written from an incomplete run", out)
+	}
+}

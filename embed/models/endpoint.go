@@ -35,6 +35,10 @@ type Endpoint struct {
 	Timeout     Duration `json:"timeout,omitempty"`     // per request ("30s"; 0: 2m)
 	Retries     int      `json:"retries,omitempty"`     // further attempts on 429, 5xx or a failed request (0: 5)
 	Backoff     Duration `json:"backoff,omitempty"`     // first wait, doubled each retry ("500ms")
+	// Deadline bounds one batch over all its attempts and waits ("5m"; 0:
+	// 5m): a server that hangs fails the batch then, not after
+	// (1+retries) × timeout.
+	Deadline Duration `json:"deadline,omitempty"`
 }
 
 // Duration is a time.Duration written as a string ("30s") in JSON.
@@ -79,8 +83,8 @@ func (e *Endpoint) check() error {
 	if e.KeyEnv != "" && !envName.MatchString(e.KeyEnv) {
 		return fmt.Errorf("endpoint key_env must name an environment variable, not hold a key")
 	}
-	if e.BatchSize < 0 || e.Concurrency < 0 || e.Retries < 0 || e.Timeout < 0 || e.Backoff < 0 || e.RequestDimensions < 0 {
-		return fmt.Errorf("endpoint batch_size, concurrency, retries, timeout, backoff and request_dimensions must not be negative")
+	if e.BatchSize < 0 || e.Concurrency < 0 || e.Retries < 0 || e.Timeout < 0 || e.Backoff < 0 || e.RequestDimensions < 0 || e.Deadline < 0 {
+		return fmt.Errorf("endpoint batch_size, concurrency, retries, timeout, backoff, deadline and request_dimensions must not be negative")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/retrievalbench/retrievalbench/internal/download"
 )
@@ -27,8 +28,8 @@ func Verify(cacheDir string, m Model) error {
 		}
 	}
 	if len(errs) > 0 && m.InPlace() {
-		return fmt.Errorf("model %s (read in place from %s): %w (the folder changed since its files were pinned: check it, then pin it again with `retrievalbench models add %s`)",
-			m.ID, m.Dir, errors.Join(errs...), m.Dir)
+		return fmt.Errorf("model %s (read in place from %s): %w (the folder changed since its files were pinned: check it, then pin it again with `%s`)",
+			m.ID, m.Dir, errors.Join(errs...), RepinCommand(m))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("model %s: %w (run `make setup` or `retrievalbench models fetch %s`)", m.ID, errors.Join(errs...), m.ID)
@@ -79,4 +80,31 @@ func verifyFile(path, sha string, size int64) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// RepinCommand is the command that pins the files of the in-place model m
+// again: for a model of a user manifest, `models add -model-manifest FILE
+// -repin -id ID DIR`, which rewrites that entry's pins and keeps its other
+// fields; for a folder read directly (FromDir), `models add DIR`.
+func RepinCommand(m Model) string {
+	if m.Origin == "" || m.Origin == OriginBuiltin || m.Origin == m.Dir {
+		return "retrievalbench models add " + shellQuote(m.Dir)
+	}
+	return fmt.Sprintf("retrievalbench models add -model-manifest %s -repin -id %s %s", shellQuote(m.Origin), shellQuote(m.ID), shellQuote(m.Dir))
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:@+=,.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@+=,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -103,6 +103,7 @@ func New(cfg Config, opt systems.Options) (*Index, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dense[%s]: %w", cfg.Name, err)
 		}
+		ep.Logf = opt.Logf // each retry in the -v log
 		x.emb = ep
 		return x, nil
 	}
@@ -131,6 +132,16 @@ var (
 	_ Vectorizer = (*embed.Embedder)(nil)
 	_ Vectorizer = (*embed.Endpoint)(nil)
 )
+
+// Warnings returns, for a model served by an endpoint, the retries and
+// failed batches since the last call (systems.Warner: the harness records
+// them with the index and each task); nil in-process.
+func (x *Index) Warnings() []string {
+	if ep, ok := x.emb.(*embed.Endpoint); ok {
+		return ep.Warnings()
+	}
+	return nil
+}
 
 // Config returns the configuration of x.
 func (x *Index) Config() Config { return x.cfg }

@@ -65,13 +65,15 @@ var ErrInvalidConfig = config.ErrInvalidConfig
 // DefaultEnvPass is the environment every child inherits (config.DefaultEnvPass).
 var DefaultEnvPass = config.DefaultEnvPass
 
-// Load reads and validates the config file at path. Every problem found is
-// reported, each as file:line: field: message.
+// Load reads and validates the config file at path, and checks that every
+// ${NAME} without a default is set here or named by a requires entry.
+// Every problem found is reported, each as file:line: field: message.
 func Load(path string) (*Config, error) { return config.Load(path) }
 
 // LoadDir loads every *.json file of dir in name order. Every bad file is
 // reported, and two files naming the same system/config are an error.
 func LoadDir(dir string) ([]*Config, error) { return config.LoadDir(dir) }
 
-// Parse is Load of data read from file (named in messages).
+// Parse is Load of data read from file (named in messages), without
+// Load's check of the environment.
 func Parse(file string, data []byte) (*Config, error) { return config.Parse(file, data) }

@@ -37,12 +37,12 @@ type System struct {
 	t   transport
 	m   *mapping.Mapping
 
-	outside   int      // hits whose path was outside the corpus, in all
-	retryLine string   // the retries' warning last returned
-	warnings  []string // noticed since the last Warnings call
-	index     systems.IndexReport
-	peak      proc.PeakRSS // of the child processes, for PeakRSS
-	unlock    func()       // releases the work directory (lockWork)
+	outside  int         // hits whose path was outside the corpus, in all
+	retried  retryCounts // the retries' counts when Warnings last reported them
+	warnings []string    // noticed since the last Warnings call
+	index    systems.IndexReport
+	peak     proc.PeakRSS // of the child processes, for PeakRSS
+	unlock   func()       // releases the work directory (lockWork)
 }
 
 // runtime is what a transport needs once the corpus is handed over.
@@ -337,24 +337,25 @@ func taskName(q systems.Query) string {
 	return fmt.Sprintf("query %q", mapping.SnippetN(q.Text, 80))
 }
 
-// retryWarnings is the retries' line of Warnings when the counts moved
-// since it was last returned (the counts are the System's totals so far).
+// retryWarnings is the retries' line of Warnings: the retries made since
+// Warnings was last called (so one task's line counts that task's).
 func (s *System) retryWarnings() []string {
 	if s.rt == nil || s.cfg.Retry == nil {
 		return nil
 	}
-	w := s.rt.retries.warning(s.cfg.Name(), s.cfg.Retry.Attempts)
-	if w == "" || w == s.retryLine {
+	now := s.rt.retries.load()
+	w := now.warning(s.retried, s.cfg.Name(), s.cfg.Retry.Attempts)
+	s.retried = now
+	if w == "" {
 		return nil
 	}
-	s.retryLine = w
 	return []string{w}
 }
 
 // Warnings returns what went wrong without failing a query since the last
 // call (systems.Warner), as data for the caller's report: hits outside the
 // corpus and hits repeated within one answer, one sentence per answer, and
-// the retries made so far when they changed.
+// the retries made since the last call, if any.
 func (s *System) Warnings() []string {
 	w := append(s.warnings, s.retryWarnings()...)
 	s.warnings = nil
@@ -386,4 +387,26 @@ func callTimeout(ctx, callCtx context.Context, what string, d time.Duration, err
 		return fmt.Errorf("%s: timed out after %s (timeout): %w", what, d, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// searchGrace is what SearchTimeout adds to the config's limits: the time
+// to kill a process group and read its stderr once a limit is hit, so the
+// config's own limit, which names its field, fires first.
+const searchGrace = 10 * time.Second
+
+// SearchTimeout is the most one Search may take by the config: "timeout"
+// for each call of the query (each MCP call of mcp.calls), plus
+// "start_timeout" for a server that is restarted first, plus searchGrace.
+// The harness raises its task timeout to it, so a config's "timeout"
+// above the task timeout (60 s by default) is the one that applies.
+func (s *System) SearchTimeout() time.Duration {
+	calls := 1
+	if s.cfg.MCP != nil && len(s.cfg.MCP.Calls) > 1 {
+		calls = len(s.cfg.MCP.Calls)
+	}
+	d := time.Duration(calls)*s.cfg.CallTimeout() + searchGrace
+	if s.cfg.Transport != "command" {
+		d += s.cfg.StartWait()
+	}
+	return d
 }

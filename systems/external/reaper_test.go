@@ -19,12 +19,14 @@ import (
 
 // TestNoChildOutlivesTheBench ends a program that runs external systems
 // (testdata/orphan, a test binary) in each way a benchmark ends badly —
-// Ctrl-C (SIGINT), SIGTERM, SIGKILL and `go test -timeout`'s panic — and
-// checks by pid that none of the processes it started survives: its MCP
-// server and that server's grandchild, its HTTP server and the worker that
-// holds the server's stderr, and a hung search command. SIGINT and SIGTERM
-// still end the program by the signal (the handler raises it again after
-// killing the process groups).
+// Ctrl-C (SIGINT), SIGTERM, SIGKILL, `go test -timeout`'s panic, and
+// SIGTERM to its parent (the go command, as timeout and CI runners send
+// it: the test binary is orphaned) — and checks by pid that none of the
+// processes it started survives: its MCP server and that server's
+// grandchild, its HTTP server, the worker that holds the server's stderr
+// and a worker that called setsid, and a hung search command. SIGINT and
+// SIGTERM still end the program by the signal (the handler raises it
+// again after killing the process groups).
 func TestNoChildOutlivesTheBench(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a test binary four times")
@@ -42,12 +44,14 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 		timeout  string
 		sig      syscall.Signal // 0: the test timeout ends it
 		noReaper bool           // kill the reaper first: only the parent-death signal is left
+		toParent bool           // the helper runs under a shell (the go command's place); sig goes to the shell
 	}{
-		{"SIGINT", "2m", syscall.SIGINT, false},
-		{"SIGTERM", "2m", syscall.SIGTERM, false},
-		{"SIGKILL", "2m", syscall.SIGKILL, false},
-		{"test-timeout-panic", "8s", 0, false},
-		{"SIGKILL-without-reaper", "2m", syscall.SIGKILL, true},
+		{"SIGINT", "2m", syscall.SIGINT, false, false},
+		{"SIGTERM", "2m", syscall.SIGTERM, false, false},
+		{"SIGKILL", "2m", syscall.SIGKILL, false, false},
+		{"test-timeout-panic", "8s", 0, false, false},
+		{"SIGKILL-without-reaper", "2m", syscall.SIGKILL, true, false},
+		{"SIGTERM-to-the-parent", "2m", syscall.SIGTERM, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A private copy of fakepeer: what runs it afterwards is ours.
@@ -55,6 +59,11 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 			require.NoError(t, os.WriteFile(own, peer, 0o755))
 			ready := filepath.Join(t.TempDir(), "ready")
 			cmd := exec.Command(helper, "-test.run=TestHold", "-test.v", "-test.timeout="+tc.timeout)
+			if tc.toParent {
+				// sh forks the helper and waits (no exec: a command follows),
+				// as go test runs its test binary.
+				cmd = exec.Command("/bin/sh", "-c", `"$@"; exit 0`, "sh", helper, "-test.run=TestHold", "-test.v", "-test.timeout="+tc.timeout)
+			}
 			pidfile := filepath.Join(t.TempDir(), "pids")
 			cmd.Env = append(os.Environ(), "FAKEPEER="+own, "ORPHAN_READY="+ready, "ORPHAN_CACHE="+t.TempDir(), "FAKEPEER_PIDFILE="+pidfile)
 			var out bytes.Buffer
@@ -81,13 +90,14 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 			// (which may take a moment to start on a loaded machine).
 			var before []int
 			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-				if before = scan(own); len(before) >= 5 {
+				if before = scan(own); len(before) >= 6 {
 					break
 				}
 			}
-			if len(before) != 5 {
-				t.Errorf("%d processes of the helper's fakepeer running before the kill (%s), want 5", len(before), cmdlines(before))
+			if len(before) != 6 {
+				t.Errorf("%d processes of the helper's fakepeer running before the kill (%s), want 6", len(before), cmdlines(before))
 			}
+			killed := time.Now()
 			if tc.noReaper {
 				r := reaperOf(cmd.Process.Pid)
 				require.NotZero(t, r, "the helper's reaper process")
@@ -113,13 +123,24 @@ func TestNoChildOutlivesTheBench(t *testing.T) {
 			if tc.sig == 0 && !strings.Contains(out.String(), "panic: test timed out after 8s") {
 				t.Errorf("the helper did not end by the test timeout panic:\n%s", out.String())
 			}
+			if tc.toParent {
+				// The shell's output pipe stays open until the helper, which
+				// shares it, has ended too: it ended within seconds, not at
+				// its 2 min -test.timeout, saying why.
+				if el := time.Since(killed); el > 30*time.Second {
+					t.Errorf("the orphaned helper ended %v after its parent, want within seconds", el)
+				}
+				if !strings.Contains(out.String(), "the parent process (pid") {
+					t.Errorf("the orphaned helper did not say its parent is gone:\n%s", out.String())
+				}
+			}
 			if tc.noReaper {
 				// The parent-death signal kills the direct children (the
 				// servers, the search command); their own children — the
 				// grandchild and the worker — are the reaper's to kill, and
 				// without it survive: removed here.
-				grand := pids(t, pidfile)["child"]
-				require.Len(t, grand, 2, "the MCP server's grandchild and the HTTP server's worker")
+				grand := append(pids(t, pidfile)["child"], pids(t, pidfile)["setsid"]...)
+				require.Len(t, grand, 3, "the MCP server's grandchild and the HTTP server's two workers")
 				for _, pid := range running(own) {
 					if !slices.Contains(grand, pid) {
 						t.Errorf("a direct child (pid %d) outlived the helper without its reaper: the parent-death signal did not fire\n%s", pid, cmdlines([]int{pid}))

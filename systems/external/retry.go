@@ -19,9 +19,18 @@ type retryStats struct {
 	status, conn, gaveUp atomic.Int64
 }
 
-// warning is one line for Warnings, "" when nothing was retried.
-func (s *retryStats) warning(name string, attempts int) string {
-	st, cn, g := s.status.Load(), s.conn.Load(), s.gaveUp.Load()
+// retryCounts is a snapshot of retryStats.
+type retryCounts struct{ status, conn, gaveUp int64 }
+
+func (s *retryStats) load() retryCounts {
+	return retryCounts{s.status.Load(), s.conn.Load(), s.gaveUp.Load()}
+}
+
+// warning is one line for Warnings of the retries counted since prev (the
+// counts last reported: each task's line counts its own retries, not the
+// System's running total), "" when nothing was retried since.
+func (c retryCounts) warning(prev retryCounts, name string, attempts int) string {
+	st, cn, g := c.status-prev.status, c.conn-prev.conn, c.gaveUp-prev.gaveUp
 	if st+cn+g == 0 {
 		return ""
 	}

@@ -176,3 +176,26 @@ func TestMaxConcurrency(t *testing.T) {
 		t.Errorf("at most %d requests were in flight, want 2 (max_concurrency)", got)
 	}
 }
+
+// TestRetryCountsPerTask: each task's warning counts that task's retries,
+// not the System's running total (issue 39 item 6: the second of two tasks
+// with 2 retries each said "4 requests retried").
+func TestRetryCountsPerTask(t *testing.T) {
+	srv, _ := flaky(t, "503", "503", "ok", "503", "reset")
+	s, _ := setup(t, retryConfig(srv.URL, `, "retry": {"attempts": 5, "initial": "10ms", "max_delay": "10s"}`))
+	recordWaits(t, s)
+	for i, want := range []string{
+		"flaky/api: 2 requests retried (2 on HTTP 429/5xx, 0 on a broken connection); 0 failed after 5 attempts (retry.attempts)",
+		"flaky/api: 2 requests retried (1 on HTTP 429/5xx, 1 on a broken connection); 0 failed after 5 attempts (retry.attempts)",
+		"",
+	} {
+		_, err := s.Search(t.Context(), "q", 5)
+		require.NoError(t, err)
+		w := s.Warnings()
+		if want == "" {
+			require.Empty(t, w, "task %d had no retry", i+1)
+			continue
+		}
+		require.Equal(t, []string{want}, w, "task %d", i+1)
+	}
+}

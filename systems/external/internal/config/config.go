@@ -123,6 +123,9 @@ type Config struct {
 
 	file string   // the file Load read, for messages
 	pos  posIndex // field path → line of the file
+	// templated is every templated string Validate checked, with its
+	// field: what checkEnv reads.
+	templated [][2]string
 }
 
 // UnsupportedSpec is one "family/dataset" pattern the system cannot do,
@@ -224,14 +227,22 @@ func configError(file string, line int, field, msg string) *fileline.Error {
 	return &fileline.Error{File: file, Line: line, Msg: msg, Err: ErrInvalidConfig}
 }
 
-// Load reads and validates the config file at path. Every problem found is
-// reported, each as file:line: field: message.
+// Load reads and validates the config file at path, and checks that every
+// ${NAME} without a default is set in this environment (checkEnv). Every
+// problem found is reported, each as file:line: field: message.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	return Parse(path, data)
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkEnv(os.LookupEnv); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // LoadDir loads every *.json file of dir in name order. Every bad file is
@@ -264,7 +275,8 @@ func LoadDir(dir string) ([]*Config, error) {
 	return out, nil
 }
 
-// Parse is Load of data read from file (named in messages).
+// Parse is Load of data read from file (named in messages), without the
+// environment check: what the text says, wherever it is read.
 func Parse(file string, data []byte) (*Config, error) {
 	pos, err := indexPositions(data)
 	if err != nil {
@@ -283,10 +295,46 @@ func Parse(file string, data []byte) (*Config, error) {
 	return &c, nil
 }
 
+// checkEnv reports every ${NAME} without a default whose variable is unset
+// or empty in getenv, as Load sees the environment: each query (or the
+// corpus phase) would fail on it at run time. A variable a requires entry
+// names (its env, or a ${NAME} in its path) may be unset: the system is
+// then missing (Unmet, a skip with the hint), not broken.
+func (c *Config) checkEnv(getenv func(string) (string, bool)) error {
+	required := map[string]bool{}
+	for _, r := range c.Requires {
+		if r.Env != "" {
+			required[r.Env] = true
+		}
+		for _, name := range template.EnvRefs(r.Path) {
+			required[name] = true // {"path": "${TOOL}"}: Unmet names it
+		}
+	}
+	var errs []error
+	for _, fs := range c.templated {
+		field, s := fs[0], fs[1]
+		if strings.HasPrefix(field, "requires.") {
+			continue
+		}
+		for _, name := range template.EnvRefs(s) {
+			if x, ok := getenv(name); (ok && x != "") || required[name] {
+				continue
+			}
+			errs = append(errs, configError(c.file, c.pos.line(field), field, fmt.Sprintf(
+				"environment variable %s is not set (write ${%s:-default} for a default, or name it in requires {\"env\": %q} to skip the system where it is unset)", name, name, name)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func syntaxError(file string, data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return configError(file, lineAt(data, se.Offset), "", "bad JSON: "+se.Error())
+	}
+	var dk duplicateKey
+	if errors.As(err, &dk) {
+		return configError(file, dk.line, dk.path, dk.Error())
 	}
 	var td trailingData
 	if errors.As(err, &td) {
@@ -318,10 +366,12 @@ func (c *Config) Validate() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, configError(c.file, c.pos.line(field), field, fmt.Sprintf(format, args...)))
 	}
+	c.templated = c.templated[:0]
 	tmpl := func(field, s string, p template.Phase, captured map[string]bool) {
 		if err := template.Check(s, p, c.HasPort(), captured); err != nil {
 			bad(field, "%v", err)
 		}
+		c.templated = append(c.templated, [2]string{field, s})
 	}
 	argv := func(field string, a []string, p template.Phase, required bool) {
 		if len(a) == 0 {
@@ -839,12 +889,18 @@ func indexPositions(data []byte) (posIndex, error) {
 		}
 		switch tok {
 		case json.Delim('{'):
+			seen := map[string]int{}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
 					return err
 				}
 				k, _ := kt.(string)
+				line := lineAt(data, dec.InputOffset())
+				if first, dup := seen[k]; dup {
+					return duplicateKey{path: join(path, k), line: line, first: first}
+				}
+				seen[k] = line
 				add(join(path, k))
 				if err := walk(join(path, k), false); err != nil {
 					return err
@@ -869,6 +925,17 @@ func indexPositions(data []byte) (posIndex, error) {
 		return p, trailingData{dec.InputOffset()}
 	}
 	return p, nil
+}
+
+// duplicateKey is a key given twice in one object: encoding/json keeps
+// the last, so the first would be ignored without a word.
+type duplicateKey struct {
+	path        string
+	line, first int
+}
+
+func (d duplicateKey) Error() string {
+	return fmt.Sprintf("duplicate key (first on line %d): JSON keeps only the last, so one of them would be ignored; keep one", d.first)
 }
 
 // trailingData is text after the top-level JSON value.

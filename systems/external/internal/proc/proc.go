@@ -30,7 +30,7 @@ const (
 // as a whole when ctx ends.
 func command(ctx context.Context, argv, env []string, dir string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env, cmd.Dir = env, dir
+	cmd.Env, cmd.Dir = withMarker(env), dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setPdeathsig(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return killGroup(cmd) }

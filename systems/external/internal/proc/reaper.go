@@ -1,14 +1,17 @@
 package proc
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"syscall"
+	"testing"
 )
 
 // No process a System starts may outlive the program running the
@@ -32,18 +35,61 @@ import (
 // The reaper is what catches a server's own children (a worker it forked
 // has no parent-death signal of ours); the parent-death signal is what
 // catches a child if the reaper itself was killed.
+//
+// A descendant that leaves its process group (a worker that calls setsid)
+// escapes group kills. Every child carries markerVar=marker in its
+// environment, which its descendants inherit; this process is a child
+// subreaper (Linux), so such a worker, orphaned when its server dies, is
+// reparented here, and Release and killAll kill and reap the adopted
+// children carrying the marker (killAdopted). The reaper, at the end, also
+// kills every process carrying it. And when this is a test binary (or the
+// go command started it) whose parent dies — `go test` killed by SIGTERM
+// does not pass the signal on — it ends itself through its SIGTERM handler
+// (watchParent), instead of running until its -test.timeout.
 
 // groups is the registry of live process groups (by leader pid).
 var groups = struct {
 	sync.Mutex
-	live   map[int]bool
-	reaper io.WriteCloser // the reaper's stdin; nil if it could not start
-	once   sync.Once
+	live      map[int]bool
+	reaper    io.WriteCloser // the reaper's stdin; nil if it could not start
+	reaperPid int
+	once      sync.Once
 }{live: map[int]bool{}}
+
+// markerVar=marker is in the environment of every child, and so of their
+// descendants unless one clears its environment: what tells this
+// process's descendants from anyone else's once they have left their
+// process group.
+const markerVar = "RETRIEVALBENCH_EXTERNAL_RUN"
+
+var marker = newMarker()
+
+func newMarker() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%d-%x", os.Getpid(), b)
+}
+
+// withMarker returns env (nil: this process's environment, as exec.Cmd
+// reads a nil Env) with markerVar set to this process's marker (a marker
+// inherited from a parent replaced).
+func withMarker(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, markerVar+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, markerVar+"="+marker)
+}
 
 // reaperScript keeps a set of process group ids from lines "+ PGID" and
 // "- PGID" on stdin; at end of input (this process died, or exited) it
-// kills every group still in the set. It ignores the signals a terminal
+// kills every group still in the set, then every process whose
+// environment carries the marker ($1: a setsid'd worker). It ignores the signals a terminal
 // sends, so Ctrl-C leaves it to do its job.
 const reaperScript = `trap '' INT HUP TERM
 pgs=' '
@@ -54,12 +100,21 @@ while read -r op pg; do
 	esac
 done
 for pg in $pgs; do kill -9 -"$pg" 2>/dev/null; done
+for f in /proc/[0-9]*/environ; do
+	if grep -qzxF "` + markerVar + `=$1" "$f" 2>/dev/null; then
+		p=${f#/proc/}; kill -9 "${p%/environ}" 2>/dev/null
+	fi
+done
 exit 0`
 
 // setupReaper starts the reaper and the signal handler, once.
 func setupReaper() {
 	groups.once.Do(func() {
-		cmd := exec.Command("/bin/sh", "-c", reaperScript)
+		if err := becomeSubreaper(); err != nil {
+			fmt.Fprintf(os.Stderr, "systems/external: not a child subreaper (%v): a server's worker that calls setsid may outlive its cell\n", err)
+		}
+		watchParent(testing.Testing())
+		cmd := exec.Command("/bin/sh", "-c", reaperScript, "reaper", marker)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // out of the terminal's reach
 		w, err := cmd.StdinPipe()                             // our end is close-on-exec: no child holds it
 		if err == nil {
@@ -68,7 +123,7 @@ func setupReaper() {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "systems/external: no reaper process (%v): children of a process killed by SIGKILL or a test timeout may outlive it\n", err)
 		} else {
-			groups.reaper = w
+			groups.reaper, groups.reaperPid = w, cmd.Process.Pid
 			go cmd.Wait() // it exits when we do; reap it if we close its input first
 		}
 		sig := make(chan os.Signal, 1)
@@ -82,10 +137,9 @@ func setupReaper() {
 	})
 }
 
-// register records the process group cmd leads as live.
+// register records the process group cmd leads as live; the caller holds
+// groups' lock.
 func register(cmd *exec.Cmd) {
-	groups.Lock()
-	defer groups.Unlock()
 	pid := cmd.Process.Pid
 	groups.live[pid] = true
 	if groups.reaper != nil {
@@ -109,7 +163,13 @@ func Release(cmd *exec.Cmd) {
 			fmt.Fprintf(groups.reaper, "- %d\n", pid)
 		}
 	}
+	killAdopted(tracked) // a worker of its that left the group, orphaned
 }
+
+// tracked reports whether pid is a child this package started and still
+// tracks (a live group's leader, or the reaper); the caller holds groups'
+// lock.
+func tracked(pid int) bool { return groups.live[pid] || pid == groups.reaperPid }
 
 // killAll kills every live process group (the signal handler).
 func killAll() {
@@ -118,6 +178,7 @@ func killAll() {
 	for pid := range groups.live {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
+	killAdopted(func(pid int) bool { return pid == groups.reaperPid })
 }
 
 // spawner runs start functions on one goroutine locked to its OS thread
@@ -147,6 +208,10 @@ func spawn(start func() error) error {
 // its process group with the reaper and the signal handler.
 func startCmd(cmd *exec.Cmd) error {
 	setupReaper()
+	// Started and registered under the lock: killAdopted, running for
+	// another group, must not take the new child for an adopted one.
+	groups.Lock()
+	defer groups.Unlock()
 	if err := spawn(cmd.Start); err != nil {
 		return err
 	}

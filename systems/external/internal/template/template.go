@@ -162,6 +162,23 @@ func Check(s string, p Phase, port bool, captured map[string]bool) error {
 	return nil
 }
 
+// EnvRefs returns the names of the environment variables s reads without
+// a default (${NAME}, not ${NAME:-default}), in order; nil for a malformed
+// template (Check reports it).
+func EnvRefs(s string) []string {
+	segs, err := parseTemplate(s)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, sg := range segs {
+		if sg.env != "" && !sg.hasDef {
+			out = append(out, sg.env)
+		}
+	}
+	return out
+}
+
 func known(name string) bool {
 	switch name {
 	case PhQuery, PhK, PhLibrary, PhRepo, PhCorpus, PhWork, PhCache, PhPort:

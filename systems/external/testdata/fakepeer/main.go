@@ -15,7 +15,8 @@
 // returns a million items, SECRET echoes $API_KEY to stderr and into the
 // error, SPAWN starts a grandchild that sleeps (its pid is appended to
 // $FAKEPEER_PIDFILE, as is the server's own), WORKER one that sleeps
-// holding the stderr it inherited, ALLOC makes 96 MiB resident and HOLD
+// holding the stderr it inherited, SETSID one in a session of its own
+// (setsid: out of reach of any process group), ALLOC makes 96 MiB resident and HOLD
 // waits 200 ms before answering. The HTTP server has two more:
 // TRUNCATED answers with half of its JSON, HALFCRASH sends half of the
 // body it announced and exits 3. LEAK (every transport's JSON search)
@@ -38,6 +39,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -122,6 +124,8 @@ func fault(query string) (errText string, oversize bool) {
 			spawn()
 		case "WORKER":
 			spawnWorker()
+		case "SETSID":
+			spawnSetsid()
 		case "OVERSIZE":
 			return "", true
 		case "ALLOC":
@@ -193,6 +197,20 @@ func spawnWorker() {
 		return
 	}
 	writePid("child", cmd.Process.Pid)
+}
+
+// spawnSetsid starts a grandchild that sleeps in a session of its own
+// (setsid), as a daemonizing worker does: no signal to the server's
+// process group reaches it. Its pid is appended as "setsid PID".
+func spawnSetsid() {
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "sleep")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "fakepeer: setsid worker:", err)
+		return
+	}
+	writePid("setsid", cmd.Process.Pid)
 }
 
 func writePid(what string, pid int) {

@@ -1,6 +1,7 @@
 // Package orphan is a stand-in for a benchmark that is killed: its one
 // test starts fakepeer ($FAKEPEER) as an MCP server with a grandchild, an
-// HTTP server with a worker and a command-line search that hangs, writes
+// HTTP server with a worker and a setsid'd worker, and a command-line
+// search that hangs, writes
 // $ORPHAN_READY, then waits to be ended — by a signal, or by its own
 // -test.timeout panic. Package external's TestNoChildOutlivesTheBench
 // builds it with go test -c, ends it each way and checks by pid that none
@@ -59,11 +60,12 @@ func TestHold(t *testing.T) {
 		sys = append(sys, s)
 	}
 	// A grandchild in the MCP server's group, a worker holding the HTTP
-	// server's stderr, and a search command that never returns.
+	// server's stderr and one in a session of its own (setsid), and a
+	// search command that never returns.
 	if _, err := sys[0].Search(ctx, "SPAWN widget", 5); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sys[1].Search(ctx, "WORKER widget", 5); err != nil {
+	if _, err := sys[1].Search(ctx, "WORKER SETSID widget", 5); err != nil {
 		t.Fatal(err)
 	}
 	go sys[2].Search(ctx, "HANG", 5)

@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/systems"
+)
+
+// bounded is a scripted system that bounds its own searches
+// (SearchTimeout), as an external system does with its config's timeout.
+type bounded struct {
+	scripted
+	bound time.Duration
+	delay time.Duration // how long each "slow-bounded" search takes
+}
+
+func (b *bounded) SearchTimeout() time.Duration { return b.bound }
+func (b *bounded) Search(ctx context.Context, q string, k int) ([]systems.Hit, error) {
+	if q == "slow-bounded" {
+		select {
+		case <-time.After(b.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return b.answers["q1"], nil
+	}
+	return b.scripted.Search(ctx, q, k)
+}
+
+// TestRunSystemBoundRaisesTaskTimeout: a system whose own timeout is
+// above the task timeout (a config's "timeout": "65s" against the 60 s
+// default) is given its own bound, not cut at the task timeout (issue 39
+// item 4).
+func TestRunSystemBoundRaisesTaskTimeout(t *testing.T) {
+	p := prepared(t, task("t1", "slow-bounded", "a"), task("t2", "q1", "a"))
+	cfg := DefaultRunConfig()
+	cfg.TaskTimeout = 20 * time.Millisecond
+	sys := &bounded{scripted: scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}, bound: 2 * time.Second, delay: 100 * time.Millisecond}
+	res, err := Run(t.Context(), p, spec(sys), cfg)
+	require.NoError(t, err)
+	require.Empty(t, res.Failed(), "a search within the system's own bound (2 s) failed at the task timeout (20 ms)")
+}
+
+// TestRunTimeoutNamesTheLimitAndTheRestRuns: a timed-out search names the
+// task timeout and how to raise it, and the corpus's other tasks still run
+// once the abandoned call has returned (issue 39 item 4).
+func TestRunTimeoutNamesTheLimitAndTheRestRuns(t *testing.T) {
+	p := prepared(t, task("a-hang", "hang", "a"), task("b-next", "q1", "a"), task("c-last", "q1", "a"))
+	cfg := DefaultRunConfig()
+	cfg.TaskTimeout = 50 * time.Millisecond
+	res, err := Run(t.Context(), p, spec(&scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}), cfg)
+	require.NoError(t, err)
+	require.Contains(t, res.Tasks[0].Err, "search timed out after 50ms (the task timeout")
+	require.Contains(t, res.Tasks[0].Err, "-task-timeout")
+	for _, tr := range res.Tasks[1:] {
+		require.Empty(t, tr.Err, "task %s after the timed-out one", tr.ID)
+		require.Equal(t, 1.0, tr.Values[0], "task %s was not judged", tr.ID)
+	}
+}
+
+// TestRunInterruptIsNotATimeout: a cancelled run (SIGINT) records its
+// search as interrupted, not as "timed out after 1m0s", marks the rest as
+// not run because of the interrupt, and fails the cell with
+// context.Canceled (issue 39 item 5).
+func TestRunInterruptIsNotATimeout(t *testing.T) {
+	p := prepared(t, task("a-hang", "hang", "a"), task("b-next", "q1", "a"))
+	cfg := DefaultRunConfig() // 60 s task timeout
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := Run(ctx, p, spec(&scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}), cfg)
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "interrupted")
+	require.NotNil(t, res)
+	if e := res.Tasks[0].Err; !strings.HasPrefix(e, "interrupted") || strings.Contains(e, "timed out") {
+		t.Errorf("task error = %q, want it recorded as interrupted", e)
+	}
+	require.Equal(t, "not run: the run was interrupted", res.Tasks[1].Err)
+}
+
+// TestRunTimeoutNeverReturnedStopsTheCorpus: a timed-out search that never
+// returns keeps the system, so the corpus's other tasks are marked, saying
+// why.
+func TestRunTimeoutNeverReturnedStopsTheCorpus(t *testing.T) {
+	p := prepared(t, task("a-hang", "hang-forever", "a"), task("b-next", "q1", "a"))
+	cfg := DefaultRunConfig()
+	cfg.TaskTimeout, cfg.AbandonWait = 10*time.Millisecond, 20*time.Millisecond
+	res, err := Run(t.Context(), p, spec(&scripted{answers: map[string][]systems.Hit{"q1": hits("a")}}), cfg)
+	require.ErrorContains(t, err, "did not return")
+	require.Contains(t, res.Tasks[0].Err, "search timed out after 10ms")
+	require.Equal(t, "not run: an earlier task of this corpus timed out and its search never returned", res.Tasks[1].Err)
+}
