@@ -1,0 +1,109 @@
+package chunk
+
+import "strings"
+
+// lineBytes is the length of line l with its newline.
+func (f *file) lineBytes(l int) int { return f.lineEnd(l) - f.lineStart[l] + 1 }
+
+// fits reports whether lines (a chunk's, in order) are within
+// opt.MaxChunkLines and opt.MaxChunkBytes. Lines count as the chunk's text
+// has them: a module or class chunk spans the lines of the chunks cut out
+// of it, but they are not its size.
+func (f *file) fits(lines []int, opt Options) bool {
+	if len(lines) == 0 {
+		return true
+	}
+	if opt.MaxChunkLines > 0 && len(lines) > opt.MaxChunkLines {
+		return false
+	}
+	if opt.MaxChunkBytes > 0 {
+		size := 0
+		for _, l := range lines {
+			if size += f.lineBytes(l); size > opt.MaxChunkBytes+1 { // the last newline is not text
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Cut preferences, best first (see Options.MaxChunkLines).
+const (
+	cutNone      = iota
+	cutLimit     // at the limit: nothing better in the window
+	cutStructure // where a comment ends and code starts, or at a hole a member left
+	cutParagraph // at a blank line or a bare comment line
+)
+
+// cutChunk splits lines (one chunk's, in order) into parts within
+// opt.MaxChunkLines and opt.MaxChunkBytes, each part as long as it can be
+// while its cut falls at the best boundary of the second half of its
+// window. Blank lines at the edges of a part are dropped. A chunk that fits
+// is returned as it is; st counts the cuts.
+func (f *file) cutChunk(lines []int, opt Options, st *Counts) [][]int {
+	if (opt.MaxChunkLines <= 0 && opt.MaxChunkBytes <= 0) || f.fits(lines, opt) {
+		return [][]int{lines}
+	}
+	var parts [][]int
+	for len(lines) > 0 {
+		// n: the longest prefix within both limits (at least one line).
+		n, size := 0, 0
+		for n < len(lines) {
+			b := f.lineBytes(lines[n])
+			over := opt.MaxChunkLines > 0 && n+1 > opt.MaxChunkLines ||
+				opt.MaxChunkBytes > 0 && size+b > opt.MaxChunkBytes+1
+			if n > 0 && over {
+				break
+			}
+			size += b
+			n++
+		}
+		cut := n
+		if n < len(lines) {
+			best := cutLimit
+			for k := n; k > n/2 && best < cutParagraph; k-- { // cut before lines[k]
+				if q := f.cutQuality(lines[k-1], lines[k]); q > best {
+					best, cut = q, k
+				}
+			}
+		}
+		if part := f.trimBlank(lines[:cut]); len(part) > 0 {
+			parts = append(parts, part)
+		}
+		lines = lines[cut:]
+	}
+	if len(parts) > 1 {
+		st.Cut++
+		st.Parts += len(parts)
+	}
+	return parts
+}
+
+// cutQuality rates a cut between lines prev and next of a chunk.
+func (f *file) cutQuality(prev, next int) int {
+	switch {
+	case f.blank(next) || f.blank(prev) || f.bareComment(next):
+		return cutParagraph
+	case next != prev+1:
+		return cutStructure // a member's lines were here
+	case f.commentLine(prev) && !f.commentLine(next):
+		return cutStructure
+	}
+	return cutLimit
+}
+
+// line returns line l's text without surrounding space.
+func (f *file) line(l int) string {
+	return strings.TrimSpace(string(f.src[f.lineStart[l]:f.lineEnd(l)]))
+}
+
+// commentLine tells lexically (no syntax tree: a file that fell back has
+// none) whether line l is a comment line.
+func (f *file) commentLine(l int) bool { return isCommentLine(f.line(l)) }
+
+// bareComment tells whether line l is a comment marker alone ("//", "#",
+// "*", "///", "--"): a paragraph break inside a comment.
+func (f *file) bareComment(l int) bool {
+	t := f.line(l)
+	return t != "" && strings.Trim(t, "/#*-;!") == ""
+}
