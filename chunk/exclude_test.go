@@ -116,8 +116,8 @@ func TestMaxChunk(t *testing.T) {
 	}{
 		{
 			name: "package doc at paragraphs", path: "main.go",
-			src:  pkgDoc + "package main\n\nfunc f() {}\n",
-			opt:  Options{MinLines: 1, MaxChunkLines: 14},
+			src: pkgDoc + "package main\n\nfunc f() {}\n",
+			opt: Options{MinLines: 1, MaxChunkLines: 14},
 			want: []span{
 				{KindModule, "", 1, 11}, {KindModule, "", 12, 23}, {KindModule, "", 24, 36},
 				{KindFunction, "f", 38, 38},
