@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/datasets/cases"
+	"github.com/retrievalbench/retrievalbench/harness"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
 
@@ -69,4 +71,22 @@ func TestCampaignChunking(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(md), "excluded 3 files", "quality-summary.md shows the note")
 	require.Contains(t, string(md), "- chunking: "+chunk.RepoOptions().Key())
+}
+
+// TestRepoOptionsKeepFixtureCells: on fixtures/cases (the catalogue's
+// cases/fixture, which a campaign over the same files must agree with) the
+// repository defaults change no chunk, so a campaign and the go test cell
+// index the same corpora.
+func TestRepoOptionsKeepFixtureCells(t *testing.T) {
+	ds, err := cases.Load(filepath.Join(fixture, "cases.jsonl"), filepath.Join(fixture, "manifest.json"), cases.DefaultConfig())
+	require.NoError(t, err)
+	cat, err := harness.Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	repo, err := harness.Prepare(ds, chunk.RepoOptions())
+	require.NoError(t, err)
+	require.Len(t, repo.Corpora, 2)
+	for id, c := range repo.Corpora {
+		require.Equal(t, cat.Corpora[id].Hash(), c.Hash(), "corpus %s", id)
+	}
+	require.Empty(t, repo.Notes)
 }
