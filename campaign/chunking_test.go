@@ -11,14 +11,20 @@ import (
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/builtin"
 )
 
 // TestCampaignChunking: a campaign chunks a user's repository with
 // chunk.RepoOptions plus the manifest's excludes, records the options in
 // run.json, and says in the repository's note (run.json, quality-summary.md)
 // what was excluded and cut and which gold no system can find.
-func TestCampaignChunking(t *testing.T) {
+// chunkingRepo writes a small Go repository with a long package doc
+// comment, test data, vendored and scratch code, its manifest (excluding
+// scratch/) and two cases, one of whose gold is in testdata/.
+func chunkingRepo(t *testing.T) (casesFile, manifest string) {
+	t.Helper()
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "svc")
 	write := func(rel, text string) {
@@ -38,13 +44,18 @@ func TestCampaignChunking(t *testing.T) {
 	write("testdata/golden.json", `{"retry": "request backoff"}`+"\n")
 	write("vendor/lib/lib.go", "package lib\n\n// Retry is vendored.\nfunc Retry() {}\n")
 	write("scratch/notes.go", "package scratch\n\n// retry notes\nfunc Notes() {}\n")
-	manifest := filepath.Join(dir, "repos.json")
+	manifest = filepath.Join(dir, "repos.json")
 	require.NoError(t, os.WriteFile(manifest, []byte(`{"svc": {"path": "svc", "commit": "x", "exclude": ["scratch/"]}}`), 0o644))
-	casesFile := filepath.Join(dir, "cases.jsonl")
+	casesFile = filepath.Join(dir, "cases.jsonl")
 	require.NoError(t, os.WriteFile(casesFile, []byte(
 		`{"id": "c1", "repo": "svc", "intent": "symbol_lookup", "query": "where are requests retried with backoff", "relevant": [{"kind": "symbol", "id": "retry", "grade": 3}]}`+"\n"+
 			`{"id": "c2", "repo": "svc", "intent": "task_lookup", "query": "the golden file of the retry test", "relevant": [{"kind": "file", "path": "testdata/golden.json", "grade": 2}]}`+"\n"), 0o644))
 
+	return casesFile, manifest
+}
+
+func TestCampaignChunking(t *testing.T) {
+	casesFile, manifest := chunkingRepo(t)
 	cfg := DefaultConfig()
 	cfg.Cases, cfg.Repos, cfg.CacheDir = casesFile, manifest, t.TempDir()
 	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
@@ -57,7 +68,7 @@ func TestCampaignChunking(t *testing.T) {
 	require.Len(t, res.Campaign.Meta.Repos, 1)
 	note := res.Campaign.Meta.Repos[0].Note
 	t.Logf("repo note: %s", note)
-	for _, want := range []string{"excluded 3 files", "testdata/ 1", "vendor/ 1", "scratch/ 1", "cut into", `task c2: gold file "testdata/golden.json"`} {
+	for _, want := range []string{"excluded 3 files", "testdata/ 1", "vendor/ 1", "scratch/ 1", "cut into", "task c2: gold file testdata/golden.json is excluded"} {
 		require.Contains(t, note, want, "the repository's note")
 	}
 	for _, r := range res.Records {
@@ -89,4 +100,31 @@ func TestRepoOptionsKeepFixtureCells(t *testing.T) {
 		require.Equal(t, cat.Corpora[id].Hash(), c.Hash(), "corpus %s", id)
 	}
 	require.Empty(t, repo.Notes)
+}
+
+// TestCampaignTruncationWarning: a real embedding model's truncation count
+// reaches run.json (the system's warnings) and quality-summary.md's Warnings.
+func TestCampaignTruncationWarning(t *testing.T) {
+	spec, ok := builtin.Find(builtin.Specs(), "dense/minilm-l6-q")
+	require.True(t, ok)
+	cache := testenv.CacheDir()
+	if r := spec.Missing(cache); r != nil {
+		testenv.Missing(t, r.Kind, r.Reason)
+	}
+	casesFile, manifest := chunkingRepo(t)
+	cfg := DefaultConfig()
+	cfg.Cases, cfg.Repos, cfg.CacheDir, cfg.NoCache = casesFile, manifest, cache, true
+	cfg.Meta.Generated = "2026-01-01T00:00:00Z"
+	cfg.Specs = []systems.Spec{spec}
+	out := t.TempDir()
+	res, err := Run(t.Context(), cfg, out)
+	require.NoError(t, err)
+	require.Len(t, res.Campaign.Systems, 1)
+	// The package doc's parts are 100 lines of 38 bytes: far over 256 tokens.
+	want := "dense[minilm-l6-q]: svc: 2 of 5 docs truncated at the model's 256 tokens"
+	require.Len(t, res.Campaign.Systems[0].Warnings, 1)
+	require.Contains(t, res.Campaign.Systems[0].Warnings[0], want)
+	md, err := os.ReadFile(filepath.Join(out, "quality-summary.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), want)
 }

@@ -115,7 +115,11 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		fmt.Fprintf(h, "task %s %s %s %s\n", strconv.Quote(t.ID), strconv.Quote(t.CorpusID), strconv.Quote(t.Query), strconv.Quote(meta))
 		for _, g := range t.Gold {
 			if path := goldPath(g); excluded[t.CorpusID][path] {
-				p.Notes = append(p.Notes, fmt.Sprintf("task %s: gold %s %q is in %s, which the chunking options exclude: no system can find it", t.ID, g.Kind, g.ID, path))
+				what := fmt.Sprintf("gold %s %s", g.Kind, path)
+				if g.ID != path {
+					what = fmt.Sprintf("gold %s %q in %s", g.Kind, g.ID, path)
+				}
+				p.Notes = append(p.Notes, fmt.Sprintf("task %s: %s is excluded by the chunking options: no system can find it", t.ID, what))
 			}
 			fmt.Fprintf(h, "gold %s %s %d %s\n", g.Kind, strconv.Quote(g.ID), g.Grade, hashString(g.Body))
 			// A symbol's Path is not hashed: it was always in the case file

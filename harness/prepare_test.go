@@ -96,7 +96,7 @@ func TestPrepareExcludes(t *testing.T) {
 	require.Len(t, p.Notes, 2)
 	require.Contains(t, p.Notes[0], "chunking: 1 files → 1 chunks")
 	require.Contains(t, p.Notes[0], "excluded 1 files")
-	require.Contains(t, p.Notes[1], `task t: gold file "testdata/big.json"`)
+	require.Equal(t, "task t: gold file testdata/big.json is excluded by the chunking options: no system can find it", p.Notes[1])
 	require.NotEqual(t, def.Hash, p.Hash)
 	require.Equal(t, chunk.RepoOptions().Key(), p.Versions()["chunker"])
 	require.Len(t, code.Docs, 2, "the dataset's corpus is not modified")
