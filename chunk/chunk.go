@@ -342,6 +342,7 @@ type file struct {
 	root      *sitter.Node
 	pieces    []piece
 	minLines  int
+	defs      [][2]int // line spans of every function in the tree (insideDef), made on first need
 }
 
 func newFile(lang string, src []byte) *file {

@@ -139,6 +139,13 @@ func TestMaxChunk(t *testing.T) {
 			reason: "MaxChunkBytes alone cuts too (the function is 91 bytes)",
 		},
 		{
+			name: "function kept whole in a module chunk", path: "a.go",
+			src:    "package a\n// c1\n// c2\n// c3\n// c4\n// c5\n// c6\nfunc f() {\n\ta := 1\n\n\t_ = a\n\tb := 2\n\t_ = b\n}; var x = 1\n",
+			opt:    Options{MinLines: 1, MaxChunkLines: 12},
+			want:   []span{{KindFile, "", 1, 7}, {KindFile, "", 8, 14}},
+			reason: "f shares its last line with code, so the chunker leaves it in the file; the cut goes before it, not at the blank line inside it",
+		},
+		{
 			name: "fallback file", path: "notes.txt",
 			src:    "a\nb\nc\nd\ne\n",
 			opt:    Options{MinLines: 1, MaxChunkLines: 2},

@@ -1,6 +1,10 @@
 package chunk
 
-import "strings"
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
 
 // lineBytes is the length of line l with its newline.
 func (f *file) lineBytes(l int) int { return f.lineEnd(l) - f.lineStart[l] + 1 }
@@ -38,8 +42,11 @@ const (
 // cutChunk splits lines (one chunk's, in order) into parts within
 // opt.MaxChunkLines and opt.MaxChunkBytes, each part as long as it can be
 // while its cut falls at the best boundary of the second half of its
-// window. Blank lines at the edges of a part are dropped. A chunk that fits
-// is returned as it is; st counts the cuts.
+// window. A cut never goes inside a function the syntax tree holds that
+// is not the chunk itself and fits the limits (one the chunker could not
+// cut out of a module chunk keeps its text whole: a RepoQA needle stays in
+// one chunk). Blank lines at the edges of a part are dropped. A chunk that
+// fits is returned as it is; st counts the cuts.
 func (f *file) cutChunk(lines []int, opt Options, st *Counts) [][]int {
 	if (opt.MaxChunkLines <= 0 && opt.MaxChunkBytes <= 0) || f.fits(lines, opt) {
 		return [][]int{lines}
@@ -60,10 +67,16 @@ func (f *file) cutChunk(lines []int, opt Options, st *Counts) [][]int {
 		}
 		cut := n
 		if n < len(lines) {
-			best := cutLimit
+			inside := f.insideDef(lines, opt)
+			best := cutNone
 			for k := n; k > n/2 && best < cutParagraph; k-- { // cut before lines[k]
-				if q := f.cutQuality(lines[k-1], lines[k]); q > best {
+				if q := f.cutQuality(lines[k-1], lines[k]); q > best && !inside(lines[k]) {
 					best, cut = q, k
+				}
+			}
+			for k := n / 2; k > 0 && best == cutNone; k-- { // a definition fills the second half
+				if !inside(lines[k]) {
+					best, cut = cutLimit, k
 				}
 			}
 		}
@@ -106,4 +119,61 @@ func (f *file) commentLine(l int) bool { return isCommentLine(f.line(l)) }
 func (f *file) bareComment(l int) bool {
 	t := f.line(l)
 	return t != "" && strings.Trim(t, "/#*-;!") == ""
+}
+
+// insideDef returns whether a cut before line l would go inside a function
+// of the syntax tree that lies within lines (the chunk being cut), is
+// shorter than it and fits the limits. A file without a tree has none.
+func (f *file) insideDef(lines []int, opt Options) func(l int) bool {
+	if f.root == nil {
+		return func(int) bool { return false }
+	}
+	if f.defs == nil {
+		f.defs = [][2]int{}
+		f.collectDefs(f.root)
+	}
+	in := make(map[int]bool, len(lines))
+	for _, l := range lines {
+		in[l] = true
+	}
+	var spans [][2]int
+	for _, d := range f.defs {
+		s, e := d[0], d[1]
+		if !in[s] || !in[e] || e-s+1 >= len(lines) {
+			continue
+		}
+		if opt.MaxChunkLines > 0 && e-s+1 > opt.MaxChunkLines {
+			continue
+		}
+		if opt.MaxChunkBytes > 0 && f.lineStart[e]-f.lineStart[s]+f.lineBytes(e) > opt.MaxChunkBytes+1 {
+			continue
+		}
+		spans = append(spans, d)
+	}
+	return func(l int) bool {
+		for _, d := range spans {
+			if d[0] < l && l <= d[1] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// collectDefs records the line span of every function under n.
+func (f *file) collectDefs(n *sitter.Node) {
+	cnt := n.NamedChildCount()
+	for i := uint(0); i < cnt; i++ {
+		c := n.NamedChild(i)
+		if c == nil {
+			continue
+		}
+		if d, ok := f.classify(c); ok && d.role == roleFunction {
+			sb, eb := int(d.outer.StartByte()), int(d.outer.EndByte())
+			if eb > sb {
+				f.defs = append(f.defs, [2]int{f.lineOf(sb), f.lineOf(eb - 1)})
+			}
+		}
+		f.collectDefs(c)
+	}
 }
