@@ -53,6 +53,11 @@ type Options struct {
 	// chunks whole (DefaultOptions).
 	MaxChunkLines int
 	MaxChunkBytes int
+	// KeepFunctions makes the size limits cut only module, class and file
+	// chunks, never a function or method chunk nor a function left inside
+	// another chunk, whatever its length: for judging that needs a
+	// function's text in one chunk (RepoQA's needles).
+	KeepFunctions bool
 	// Exclude drops files from the corpus before chunking (see Exclude).
 	// The zero value keeps every file (DefaultOptions).
 	Exclude Exclude
@@ -100,6 +105,9 @@ func (o Options) Key() string {
 	k := fmt.Sprintf("{MinLines:%d MaxBytes:%d StrictParse:%t", o.MinLines, o.MaxBytes, o.StrictParse)
 	if o.MaxChunkLines > 0 || o.MaxChunkBytes > 0 {
 		k += fmt.Sprintf(" MaxChunkLines:%d MaxChunkBytes:%d", o.MaxChunkLines, o.MaxChunkBytes)
+		if o.KeepFunctions {
+			k += " KeepFunctions:true"
+		}
 	}
 	if !o.Exclude.IsZero() {
 		k += fmt.Sprintf(" Exclude:{Paths:%q Generated:%t MaxFileBytes:%d}", o.Exclude.Paths, o.Exclude.Generated, o.Exclude.MaxFileBytes)
@@ -553,7 +561,11 @@ func (f *file) docs(d *corpus.Doc, lang string, opt Options, st *Counts) []corpu
 			}
 			continue
 		}
-		if parts := f.cutChunk(owned[i], opt, st); len(parts) > 1 {
+		parts := [][]int{owned[i]}
+		if !opt.KeepFunctions || p.kind != KindFunction && p.kind != KindMethod {
+			parts = f.cutChunk(owned[i], opt, st)
+		}
+		if len(parts) > 1 {
 			for _, part := range parts {
 				out = append(out, f.linesDoc(base, part))
 			}

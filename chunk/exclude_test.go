@@ -153,6 +153,20 @@ func TestMaxChunk(t *testing.T) {
 			reason: "a file without a grammar is cut at the limit",
 		},
 		{
+			name: "keep functions", path: "a.go",
+			src:    "package a\n\n" + fn,
+			opt:    Options{MinLines: 1, MaxChunkLines: 6, KeepFunctions: true},
+			want:   []span{{KindModule, "", 1, 1}, {KindFunction, "Long", 3, 10}},
+			reason: "KeepFunctions: the limits never cut a function",
+		},
+		{
+			name: "keep functions in a module chunk", path: "a.go",
+			src:    "package a\n// c1\n// c2\nfunc f() {\n\ta := 1\n\n\t_ = a\n\tb := 2\n\t_ = b\n}; var x = 1\n",
+			opt:    Options{MinLines: 1, MaxChunkLines: 4, KeepFunctions: true},
+			want:   []span{{KindFile, "", 1, 3}, {KindFile, "", 4, 10}},
+			reason: "KeepFunctions: a function left in a file chunk stays whole though longer than the limit",
+		},
+		{
 			name: "within limits", path: "a.go",
 			src:    "package a\n\n" + fn,
 			opt:    Options{MinLines: 1, MaxChunkLines: 8},
@@ -177,10 +191,10 @@ func TestMaxChunk(t *testing.T) {
 			}
 			cut := 0
 			for _, d := range out.Docs {
-				if tt.opt.MaxChunkLines > 0 {
+				if tt.opt.MaxChunkLines > 0 && !tt.opt.KeepFunctions {
 					require.LessOrEqual(t, strings.Count(d.Text, "\n")+1, tt.opt.MaxChunkLines, d.ID)
 				}
-				if tt.opt.MaxChunkBytes > 0 {
+				if tt.opt.MaxChunkBytes > 0 && !tt.opt.KeepFunctions {
 					require.LessOrEqual(t, len(d.Text), tt.opt.MaxChunkBytes, d.ID)
 				}
 				lines := strings.Split(strings.TrimSuffix(tt.src, "\n"), "\n")

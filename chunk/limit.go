@@ -52,6 +52,7 @@ func (f *file) cutChunk(lines []int, opt Options, st *Counts) [][]int {
 		return [][]int{lines}
 	}
 	var parts [][]int
+	inside := f.insideDef(lines, opt) // over the whole chunk: its own definition is no veto
 	for len(lines) > 0 {
 		// n: the longest prefix within both limits (at least one line).
 		n, size := 0, 0
@@ -67,7 +68,6 @@ func (f *file) cutChunk(lines []int, opt Options, st *Counts) [][]int {
 		}
 		cut := n
 		if n < len(lines) {
-			inside := f.insideDef(lines, opt)
 			best := cutNone
 			for k := n; k > n/2 && best < cutParagraph; k-- { // cut before lines[k]
 				if q := f.cutQuality(lines[k-1], lines[k]); q > best && !inside(lines[k]) {
@@ -77,6 +77,10 @@ func (f *file) cutChunk(lines []int, opt Options, st *Counts) [][]int {
 			for k := n / 2; k > 0 && best == cutNone; k-- { // a definition fills the second half
 				if !inside(lines[k]) {
 					best, cut = cutLimit, k
+				}
+			}
+			if best == cutNone { // a function longer than the limits (KeepFunctions): after it
+				for cut = n + 1; cut < len(lines) && inside(lines[cut]); cut++ {
 				}
 			}
 		}
@@ -123,7 +127,8 @@ func (f *file) bareComment(l int) bool {
 
 // insideDef returns whether a cut before line l would go inside a function
 // of the syntax tree that lies within lines (the chunk being cut), is
-// shorter than it and fits the limits. A file without a tree has none.
+// shorter than it and fits the limits (any length with KeepFunctions). A
+// file without a tree has none.
 func (f *file) insideDef(lines []int, opt Options) func(l int) bool {
 	if f.root == nil {
 		return func(int) bool { return false }
@@ -142,10 +147,10 @@ func (f *file) insideDef(lines []int, opt Options) func(l int) bool {
 		if !in[s] || !in[e] || e-s+1 >= len(lines) {
 			continue
 		}
-		if opt.MaxChunkLines > 0 && e-s+1 > opt.MaxChunkLines {
+		if opt.MaxChunkLines > 0 && e-s+1 > opt.MaxChunkLines && !opt.KeepFunctions {
 			continue
 		}
-		if opt.MaxChunkBytes > 0 && f.lineStart[e]-f.lineStart[s]+f.lineBytes(e) > opt.MaxChunkBytes+1 {
+		if opt.MaxChunkBytes > 0 && f.lineStart[e]-f.lineStart[s]+f.lineBytes(e) > opt.MaxChunkBytes+1 && !opt.KeepFunctions {
 			continue
 		}
 		spans = append(spans, d)
