@@ -43,4 +43,5 @@ func chunkFlags(fs *flag.FlagSet, opt *chunk.Options) {
 	fs.IntVar(&opt.Exclude.MaxFileBytes, "max-file-bytes", opt.Exclude.MaxFileBytes, "leave out files larger than `n` bytes (0: no limit)")
 	fs.IntVar(&opt.MaxChunkLines, "max-chunk-lines", opt.MaxChunkLines, "cut chunks longer than `n` lines, doc comments and definitions too, at paragraph breaks where it can (0: no limit)")
 	fs.IntVar(&opt.MaxChunkBytes, "max-chunk-bytes", opt.MaxChunkBytes, "cut chunks longer than `n` bytes (0: no limit)")
+	fs.BoolVar(&opt.KeepFunctions, "keep-functions", opt.KeepFunctions, "let the chunk limits cut module, class and file chunks only, never a function")
 }

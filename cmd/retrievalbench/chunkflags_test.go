@@ -30,6 +30,7 @@ func TestChunkFlags(t *testing.T) {
 			o.Exclude.Paths = append(chunk.DefaultExcludePaths(), "!testdata/", "docs/api/")
 		}},
 		{"none then add", []string{"-exclude", "none", "-exclude-add", "gen/"}, func(o *chunk.Options) { o.Exclude.Paths = []string{"gen/"} }},
+		{"keep functions", []string{"-keep-functions"}, func(o *chunk.Options) { o.KeepFunctions = true }},
 		{"limits off", []string{"-max-chunk-lines", "0", "-max-chunk-bytes", "0", "-max-file-bytes", "0", "-exclude-generated=false"}, func(o *chunk.Options) {
 			o.MaxChunkLines, o.MaxChunkBytes, o.Exclude.MaxFileBytes, o.Exclude.Generated = 0, 0, 0, false
 		}},
