@@ -220,25 +220,27 @@ func (e Exclude) Filter(c *corpus.Corpus) (*corpus.Corpus, Excluded) {
 	return &out, x
 }
 
-// Excluded counts the docs Exclude took.
+// Excluded counts the files Exclude took (the sections a loader cut a
+// documentation file into count as their file).
 type Excluded struct {
-	Files int            // docs excluded (files, or sections of a documentation file)
+	Files int            // files excluded
 	Bytes int            // their text
-	By    map[string]int // rule → docs it excluded
-	// Paths is each excluded doc's path (one per file), in corpus order.
+	By    map[string]int // rule → files it excluded
+	// Paths is each excluded file's path, in corpus order.
 	Paths []string
 }
 
 func (x *Excluded) add(rule string, bytes int, p string) {
-	x.Files++
 	x.Bytes += bytes
+	if n := len(x.Paths); n > 0 && x.Paths[n-1] == p {
+		return // another section of the same documentation file
+	}
+	x.Paths = append(x.Paths, p)
+	x.Files++
 	if x.By == nil {
 		x.By = map[string]int{}
 	}
 	x.By[rule]++
-	if n := len(x.Paths); n == 0 || x.Paths[n-1] != p {
-		x.Paths = append(x.Paths, p)
-	}
 }
 
 // Add adds o's counts to x.
