@@ -328,7 +328,7 @@ func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Counts, e
 // largest notes the longest of docs in c.
 func (c *Counts) largest(docs []corpus.Doc) {
 	for i := range docs {
-		c.LargestLines = max(c.LargestLines, strings.Count(docs[i].Text, "\n")+1)
+		c.LargestLines = max(c.LargestLines, strings.Count(strings.TrimRight(docs[i].Text, "\r\n"), "\n")+1)
 		c.LargestBytes = max(c.LargestBytes, len(docs[i].Text))
 	}
 }
