@@ -664,6 +664,9 @@ func (f *file) cutLines(lines []int, maxBytes int) [][]int {
 func (f *file) fallback(d corpus.Doc, opt Options, st *Counts) []corpus.Doc {
 	d.Kind = KindFile
 	d.StartLine, d.EndLine = 1, f.lines()
+	if opt.MaxBytes <= 0 && opt.MaxChunkLines <= 0 && opt.MaxChunkBytes <= 0 {
+		return []corpus.Doc{d} // DefaultOptions: no line list to build
+	}
 	all := make([]int, f.lines())
 	for i := range all {
 		all[i] = i
