@@ -80,13 +80,16 @@ type Config struct {
 	// Meta carries what only the caller knows (tool version and commit,
 	// host, timestamp); the campaign fills in the rest.
 	Meta campaignfmt.Meta
-	Logf func(format string, args ...any)
+	// Chunk is how each repository is chunked (before the manifest's
+	// per-repository excludes: cases.Manifest.ChunkOptions).
+	Chunk chunk.Options
+	Logf  func(format string, args ...any)
 }
 
-// DefaultConfig returns pool depth 10, a 60 s task timeout and
-// report.DefaultConfig.
+// DefaultConfig returns pool depth 10, a 60 s task timeout,
+// report.DefaultConfig and chunk.RepoOptions.
 func DefaultConfig() Config {
-	return Config{PoolDepth: 10, TaskTimeout: 60 * time.Second, Report: report.DefaultConfig()}
+	return Config{PoolDepth: 10, TaskTimeout: 60 * time.Second, Report: report.DefaultConfig(), Chunk: chunk.RepoOptions()}
 }
 
 // Validate reports a config Run cannot use.
@@ -98,6 +101,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("campaign: no systems to run")
 	case c.PoolDepth <= 0:
 		return fmt.Errorf("campaign: pool depth %d is not positive", c.PoolDepth)
+	}
+	if err := c.Chunk.Validate(); err != nil {
+		return fmt.Errorf("campaign: %w", err)
 	}
 	return c.Report.Validate()
 }
@@ -143,9 +149,7 @@ func describe(m *campaignfmt.Meta, cfg Config, ds *datasets.Dataset, copt chunk.
 	if ort, err := models.ORT(); err == nil {
 		m.ORTVersion = ort.Version
 	}
-	if b, err := json.Marshal(copt); err == nil {
-		m.Chunking = "chunk.DefaultOptions " + string(b)
-	}
+	m.Chunking = copt.Key()
 	for _, f := range []struct{ role, path string }{{"cases", cfg.Cases}, {"repository manifest", cfg.Repos}} {
 		sum, err := campaignfmt.SumFile(f.role, f.path)
 		if err != nil {
@@ -188,7 +192,7 @@ type repos struct {
 // records where each symbol and section gold of its tasks lies, so that
 // score can judge the location hits of external systems without the
 // repositories.
-func chunkRepos(ds *datasets.Dataset, copt chunk.Options, names []string) (*repos, []RepoChunks, []GoldSpans, error) {
+func chunkRepos(ds *datasets.Dataset, optFor func(repo string) chunk.Options, names []string) (*repos, []RepoChunks, []GoldSpans, error) {
 	rs := &repos{prepared: map[string]*harness.Prepared{}, kinds: map[string]map[string]string{}}
 	var done []RepoChunks
 	for _, r := range names {
@@ -197,7 +201,7 @@ func chunkRepos(ds *datasets.Dataset, copt chunk.Options, names []string) (*repo
 			return nil, nil, nil, err
 		}
 		sub.Notes = nil
-		p, err := harness.Prepare(sub, copt)
+		p, err := harness.Prepare(sub, optFor(r))
 		if err != nil {
 			done = append(done, RepoChunks{Name: r, Failure: "chunking: " + err.Error()})
 			continue
@@ -207,7 +211,7 @@ func chunkRepos(ds *datasets.Dataset, copt chunk.Options, names []string) (*repo
 		for _, d := range p.Corpora[r].Docs {
 			rs.kinds[r][d.ID] = d.Kind
 		}
-		done = append(done, RepoChunks{Name: r, Chunks: len(p.Corpora[r].Docs)})
+		done = append(done, RepoChunks{Name: r, Chunks: len(p.Corpora[r].Docs), Notes: p.Notes})
 	}
 	var spans []GoldSpans
 	for _, t := range ds.Tasks {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/datafile"
 	"github.com/retrievalbench/retrievalbench/internal/shard"
@@ -87,6 +89,10 @@ type RepoChunks struct {
 	Name    string `json:"name"`
 	Chunks  int    `json:"chunks"`
 	Failure string `json:"failure,omitempty"`
+	// Notes are what the chunking noticed (harness.Prepared.Notes: files
+	// excluded, chunks cut, gold in excluded files); run.json shows them in
+	// the repository's note.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // GoldSpans are the spans of gold Gold of task Task.
@@ -192,8 +198,11 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 	if err != nil {
 		return nil, nil, err
 	}
-	copt := chunk.DefaultOptions()
-	if err := describe(&run.Meta, cfg, ds, copt); err != nil {
+	man, err := cases.ReadManifest(cfg.Repos)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := describe(&run.Meta, cfg, ds, cfg.Chunk); err != nil {
 		return nil, nil, err
 	}
 	for _, r := range slices.Sorted(maps.Keys(repoInfo)) {
@@ -232,7 +241,8 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 			chunkNames = append(chunkNames, r)
 		}
 	}
-	rs, done, spans, err := chunkRepos(ds, copt, chunkNames)
+	optFor := func(r string) chunk.Options { return man.ChunkOptions(r, cfg.Chunk) }
+	rs, done, spans, err := chunkRepos(ds, optFor, chunkNames)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -381,7 +391,7 @@ func mergeParts(dirs []string, parts []*Part) (*Part, error) {
 			hosts = append(hosts, p.Host)
 		}
 		for _, r := range p.Repos {
-			if o, ok := repos[r.Name]; ok && o != r {
+			if o, ok := repos[r.Name]; ok && !reflect.DeepEqual(o, r) {
 				return nil, fmt.Errorf("%s chunked %s into %d chunks, another part into %d", dirs[i], r.Name, r.Chunks, o.Chunks)
 			}
 			repos[r.Name] = r
@@ -460,6 +470,9 @@ func assemble(p *Part, recs []resultfmt.Record) (*campaignfmt.Campaign, []result
 	run.Meta.Repos = nil
 	for _, r := range pl.Meta.Repos {
 		r.Chunks = chunks[r.Name].Chunks
+		if n := chunks[r.Name].Notes; len(n) > 0 {
+			r.Note = strings.Join(append(slices.DeleteFunc([]string{r.Note}, func(s string) bool { return s == "" }), n...), "; ")
+		}
 		run.Meta.Repos = append(run.Meta.Repos, r)
 	}
 	run.Tasks = make([]campaignfmt.Task, len(pl.Tasks))

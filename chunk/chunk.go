@@ -41,19 +41,120 @@ type Options struct {
 	// recovers locally, lines it cannot place stay in the module chunk, and
 	// the file is counted in Stats.ParseErrors.
 	StrictParse bool
+	// MaxChunkLines and MaxChunkBytes, when positive, cut every chunk
+	// longer than either — definitions too, unlike MaxBytes — into parts of
+	// consecutive whole lines within both (a single longer line stays
+	// whole). A cut goes, by preference, at a blank or bare comment line
+	// ("//", "#": a paragraph of a doc comment), then where a comment ends
+	// and code starts or a member was cut out of a class, then at the
+	// limit; parts keep the chunk's symbol and kind, each with its own
+	// lines. So a 421-line package doc comment is several module chunks,
+	// and a function's long doc comment can be a part of its own. 0 keeps
+	// chunks whole (DefaultOptions).
+	MaxChunkLines int
+	MaxChunkBytes int
+	// KeepFunctions makes the size limits cut only module, class and file
+	// chunks, never a function or method chunk nor a function left inside
+	// another chunk, whatever its length: for judging that needs a
+	// function's text in one chunk (RepoQA's needles).
+	KeepFunctions bool
+	// Exclude drops files from the corpus before chunking (see Exclude).
+	// The zero value keeps every file (DefaultOptions).
+	Exclude Exclude
 }
 
-// DefaultOptions returns the options the benchmarks use.
+// DefaultOptions returns the catalogue's recorded chunking: the options
+// every dataset of the benchmark's catalogue (RepoQA, SWE-QA, CodeRAG, …,
+// and fixtures/cases) is chunked with, whose golden files hash them. It
+// keeps every file and every chunk whole; RepoOptions is for a user's
+// repository.
 func DefaultOptions() Options {
 	return Options{MinLines: 1}
 }
 
+// Default chunk limits of RepoOptions.
+const (
+	DefaultMaxChunkLines = 100
+	DefaultMaxChunkBytes = 8 << 10
+)
+
+// RepoOptions returns the chunking of a user's repository (campaigns and
+// case files): DefaultOptions plus DefaultExclude and chunks cut at
+// DefaultMaxChunkLines lines or DefaultMaxChunkBytes bytes.
+func RepoOptions() Options {
+	o := DefaultOptions()
+	o.Exclude = DefaultExclude()
+	o.MaxChunkLines, o.MaxChunkBytes = DefaultMaxChunkLines, DefaultMaxChunkBytes
+	return o
+}
+
+// Validate reports options Corpus cannot use.
+func (o Options) Validate() error {
+	if o.MaxChunkLines < 0 || o.MaxChunkBytes < 0 || o.MaxBytes < 0 {
+		return fmt.Errorf("chunk: negative limit (max bytes %d, max chunk lines %d, max chunk bytes %d)", o.MaxBytes, o.MaxChunkLines, o.MaxChunkBytes)
+	}
+	return o.Exclude.Validate()
+}
+
+// Key is the options as golden files hash and record them. Options that
+// were there before MaxChunkLines, MaxChunkBytes and Exclude print as
+// fmt's %+v printed them ("{MinLines:1 MaxBytes:0 StrictParse:false}"), so
+// that baselines made before stay valid; the newer ones are added only when
+// set.
+func (o Options) Key() string {
+	k := fmt.Sprintf("{MinLines:%d MaxBytes:%d StrictParse:%t", o.MinLines, o.MaxBytes, o.StrictParse)
+	if o.MaxChunkLines > 0 || o.MaxChunkBytes > 0 {
+		k += fmt.Sprintf(" MaxChunkLines:%d MaxChunkBytes:%d", o.MaxChunkLines, o.MaxChunkBytes)
+		if o.KeepFunctions {
+			k += " KeepFunctions:true"
+		}
+	}
+	if !o.Exclude.IsZero() {
+		k += fmt.Sprintf(" Exclude:{Paths:%q Generated:%t MaxFileBytes:%d}", o.Exclude.Paths, o.Exclude.Generated, o.Exclude.MaxFileBytes)
+	}
+	return k + "}"
+}
+
 // Counts counts what Corpus did.
 type Counts struct {
-	Files       int // file docs (Kind "file") read
+	Files       int // file docs (Kind "file") read, excluded ones not counted
 	Chunks      int // docs written for those files
 	Fallback    int // files written as one file chunk (unknown language, parse failure, no definitions)
 	ParseErrors int // files whose syntax tree has errors
+	// Cut counts the chunks over MaxChunkLines or MaxChunkBytes cut into
+	// parts, Parts the parts they became (counted in Chunks too).
+	Cut, Parts int
+	// LargestLines and LargestBytes are the longest chunk written, in lines
+	// and bytes of its text (a module or class chunk's span also covers the
+	// chunks cut out of it).
+	LargestLines, LargestBytes int
+	// Excluded is what Options.Exclude took.
+	Excluded Excluded
+}
+
+// Add adds o to c (LargestLines and LargestBytes: the larger).
+func (c *Counts) Add(o Counts) {
+	c.Files += o.Files
+	c.Chunks += o.Chunks
+	c.Fallback += o.Fallback
+	c.ParseErrors += o.ParseErrors
+	c.Cut += o.Cut
+	c.Parts += o.Parts
+	c.LargestLines = max(c.LargestLines, o.LargestLines)
+	c.LargestBytes = max(c.LargestBytes, o.LargestBytes)
+	c.Excluded.Add(o.Excluded)
+}
+
+// String is one line for a report.
+func (c Counts) String() string {
+	s := fmt.Sprintf("%d files → %d chunks (largest %d lines, %s)", c.Files, c.Chunks, c.LargestLines, humanBytes(c.LargestBytes))
+	if c.Cut > 0 {
+		s += fmt.Sprintf("; %d chunks over the size limit cut into %d parts", c.Cut, c.Parts)
+	}
+	if c.Excluded.Files > 0 {
+		s += "; excluded " + c.Excluded.String()
+	}
+	return s
 }
 
 // Corpus returns a copy of c in which every file doc (Kind "file") is
@@ -69,9 +170,13 @@ func Corpus(c *corpus.Corpus, opt Options) (*corpus.Corpus, Counts, error) {
 }
 
 func split(c *corpus.Corpus, opt Options, workers int) (*corpus.Corpus, Counts, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, Counts{}, err
+	}
 	if opt.MinLines < 1 {
 		opt.MinLines = 1
 	}
+	c, excluded := opt.Exclude.Filter(c)
 	workers = max(1, workers)
 	type result struct {
 		docs []corpus.Doc
@@ -108,16 +213,13 @@ func split(c *corpus.Corpus, opt Options, workers int) (*corpus.Corpus, Counts, 
 	wg.Wait()
 
 	out := &corpus.Corpus{ID: c.ID, Commit: c.Commit}
-	var st Counts
+	st := Counts{Excluded: excluded}
 	seen := make(map[string]int, len(c.Docs))
 	for _, r := range results {
 		if r.err != nil {
 			return nil, Counts{}, r.err
 		}
-		st.Files += r.st.Files
-		st.Chunks += r.st.Chunks
-		st.Fallback += r.st.Fallback
-		st.ParseErrors += r.st.ParseErrors
+		st.Add(r.st)
 		for _, d := range r.docs {
 			// IDs are unique by construction except in corner cases (a
 			// file doc whose ID looks like a chunk ID); number repeats so
@@ -185,9 +287,10 @@ func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Counts, e
 	fallback := func() ([]corpus.Doc, Counts, error) {
 		whole := *d
 		whole.Language = lang
-		docs := f.fallback(whole, opt.MaxBytes)
+		docs := f.fallback(whole, opt, &st)
 		st.Fallback++
 		st.Chunks += len(docs)
+		st.largest(docs)
 		return docs, st, nil
 	}
 	if tsgrammar.For(lang, d.Path) == nil {
@@ -216,9 +319,18 @@ func (p *parsers) splitFile(d *corpus.Doc, opt Options) ([]corpus.Doc, Counts, e
 	if len(f.pieces) == 1 { // only the module piece: no definitions
 		return fallback()
 	}
-	docs := f.docs(d, lang, opt.MaxBytes)
+	docs := f.docs(d, lang, opt, &st)
 	st.Chunks += len(docs)
+	st.largest(docs)
 	return docs, st, nil
+}
+
+// largest notes the longest of docs in c.
+func (c *Counts) largest(docs []corpus.Doc) {
+	for i := range docs {
+		c.LargestLines = max(c.LargestLines, strings.Count(strings.TrimRight(docs[i].Text, "\r\n"), "\n")+1)
+		c.LargestBytes = max(c.LargestBytes, len(docs[i].Text))
+	}
 }
 
 // piece is one chunk under construction; pieces[0] is the module.
@@ -238,6 +350,7 @@ type file struct {
 	root      *sitter.Node
 	pieces    []piece
 	minLines  int
+	defs      [][2]int // line spans of every function in the tree (insideDef), made on first need
 }
 
 func newFile(lang string, src []byte) *file {
@@ -425,7 +538,7 @@ func qualify(scope []string, name string) string {
 }
 
 // docs turns the pieces into corpus docs ordered by start line.
-func (f *file) docs(d *corpus.Doc, lang string, maxBytes int) []corpus.Doc {
+func (f *file) docs(d *corpus.Doc, lang string, opt Options, st *Counts) []corpus.Doc {
 	owned := make([][]int, len(f.pieces))
 	for l, o := range f.owner {
 		owned[o] = append(owned[o], l)
@@ -441,8 +554,20 @@ func (f *file) docs(d *corpus.Doc, lang string, maxBytes int) []corpus.Doc {
 			Title:    d.Title,
 		}
 		if i == 0 {
-			for _, run := range f.cutLines(f.trimBlank(owned[0]), maxBytes) {
-				out = append(out, f.linesDoc(base, run))
+			for _, run := range f.cutLines(f.trimBlank(owned[0]), opt.MaxBytes) {
+				for _, part := range f.cutChunk(run, opt, st) {
+					out = append(out, f.linesDoc(base, part))
+				}
+			}
+			continue
+		}
+		parts := [][]int{owned[i]}
+		if !opt.KeepFunctions || p.kind != KindFunction && p.kind != KindMethod {
+			parts = f.cutChunk(owned[i], opt, st)
+		}
+		if len(parts) > 1 {
+			for _, part := range parts {
+				out = append(out, f.linesDoc(base, part))
 			}
 			continue
 		}
@@ -535,20 +660,25 @@ func (f *file) cutLines(lines []int, maxBytes int) [][]int {
 }
 
 // fallback returns the file doc whole, or cut into runs of lines when it
-// is longer than maxBytes.
-func (f *file) fallback(d corpus.Doc, maxBytes int) []corpus.Doc {
+// is longer than opt.MaxBytes, opt.MaxChunkLines or opt.MaxChunkBytes.
+func (f *file) fallback(d corpus.Doc, opt Options, st *Counts) []corpus.Doc {
 	d.Kind = KindFile
 	d.StartLine, d.EndLine = 1, f.lines()
-	if maxBytes <= 0 || len(d.Text) <= maxBytes {
-		return []corpus.Doc{d}
+	if opt.MaxBytes <= 0 && opt.MaxChunkLines <= 0 && opt.MaxChunkBytes <= 0 {
+		return []corpus.Doc{d} // DefaultOptions: no line list to build
 	}
 	all := make([]int, f.lines())
 	for i := range all {
 		all[i] = i
 	}
+	if (opt.MaxBytes <= 0 || len(d.Text) <= opt.MaxBytes) && f.fits(all, opt) {
+		return []corpus.Doc{d}
+	}
 	var out []corpus.Doc
-	for _, run := range f.cutLines(all, maxBytes) {
-		out = append(out, f.linesDoc(d, run))
+	for _, run := range f.cutLines(all, opt.MaxBytes) {
+		for _, part := range f.cutChunk(run, opt, st) {
+			out = append(out, f.linesDoc(d, part))
+		}
 	}
 	return out
 }

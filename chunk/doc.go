@@ -64,6 +64,18 @@
 // order and orders a file's chunks by start line; its output does not
 // depend on how many files it parses in parallel.
 //
+// # Repositories
+//
+// Options.Exclude drops files before chunking (vendored and test-data
+// trees, lock and minified files, generated files, files over a size), and
+// Options.MaxChunkLines and MaxChunkBytes cut any chunk over them — a
+// definition or a long doc comment too — into parts at paragraph breaks
+// where they can. DefaultOptions, the catalogue's recorded chunking, does
+// neither; RepoOptions, for a user's repository, does both
+// (docs/chunking.md). With them, "every line belongs to exactly one chunk"
+// holds for the files kept, and a cut definition is several chunks of one
+// symbol.
+//
 // Python docstrings stay in the text: they are string tokens, not
 // comments, and RepoQA needle bodies contain them.
 //

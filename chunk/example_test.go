@@ -29,10 +29,10 @@ class Store:
 	for _, d := range out.Docs {
 		fmt.Printf("%-8s %-12s %s\n", d.Kind, d.Symbol, d.ID)
 	}
-	fmt.Printf("%+v\n", st)
+	fmt.Println(st)
 	// Output:
 	// module                store.py#<module>@L1-L1
 	// class    Store        store.py#Store@L4-L9
 	// method   Store.path   store.py#Store.path@L7-L9
-	// {Files:1 Chunks:3 Fallback:0 ParseErrors:0}
+	// 1 files → 3 chunks (largest 3 lines, 79 B)
 }

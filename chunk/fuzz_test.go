@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/retrievalbench/retrievalbench/codetext"
@@ -39,6 +40,28 @@ func FuzzCorpus(f *testing.F) {
 			t.Fatalf("%d docs, stats %+v", len(out.Docs), st)
 		}
 		checkPartition(t, "fuzz", c.Docs[0], out.Docs)
+
+		// Size limits: still a partition, ids unique, parts within the
+		// line limit (but a single line); KeepFunctions only moves cuts.
+		for _, keep := range []bool{false, true} {
+			opt := Options{MinLines: 1, MaxChunkLines: 2 + int(which)%4, MaxChunkBytes: 24 + int(which)%64, KeepFunctions: keep}
+			cut, _, err := Corpus(c, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPartition(t, "fuzz cut", c.Docs[0], cut.Docs)
+			ids := map[string]bool{}
+			for _, d := range cut.Docs {
+				if ids[d.ID] {
+					t.Fatalf("duplicate id %s", d.ID)
+				}
+				ids[d.ID] = true
+				if n := strings.Count(strings.TrimRight(d.Text, "\r\n"), "\n") + 1; !keep && n > opt.MaxChunkLines && d.StartLine != d.EndLine {
+					t.Errorf("%s: %d lines over the limit %d", d.ID, n, opt.MaxChunkLines)
+				}
+			}
+		}
+
 		fileToks := codetext.Tokens(lang, src)
 		if st.ParseErrors > 0 {
 			// Containment is promised for code that parses: an unterminated

@@ -30,14 +30,25 @@ type Prepared struct {
 	judges  map[string]*judge.Corpus  // corpus id → what the judge reads
 	chunk   chunk.Options
 	// Hash covers the chunked corpora, the tasks (queries and gold) and the
-	// chunker options: if it changes, golden baselines are stale.
-	Hash       string
+	// chunker options (chunk.Options.Key): if it changes, golden baselines
+	// are stale.
+	Hash string
+	// ChunkStats is what the chunker did over every corpus: files, chunks,
+	// the largest, the chunks cut at the size limits, the files excluded.
 	ChunkStats chunk.Counts
+	// Notes say what a reader of the results must know about the chunking:
+	// a line of ChunkStats when the options exclude or cut anything, and
+	// each gold that lies in an excluded file (no system can find it).
+	Notes []string
 }
 
-// Prepare chunks every corpus whose docs are code files and hashes the
-// result. Document collections pass through unchanged.
+// Prepare drops the files opt.Exclude excludes from every corpus, chunks
+// every corpus whose docs are code files and hashes the result. Document
+// collections pass through unchanged.
 func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
+	}
 	p := &Prepared{
 		Dataset: ds,
 		Corpora: make(map[string]*corpus.Corpus, len(ds.Corpora)),
@@ -50,18 +61,27 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 	}
 	sort.Strings(ids)
 	h := sha256.New()
-	fmt.Fprintf(h, "chunk %+v\n", opt)
+	fmt.Fprintf(h, "chunk %s\n", opt.Key())
+	excluded := map[string]map[string]bool{} // corpus → excluded paths
+	noExclude := opt
+	noExclude.Exclude = chunk.Exclude{}
 	for _, id := range ids {
 		c := ds.Corpora[id]
+		// Excluded files leave the chunks and the whole files alike.
+		c, ex := opt.Exclude.Filter(c)
+		p.ChunkStats.Excluded.Add(ex)
+		if ex.Files > 0 {
+			excluded[id] = map[string]bool{}
+			for _, path := range ex.Paths {
+				excluded[id][path] = true
+			}
+		}
 		if hasCodeFiles(c) {
-			cc, st, err := chunk.Corpus(c, opt)
+			cc, st, err := chunk.Corpus(c, noExclude)
 			if err != nil {
 				return nil, fmt.Errorf("chunking corpus %s: %w", id, err)
 			}
-			p.ChunkStats.Files += st.Files
-			p.ChunkStats.Chunks += st.Chunks
-			p.ChunkStats.Fallback += st.Fallback
-			p.ChunkStats.ParseErrors += st.ParseErrors
+			p.ChunkStats.Add(st)
 			// A wrapper (hybrid, graph) hands its whole-file members the
 			// files as loaded (corpus.Corpus.Files); Hash leaves them out.
 			cc.Files = WholeFiles(c)
@@ -94,6 +114,13 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		meta := "{" + strings.Join([]string{m.Repo, m.Intent, m.Library, m.QAType, m.Difficulty, m.Language}, " ") + "}"
 		fmt.Fprintf(h, "task %s %s %s %s\n", strconv.Quote(t.ID), strconv.Quote(t.CorpusID), strconv.Quote(t.Query), strconv.Quote(meta))
 		for _, g := range t.Gold {
+			if path := goldPath(g); excluded[t.CorpusID][path] {
+				what := fmt.Sprintf("gold %s %s", g.Kind, path)
+				if g.ID != path {
+					what = fmt.Sprintf("gold %s %q in %s", g.Kind, g.ID, path)
+				}
+				p.Notes = append(p.Notes, fmt.Sprintf("task %s: %s is excluded by the chunking options: no system can find it", t.ID, what))
+			}
 			fmt.Fprintf(h, "gold %s %s %d %s\n", g.Kind, strconv.Quote(g.ID), g.Grade, hashString(g.Body))
 			// A symbol's Path is not hashed: it was always in the case file
 			// (checked at load, only not judged before), so hashing it now
@@ -102,7 +129,20 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 		}
 	}
 	p.Hash = hex.EncodeToString(h.Sum(nil))
+	if st := p.ChunkStats; st.Cut > 0 || st.Excluded.Files > 0 {
+		p.Notes = append([]string{"chunking: " + st.String()}, p.Notes...)
+	}
 	return p, nil
+}
+
+// goldPath is the file a gold names: its Path, or the file part of its ID
+// ("path", "path#anchor").
+func goldPath(g datasets.Relevant) string {
+	if g.Path != "" {
+		return g.Path
+	}
+	path, _, _ := strings.Cut(g.ID, "#")
+	return path
 }
 
 // Input is the corpus sys indexes for corpus id: the chunked one, or the
@@ -167,7 +207,7 @@ func (p *Prepared) JudgeCorpus(id string) *judge.Corpus { return p.judges[id] }
 func (p *Prepared) Versions() map[string]string {
 	v := tsgrammar.Versions()
 	v["go"] = runtime.Version()
-	v["chunker"] = fmt.Sprintf("%+v", p.chunk)
+	v["chunker"] = p.chunk.Key()
 	return v
 }
 

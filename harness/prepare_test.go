@@ -67,3 +67,42 @@ func TestPrepareKeepsTheFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareExcludes: files the options exclude leave both the chunks and
+// the whole files a whole-file system indexes, the counts and a note say
+// so, a gold in an excluded file is named in the notes, and the options are
+// part of the hash.
+func TestPrepareExcludes(t *testing.T) {
+	code := &corpus.Corpus{ID: "code", Docs: []corpus.Doc{
+		{ID: "a.py", Path: "a.py", Kind: "file", Language: "python", Text: "def f():\n    return 1\n"},
+		{ID: "testdata/big.json", Path: "testdata/big.json", Kind: "file", Text: "{\"a\": 1}\n"},
+	}}
+	ds := &datasets.Dataset{Name: "unit", Split: "all",
+		Corpora: map[string]*corpus.Corpus{"code": code},
+		Tasks: []datasets.Task{{ID: "t", Query: "q", CorpusID: "code", Gold: []datasets.Relevant{
+			{Kind: "file", ID: "a.py", Grade: 1}, {Kind: "file", ID: "testdata/big.json", Grade: 2}}}},
+	}
+	def, err := Prepare(ds, chunk.DefaultOptions())
+	require.NoError(t, err)
+	require.Empty(t, def.Notes, "the catalogue's options exclude nothing")
+	p, err := Prepare(ds, chunk.RepoOptions())
+	require.NoError(t, err)
+	for _, c := range []*corpus.Corpus{p.Corpora["code"], p.Corpora["code"].Files} {
+		for _, d := range c.Docs {
+			require.NotEqual(t, "testdata/big.json", d.Path, "an excluded file is indexed")
+		}
+	}
+	require.Equal(t, 1, p.ChunkStats.Excluded.Files)
+	require.Len(t, p.Notes, 2)
+	require.Contains(t, p.Notes[0], "chunking: 1 files → 1 chunks")
+	require.Contains(t, p.Notes[0], "excluded 1 files")
+	require.Equal(t, "task t: gold file testdata/big.json is excluded by the chunking options: no system can find it", p.Notes[1])
+	require.NotEqual(t, def.Hash, p.Hash)
+	require.Equal(t, chunk.RepoOptions().Key(), p.Versions()["chunker"])
+	require.Len(t, code.Docs, 2, "the dataset's corpus is not modified")
+
+	bad := chunk.RepoOptions()
+	bad.Exclude.Paths = []string{"[x"}
+	_, err = Prepare(ds, bad)
+	require.ErrorContains(t, err, `"[x"`)
+}

@@ -62,6 +62,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	merge := fs.String("merge", "", "comma-separated part `dirs` of a sharded campaign: write into -out what one whole run writes (no other flag but -out and -v)")
 	var rf reportFlags
 	rf.register(fs, "1,3,5,10,20")
+	chunkFlags(fs, &cfg.Chunk)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

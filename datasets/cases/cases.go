@@ -8,7 +8,8 @@
 // (binary 0/1 is the special case) and intents symbol_lookup,
 // architecture_lookup, task_lookup, docs_lookup and error_or_trace_lookup,
 // over the repositories of a manifest (JSON: name → {path | archive |
-// datapack [+ entry], commit}). A datapack repository is read from a corpus
+// datapack [+ entry], commit [, exclude]}; exclude: path patterns the
+// chunking of that repository adds to the run's, Manifest.ChunkOptions). A datapack repository is read from a corpus
 // file of the data pack under $RETRIEVALBENCH_DATA — a SWE-QA
 // corpora/REPO.jsonl.gz, or the RepoQA corpora file with entry naming the
 // repository — and its commit is checked against the one the pack records.
@@ -526,6 +527,10 @@ type RepoSpec struct {
 	// (RepoQA: "psf/black"); only with Datapack.
 	Entry  string `json:"entry,omitempty"`
 	Commit string `json:"commit"`
+	// Exclude are path patterns (chunk.Exclude.Paths) added after the
+	// run's own for this repository: "docs/generated/" leaves more out,
+	// "!testdata/" indexes what a default leaves out (ChunkOptions).
+	Exclude []string `json:"exclude,omitempty"`
 }
 
 func (m Manifest) names() []string {
@@ -554,7 +559,11 @@ func ReadManifest(file string) (Manifest, error) {
 	for _, n := range m.names() {
 		s := m.Repos[n]
 		line := 1 + strings.Count(string(b[:max(0, strings.Index(string(b), `"`+n+`"`))]), "\n")
-		if err := s.validate(); err != nil {
+		err := s.validate()
+		if err == nil {
+			err = s.validateExclude()
+		}
+		if err != nil {
 			return m, fileline.Errorf(file, line, "repo %q: %w", n, err)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/fileline/filelinetest"
 )
@@ -289,4 +291,27 @@ func TestValidateKeepsGoing(t *testing.T) {
 	sum, err = Validate(cases, "")
 	require.NoError(t, err, "the file alone is well formed")
 	require.False(t, sum.Checked)
+}
+
+// TestManifestExclude: a repository's exclude patterns come after the
+// run's, so "!testdata/" keeps what the default leaves out; a malformed
+// pattern is an error naming the file, the line and the repository.
+func TestManifestExclude(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "repos.json")
+	require.NoError(t, os.WriteFile(f, []byte("{\n  \"a\": {\"path\": \"a\", \"commit\": \"x\", \"exclude\": [\"!testdata/\", \"docs/\"]},\n  \"b\": {\"path\": \"b\", \"commit\": \"y\"}\n}\n"), 0o644))
+	m, err := ReadManifest(f)
+	require.NoError(t, err)
+	base := chunk.RepoOptions()
+	a := m.ChunkOptions("a", base)
+	require.Equal(t, append(chunk.DefaultExcludePaths(), "!testdata/", "docs/"), a.Exclude.Paths)
+	require.Equal(t, chunk.DefaultExcludePaths(), base.Exclude.Paths, "base is not modified")
+	doc := func(p string) *corpus.Doc { return &corpus.Doc{ID: p, Path: p, Kind: "file", Text: "x"} }
+	require.Empty(t, a.Exclude.Match(doc("pkg/testdata/in.json")), "a's testdata is indexed")
+	require.Equal(t, "docs/", a.Exclude.Match(doc("docs/x.go")))
+	require.Equal(t, "testdata/", m.ChunkOptions("b", base).Exclude.Match(doc("pkg/testdata/in.json")), "b keeps the default")
+
+	require.NoError(t, os.WriteFile(f, []byte("{\n  \"a\": {\"path\": \"a\", \"commit\": \"x\", \"exclude\": [\"[\"]}\n}\n"), 0o644))
+	_, err = ReadManifest(f)
+	require.ErrorContains(t, err, "repos.json:2: repo \"a\": exclude pattern \"[\"")
 }

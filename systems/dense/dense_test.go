@@ -269,3 +269,41 @@ func linkModels(t testing.TB, cache, root string) {
 		}
 	}
 }
+
+// TestTruncationWarning: a corpus with docs longer than the model's max
+// tokens gets a warning saying how many (systems.Warner → cells, records,
+// reports), handed out once, and the same count when every vector comes
+// from the store.
+func TestTruncationWarning(t *testing.T) {
+	cfg, ok := configNamed("minilm-l6-q")
+	require.True(t, ok, "no minilm-l6-q config")
+	cache := mustHave(t, cfg)
+	root := t.TempDir()
+	linkModels(t, cache, root)
+	long := strings.Repeat("func retry(request) { backoff(request) } ", 120) // far over 256 tokens
+	c := &corpus.Corpus{ID: "trunc", Docs: []corpus.Doc{
+		{ID: "a", Text: long}, {ID: "b", Text: "def short(): pass"}, {ID: "c", Text: long + " more"},
+	}}
+	want := []string{"dense[minilm-l6-q]: trunc: 2 of 3 docs truncated at the model's 256 tokens (the rest of their text is not embedded)"}
+	for _, run := range []string{"cold", "warm"} {
+		x, err := New(cfg, systems.Options{CacheDir: root})
+		require.NoError(t, err)
+		require.NoError(t, x.Index(t.Context(), c))
+		if run == "warm" {
+			require.Equal(t, len(c.Docs), x.Stats().Reused, "precondition: every vector from the store")
+		}
+		require.Equal(t, want, systems.WarningsOf(x), run)
+		require.Empty(t, systems.WarningsOf(x), "%s: a warning is handed out once", run)
+		require.Equal(t, 2, x.Stats().Truncated, run)
+		require.NoError(t, x.Close())
+	}
+}
+
+func configNamed(name string) (Config, bool) {
+	for _, c := range Configs() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Config{}, false
+}

@@ -44,10 +44,13 @@ func Requires(cfg Config, cacheDir string) *systems.Requirement {
 
 // IndexStats describes the last Index call.
 type IndexStats struct {
-	Docs      int           // docs in the index
-	Embedded  int           // docs embedded by this call
-	Reused    int           // docs whose vector came from the store
-	Truncated int           // embedded docs cut at the model's max tokens
+	Docs     int // docs in the index
+	Embedded int // docs embedded by this call
+	Reused   int // docs whose vector came from the store
+	// Truncated counts the docs cut at the model's max tokens, embedded
+	// now or reused from the store (-1 for an endpoint model: the server
+	// truncates, and does not say).
+	Truncated int
 	Embed     time.Duration // wall time embedding
 	ORT       time.Duration // of which inside ONNX Runtime
 	Total     time.Duration // wall time of the Index call
@@ -73,6 +76,9 @@ type Index struct {
 	mat   *embed.Matrix
 	stats IndexStats
 	info  *systems.ModelInfo // Models' answer, made once
+	// warnings not yet handed out (systems.Warner): the truncation count of
+	// each Index call.
+	warnings []string
 
 	// progress state of the Index call running
 	indexing  bool
@@ -207,6 +213,20 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		}
 	}
 	st.Reused = len(c.Docs) - len(todo)
+	switch {
+	case x.onnx == nil:
+		st.Truncated = -1
+	case st.Reused > 0:
+		// Reused vectors were truncated when they were embedded: count
+		// them too, so the count does not depend on the store.
+		reused := make([]string, 0, st.Reused)
+		for i, v := range vecs {
+			if v != nil {
+				reused = append(reused, texts[i])
+			}
+		}
+		st.Truncated = x.onnx.CountTruncated(reused, "")
+	}
 
 	if len(todo) > 0 {
 		before, began := x.onnxStats(), time.Now()
@@ -240,7 +260,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		}
 		after := x.onnxStats()
 		st.Embedded = len(todo)
-		st.Truncated = after.Truncated - before.Truncated
+		st.Truncated += after.Truncated - before.Truncated
 		st.Embed = after.Total - before.Total
 		st.ORT = after.ORT - before.ORT
 		if x.onnx == nil { // a server: the wall time of the requests
@@ -257,6 +277,10 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	x.mat = mat
 	st.Total = time.Since(start)
 	x.stats = st
+	if st.Truncated > 0 {
+		x.warnings = append(x.warnings, fmt.Sprintf("dense[%s]: %s: %d of %d docs truncated at the model's %d tokens (the rest of their text is not embedded)",
+			x.cfg.Name, c.ID, st.Truncated, st.Docs, x.model.MaxTokens))
+	}
 	x.logf("dense[%s]: %s: %d docs (%d embedded at %.1f docs/s, %d truncated, %d from the store) in %v",
 		x.cfg.Name, c.ID, st.Docs, st.Embedded, st.DocsPerSecond(), st.Truncated, st.Reused, st.Total.Round(time.Millisecond))
 	return nil
@@ -316,6 +340,17 @@ func (x *Index) VectorDim(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("%d vectors for one query", len(vs))
 	}
 	return len(vs[0]), nil
+}
+
+var _ systems.Warner = (*Index)(nil)
+
+// Warnings returns, and forgets, what Index noticed since the last call:
+// how many docs of a corpus the model truncated (systems.Warner, so the
+// count reaches the cell, the records and the reports).
+func (x *Index) Warnings() []string {
+	w := x.warnings
+	x.warnings = nil
+	return w
 }
 
 // onnxStats is the in-process embedder's counters (zero for an endpoint).

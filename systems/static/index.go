@@ -52,6 +52,19 @@ type Index struct {
 	model *Model
 	mat   *embed.Matrix
 	stats IndexStats
+	// warnings not yet handed out (systems.Warner): the truncation count of
+	// each Index call.
+	warnings []string
+}
+
+var _ systems.Warner = (*Index)(nil)
+
+// Warnings returns, and forgets, how many docs of each corpus indexed since
+// the last call were cut at the max tokens (systems.Warner).
+func (x *Index) Warnings() []string {
+	w := x.warnings
+	x.warnings = nil
+	return w
 }
 
 // New loads the model of cfg from opt.CacheDir and returns an empty Index.
@@ -132,6 +145,10 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	x.mat = mat
 	st.Total = time.Since(start)
 	x.stats = st
+	if st.Truncated > 0 {
+		x.warnings = append(x.warnings, fmt.Sprintf("static[%s]: %s: %d of %d docs truncated at %d tokens (the rest of their text is not embedded)",
+			x.cfg.Name, c.ID, st.Truncated, st.Docs, x.model.maxTokens))
+	}
 	if x.opt.Logf != nil {
 		x.opt.Logf("static[%s]: %s: %d docs embedded at %.0f docs/s (%d truncated, %d empty) in %v",
 			x.cfg.Name, c.ID, st.Docs, st.DocsPerSecond(), st.Truncated, st.Empty, st.Total.Round(time.Millisecond))

@@ -245,3 +245,20 @@ func TestLoadRejectsMismatchedFiles(t *testing.T) {
 	require.ErrorContains(t, err, "embeddings have shape [10000 64], want [rows, 32]")
 	require.ErrorContains(t, err, "model.safetensors")
 }
+
+// TestTruncationWarning: docs longer than the config's max tokens are
+// counted in a warning (systems.Warner), handed out once.
+func TestTruncationWarning(t *testing.T) {
+	cfg := Configs()[0]
+	cfg.MaxTokens = 8
+	cache := mustHave(t, cfg)
+	x, err := New(cfg, systems.Options{CacheDir: cache})
+	require.NoError(t, err)
+	defer x.Close()
+	c := &corpus.Corpus{ID: "trunc", Docs: []corpus.Doc{
+		{ID: "a", Text: strings.Repeat("retry the request with backoff ", 10)}, {ID: "b", Text: "retry"},
+	}}
+	require.NoError(t, x.Index(t.Context(), c))
+	require.Equal(t, []string{"static[" + cfg.Name + "]: trunc: 1 of 2 docs truncated at 8 tokens (the rest of their text is not embedded)"}, systems.WarningsOf(x))
+	require.Empty(t, systems.WarningsOf(x))
+}
