@@ -139,6 +139,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 func describe(m *campaignfmt.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Options) error {
 	m.Dataset, m.Split, m.Ks, m.PoolDepth = ds.Name, ds.Split, cfg.Report.Ks, cfg.PoolDepth
 	m.RSSMethod = RSSMethod
+	m.Rules, m.Stats = cfg.Report.Record() // score and gate decide as the campaign did
 	m.Judgments = "gold labels of the case file only (grade the pool, then run score)"
 	if ort, err := models.ORT(); err == nil {
 		m.ORTVersion = ort.Version

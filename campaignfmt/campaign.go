@@ -67,6 +67,49 @@ type Meta struct {
 	Judgments  string      `json:"judgments,omitempty"`
 	RSSMethod  string      `json:"rss_method,omitempty"`
 	Notes      []string    `json:"notes,omitempty"`
+	// Rules and Stats are how the campaign decided: its baseline, decision
+	// rules and the statistics of its confidence intervals. score, report
+	// and gate decide with them unless told otherwise; nil in a run.json
+	// written before they were recorded (the defaults then apply, and the
+	// commands say so).
+	Rules *Rules `json:"rules,omitempty"`
+	Stats *Stats `json:"stats,omitempty"`
+}
+
+// Rules are a campaign's decision rules as recorded in run.json (package
+// report's DecisionRules is this value with its methods: what each field
+// means is documented there).
+type Rules struct {
+	Baseline                string  `json:"baseline"`
+	Gains                   []Gain  `json:"gains"`
+	Primary                 string  `json:"primary"`
+	Alpha                   float64 `json:"alpha"`
+	MaxLatencyRatio         float64 `json:"max_latency_ratio"`
+	MaxIndexRatio           float64 `json:"max_index_ratio"`
+	MaxPeakRSSMB            float64 `json:"max_peak_rss_mb"`
+	InteractiveLatencyRatio float64 `json:"interactive_latency_ratio"`
+	// NonInferiorityMargin is how much a gate measure may lose (absolute)
+	// and still count as "no worse"; 0 in an older run.json means the
+	// default.
+	NonInferiorityMargin float64 `json:"non_inferiority_margin,omitempty"`
+	MinCases             int     `json:"min_cases"`
+	MinGroupCases        int     `json:"min_group_cases"`
+	Resamples            int     `json:"resamples"`
+	Seed                 uint64  `json:"seed"`
+}
+
+// Gain is one quality rule: Measure must improve by at least Threshold.
+type Gain struct {
+	Measure   string  `json:"measure"`
+	Threshold float64 `json:"threshold"`
+}
+
+// Stats are the resampling statistics of a report's confidence intervals
+// (metrics.Stats, recorded).
+type Stats struct {
+	Resamples int     `json:"resamples"`
+	Seed      uint64  `json:"seed"`
+	Alpha     float64 `json:"alpha"`
 }
 
 // FileSum names an input file and its SHA-256.

@@ -29,6 +29,33 @@ func DefaultConfig() Config {
 	return Config{Ks: []int{1, 3, 5, 10, 20}, Stats: metrics.DefaultStats(), Rules: DefaultDecisionRules()}
 }
 
+// Record returns what a campaign's run.json records of c: its decision
+// rules (with the baseline) and its CIs' statistics.
+func (c Config) Record() (*campaignfmt.Rules, *campaignfmt.Stats) {
+	st := c.Stats
+	return c.Rules.Record(), &campaignfmt.Stats{Resamples: st.Resamples, Seed: st.Seed, Alpha: st.Alpha}
+}
+
+// Recorded returns the config a campaign decided with, from its run.json's
+// meta: its cutoffs, decision rules (baseline included) and statistics;
+// ok is false for a run.json written before they were recorded, which
+// gets DefaultConfig's rules and statistics (and no baseline).
+func Recorded(meta campaignfmt.Meta) (cfg Config, ok bool) {
+	cfg = DefaultConfig()
+	if len(meta.Ks) > 0 {
+		cfg.Ks = slices.Clone(meta.Ks)
+	}
+	if meta.Stats != nil {
+		cfg.Stats = metrics.Stats{Resamples: meta.Stats.Resamples, Seed: meta.Stats.Seed, Alpha: meta.Stats.Alpha}
+	}
+	if meta.Rules == nil {
+		return cfg, false
+	}
+	cfg.Rules = DecisionRules(*meta.Rules)
+	cfg.Rules.Gains = slices.Clone(meta.Rules.Gains)
+	return cfg, true
+}
+
 // Validate reports a config Summarize cannot use.
 func (c Config) Validate() error {
 	if len(c.Ks) == 0 {
@@ -153,8 +180,9 @@ type GroupRow struct {
 type columns struct {
 	vals    map[string][]float64
 	present []bool
-	failed  []bool // the record carries an error (its values are 0)
-	first   []int  // first relevant rank, 0 = none
+	failed  []bool    // the record carries an error (its values are 0)
+	lat     []float64 // query latency, ms
+	first   []int     // first relevant rank, 0 = none
 	top1    []bool
 }
 
@@ -321,7 +349,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	ks := s.cfg.Ks
 	maxK := slices.Max(ks)
 	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)), failed: make([]bool, len(s.tasks)),
-		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks)), lat: make([]float64, len(s.tasks))}
 	for _, m := range s.Measures {
 		c.vals[m] = make([]float64, len(s.tasks))
 	}
@@ -342,6 +370,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 			continue
 		}
 		lat = append(lat, r.LatencyMS)
+		c.lat[i] = r.LatencyMS
 		for _, m := range s.Measures {
 			c.vals[m][i] = r.Values[m]
 		}

@@ -175,14 +175,43 @@ func (s *Summary) Markdown() string {
 			}
 		}
 	}
+	if len(s.Decisions) > 0 {
+		b.WriteString("\n## Costs against the baseline\n\nLatency: the geometric mean of the per-case ratios system/baseline on the cases both ran, with its 95% paired bootstrap interval (a load that slows every query alike leaves it unchanged); a budget decides only when the whole interval is past it. Index: the cold build time (a reused index counts with the build time recorded when it was built).\n\n" +
+			"| system | latency ratio | 95% CI | p | n | index ratio (cold) | peak RSS MiB |\n|---|---|---|---|---|---|---|\n")
+		for _, d := range s.Decisions {
+			if d.Latency == nil && d.Index == nil {
+				continue
+			}
+			lat, ci, p, n := "–", "–", "–", "–"
+			if l := d.Latency; l != nil {
+				lat, ci, p, n = fmt.Sprintf("%.2fx", float64(l.Ratio)), fmt.Sprintf("[%.2fx, %.2fx]", float64(l.Low), float64(l.High)), f4(l.P), strconv.Itoa(l.N)
+			}
+			idx := "–"
+			if ic := d.Index; ic != nil {
+				switch {
+				case !ic.Checked:
+					idx = "not checked (reused, no recorded build)"
+				case ic.Reused:
+					idx = fmt.Sprintf("%.2fx (reused: recorded build)", float64(ic.Ratio))
+				default:
+					idx = fmt.Sprintf("%.2fx", float64(ic.Ratio))
+				}
+			}
+			rss := "–"
+			if ss := s.system(d.Model); ss != nil {
+				rss = f1(ss.PeakRSSMB)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", d.Model, lat, ci, p, n, idx, rss)
+		}
+	}
 	g := s.cfg.Rules
 	b.WriteString("\n## Gates\n\n")
 	var gains []string
 	for _, r := range g.Gains {
 		gains = append(gains, fmt.Sprintf("%s ≥ %+.2f", r.Measure, r.Threshold))
 	}
-	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
-		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.InteractiveLatencyRatio, g.MinCases)
+	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), and it is not significantly over a budget: query latency ≤ %.2f× the baseline (the paired ratio's whole interval above it is over), cold index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `interactive_profile` when it is no worse within %.2f on every gate measure (each CI above −%.2f: non-inferiority) and significantly faster than %.2f× the baseline; `needs_more_data` when a gain reaches its threshold without significance, or when it is faster but not shown no worse (each says how many more paired cases would settle it at the observed effect and spread); `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
+		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.margin(), g.margin(), g.InteractiveLatencyRatio, g.MinCases)
 	if len(s.Failures) > 0 {
 		b.WriteString("\n## Failures\n\n")
 		for _, f := range s.Failures {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/report"
@@ -56,21 +55,18 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if rf.baseline == "" {
-		rf.baseline = defaultBaseline(run)
-	}
-	if !slices.ContainsFunc(run.Systems, func(s campaignfmt.SystemCost) bool { return s.Name == rf.baseline }) {
-		return usagef("score: -baseline %q is not one of the systems of %s", rf.baseline, *runDir)
-	}
-	cfg, err := rf.config(run.Meta.Ks)
+	rf.visit(fs)
+	cfg, source, err := rf.campaignConfig(run)
 	if err != nil {
-		return usagef("score: %v", err)
+		return usagef("score: %s: %v", *runDir, err)
 	}
 	sum, err := campaignfmt.SumFile(role, file)
 	if err != nil {
 		return err
 	}
 	run.Meta.Generated = gen
+	run.Meta.Rules, run.Meta.Stats = cfg.Record() // what these reports decided with
+	run.Meta.Notes = append(run.Meta.Notes, source)
 	run.Meta.Files = append(run.Meta.Files, sum)
 	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (a person's grade wins)", len(human), role)
 	s, err := report.ScoreCampaign(run, recs, human, cfg)
@@ -84,6 +80,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "score: plots: %v\n", err)
 	}
 	fmt.Fprintf(stdout, "%d cases, %d judgments → %s\n", s.Cases, len(human), filepath.Join(*out, "quality-summary.md"))
+	fmt.Fprintln(stdout, source)
 	for _, d := range s.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s)\n", d.Model, d.Outcome, d.Rule)
 	}

@@ -1,0 +1,219 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/resultfmt"
+)
+
+// verdicts scores run and recs with the default rules against dense/base
+// and returns each system's "outcome rule".
+func verdicts(t *testing.T, run *campaignfmt.Campaign, recs []resultfmt.Record) (map[string]string, *Summary) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Rules.Baseline = "dense/base"
+	s, err := ScoreCampaign(run, recs, nil, cfg)
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, d := range s.Decisions {
+		out[d.Model] = d.Outcome + " " + d.Rule
+	}
+	return out, s
+}
+
+func decisionOf(t *testing.T, s *Summary, model string) Decision {
+	t.Helper()
+	for _, d := range s.Decisions {
+		if d.Model == model {
+			return d
+		}
+	}
+	t.Fatalf("no decision on %s", model)
+	return Decision{}
+}
+
+// setLatency sets every record's latency: lat(system, case index).
+func setLatency(recs []resultfmt.Record, lat func(system string, i int) float64) {
+	for i := range recs {
+		var k int
+		fmt.Sscanf(recs[i].Task, "c%d", &k)
+		recs[i].LatencyMS = lat(recs[i].Model(), k)
+	}
+}
+
+// TestNonInferiorBeforeGainNotSignificant: a candidate as good or better
+// than the baseline on every case (a gain on 2 of 30 that is not
+// significant) and ten times faster on every case is no worse within the
+// margin and faster — an interactive profile — not needs_more_data; the
+// same candidate at the baseline's speed still needs more data, and says
+// how much.
+func TestNonInferiorBeforeGainNotSignificant(t *testing.T) {
+	rankOf := func(system string, i int) int {
+		if system == "bm25/cand" && i < 2 {
+			return 1 // gold found where the baseline finds nothing
+		}
+		if i < 2 {
+			return 0
+		}
+		return 2
+	}
+	run, recs := runOf(30, []string{"dense/base", "bm25/cand"}, rankOf)
+	setLatency(recs, func(system string, i int) float64 {
+		if system == "bm25/cand" {
+			return 0.5 + 0.01*float64(i%3)
+		}
+		return 5 + 0.1*float64(i%4)
+	})
+	got, s := verdicts(t, run, recs)
+	if got["bm25/cand"] != "interactive_profile non_inferior_and_faster" {
+		d := decisionOf(t, s, "bm25/cand")
+		t.Errorf("equal-or-better and 10x faster: %s (%s), want interactive_profile (non_inferior_and_faster)", got["bm25/cand"], d.Detail)
+	}
+	setLatency(recs, func(string, int) float64 { return 1 })
+	got, s = verdicts(t, run, recs)
+	d := decisionOf(t, s, "bm25/cand")
+	if got["bm25/cand"] != "needs_more_data gain_not_significant" || d.MoreCases <= 0 || !strings.Contains(d.Detail, "more paired cases would settle it") {
+		t.Errorf("same speed: %s, more cases %d (%s); want needs_more_data (gain_not_significant) with a number of cases", got["bm25/cand"], d.MoreCases, d.Detail)
+	}
+}
+
+// TestMoreCasesSettles: needs_more_data's estimate is honest: the same
+// cases repeated until there are as many as it asks for (the observed
+// effect and spread kept exactly) make the gain significant.
+func TestMoreCasesSettles(t *testing.T) {
+	pattern := func(system string, i int) int {
+		if i%15 == 0 { // 2 of every 30 cases
+			if system == "dense/cand" {
+				return 1
+			}
+			return 0
+		}
+		return 2
+	}
+	run, recs := runOf(30, []string{"dense/base", "dense/cand"}, pattern)
+	_, s := verdicts(t, run, recs)
+	d := decisionOf(t, s, "dense/cand")
+	require.Equal(t, "gain_not_significant", d.Rule, d.Detail)
+	require.Positive(t, d.MoreCases)
+	total := 30 + d.MoreCases
+	total += (30 - total%30) % 30 // whole repeats keep the effect and spread
+	run, recs = runOf(total, []string{"dense/base", "dense/cand"}, pattern)
+	got, s := verdicts(t, run, recs)
+	if got["dense/cand"] != "default significant_gain_within_budget" {
+		t.Errorf("with %d cases (30 + %d asked for): %s (%s), want default", total, d.MoreCases, got["dense/cand"], decisionOf(t, s, "dense/cand").Detail)
+	}
+}
+
+// TestLatencyBudgetNeedsSignificance: a candidate with a significant gain
+// whose per-case latency ratio swings between 0.5x and 3x (geometric mean
+// above the 1.25x budget, interval across it) is not over the latency
+// budget; one steadily 2x slower is.
+func TestLatencyBudgetNeedsSignificance(t *testing.T) {
+	rankOf := func(system string, i int) int {
+		if system == "dense/cand" {
+			return 1
+		}
+		return 3
+	}
+	run, recs := runOf(30, []string{"dense/base", "dense/cand"}, rankOf)
+	setLatency(recs, func(system string, i int) float64 {
+		if system == "dense/cand" {
+			return []float64{0.5, 3, 0.6, 2.5, 1.4}[i%5] * 4
+		}
+		return 4
+	})
+	got, s := verdicts(t, run, recs)
+	d := decisionOf(t, s, "dense/cand")
+	require.NotNil(t, d.Latency)
+	if float64(d.Latency.Ratio) <= 1.25 || float64(d.Latency.Low) >= 1.25 {
+		t.Fatalf("latency %s: the case needs a ratio above 1.25x with an interval across it", d.Latency)
+	}
+	if got["dense/cand"] != "default significant_gain_within_budget" {
+		t.Errorf("noisy latency: %s (%s), want default: the budget decides only on a significant difference", got["dense/cand"], d.Detail)
+	}
+	setLatency(recs, func(system string, i int) float64 {
+		if system == "dense/cand" {
+			return 8 + 0.1*float64(i%3)
+		}
+		return 4
+	})
+	if got, s = verdicts(t, run, recs); got["dense/cand"] != "quality_profile significant_gain_over_budget" {
+		t.Errorf("steadily 2x slower: %s (%s), want quality_profile", got["dense/cand"], decisionOf(t, s, "dense/cand").Detail)
+	}
+}
+
+// TestVerdictsIgnoreLoad: the same records with every latency scaled by a
+// load factor (a busy machine) give the same verdicts and the same
+// latency ratios.
+func TestVerdictsIgnoreLoad(t *testing.T) {
+	systems := []string{"dense/base", "bm25/fast", "dense/slow", "dense/same"}
+	run, recs := runOf(40, systems, func(system string, i int) int {
+		switch system {
+		case "dense/slow":
+			return 1
+		case "bm25/fast":
+			return 2 + i%2
+		}
+		return 3 - i%2
+	})
+	lat := func(system string, i int) float64 {
+		base := map[string]float64{"dense/base": 5, "bm25/fast": 0.3, "dense/slow": 6.5, "dense/same": 5}[system]
+		return base * (1 + 0.3*float64((i*7)%5)/5)
+	}
+	setLatency(recs, lat)
+	want, s0 := verdicts(t, run, recs)
+	for _, load := range []float64{0.5, 3.7, 11} {
+		setLatency(recs, func(system string, i int) float64 { return load * lat(system, i) })
+		got, s := verdicts(t, run, recs)
+		for _, name := range systems {
+			if got[name] != want[name] {
+				t.Errorf("load %.1fx: %s is %s, unloaded %s", load, name, got[name], want[name])
+			}
+			if name == "dense/base" {
+				continue
+			}
+			a, b := decisionOf(t, s0, name).Latency, decisionOf(t, s, name).Latency
+			if d := float64(a.Ratio - b.Ratio); d > 1e-9 || d < -1e-9 {
+				t.Errorf("load %.1fx: %s latency ratio %v, unloaded %v", load, name, b.Ratio, a.Ratio)
+			}
+		}
+	}
+	if len(want) != len(systems) {
+		t.Fatalf("decisions %v", want)
+	}
+}
+
+// TestIndexBudgetIsCold: a candidate whose index took 3x the baseline's
+// is over the 2x index budget whether its index was built now (cold) or
+// reused from an earlier run that recorded the build (warm: this run's
+// index time is 0.2 s); a reused index without a recorded build is not
+// checked, and the decision says so.
+func TestIndexBudgetIsCold(t *testing.T) {
+	rankOf := func(system string, i int) int {
+		if system == "dense/cand" {
+			return 1
+		}
+		return 3
+	}
+	run, recs := runOf(30, []string{"dense/base", "dense/cand"}, rankOf)
+	run.Systems[1].IndexSeconds = 30
+	cold, _ := verdicts(t, run, recs)
+	run.Systems[1].IndexSeconds, run.Systems[1].IndexReused, run.Systems[1].IndexBuildSeconds = 0.2, 1, 30
+	warm, s := verdicts(t, run, recs)
+	if cold["dense/cand"] != "quality_profile significant_gain_over_budget" || warm["dense/cand"] != cold["dense/cand"] {
+		t.Errorf("cold: %s, warm: %s (%s); want quality_profile both times", cold["dense/cand"], warm["dense/cand"], decisionOf(t, s, "dense/cand").Detail)
+	}
+	if d := decisionOf(t, s, "dense/cand"); !strings.Contains(d.Detail, "reused") {
+		t.Errorf("warm decision does not say the index was reused: %s", d.Detail)
+	}
+	run.Systems[1].IndexBuildSeconds = 0
+	_, s = verdicts(t, run, recs)
+	if d := decisionOf(t, s, "dense/cand"); d.Index.Checked || !strings.Contains(d.Detail, "index cost not checked") {
+		t.Errorf("reused without a recorded build: checked %v, %s; want not checked, said", d.Index.Checked, d.Detail)
+	}
+}
