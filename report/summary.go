@@ -174,6 +174,10 @@ type GroupRow struct {
 	// Values).
 	Failed int                        `json:"failed,omitempty"`
 	Values map[string]resultfmt.Fixed `json:"values"`
+	// CI is each measure's 95% bootstrap interval over the group's cases
+	// (the report's statistics): at n = 3 it is wide, and the tables
+	// show it.
+	CI map[string][2]resultfmt.Fixed `json:"ci,omitempty"`
 }
 
 // columns holds one system's per-task values, aligned with Summary.tasks.
@@ -473,6 +477,19 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]resultfmt.Fixed{}})
 			}
 			rows[i].Values[m] = resultfmt.Fixed(g.Mean)
+		}
+	}
+	for _, m := range s.Measures {
+		byKey := map[string][]float64{}
+		for ti, k := range keys {
+			byKey[k] = append(byKey[k], c.vals[m][ti])
+		}
+		for k, i := range idx {
+			ci := s.cfg.Stats.CI(byKey[k])
+			if rows[i].CI == nil {
+				rows[i].CI = map[string][2]resultfmt.Fixed{}
+			}
+			rows[i].CI[m] = [2]resultfmt.Fixed{resultfmt.Fixed(ci.Low), resultfmt.Fixed(ci.High)}
 		}
 	}
 	for ti, k := range keys {

@@ -217,3 +217,51 @@ func TestIndexBudgetIsCold(t *testing.T) {
 		t.Errorf("reused without a recorded build: checked %v, %s; want not checked, said", d.Index.Checked, d.Detail)
 	}
 }
+
+// TestWeakGroupNeedsEvidence: a repository of 3 cases where the candidate
+// loses every case is not flagged weak (3 < 5 cases, and no paired test on
+// 3 cases is significant); one of 8 such cases is, with its interval; the
+// group tables show each group's n and interval.
+func TestWeakGroupNeedsEvidence(t *testing.T) {
+	run, recs := runOf(40, []string{"dense/base", "dense/cand"}, func(system string, i int) int {
+		if system == "dense/cand" && i < 11 {
+			return 0 // loses cases 0..10
+		}
+		return 1
+	})
+	// Cases 0..2 in repository "tiny", 3..10 in "small", the rest in "r".
+	repoOf := func(i int) string {
+		switch {
+		case i < 3:
+			return "tiny"
+		case i < 11:
+			return "small"
+		}
+		return "r"
+	}
+	for i := range run.Tasks {
+		run.Tasks[i].Repo = repoOf(i)
+	}
+	for i := range recs {
+		var k int
+		fmt.Sscanf(recs[i].Task, "c%d", &k)
+		recs[i].Repo = repoOf(k)
+	}
+	_, s := verdicts(t, run, recs)
+	weak := map[string]string{}
+	for _, r := range s.Regressions {
+		if r.Kind == WeakGroup && r.Repo != "" {
+			weak[r.Repo] = r.Detail
+		}
+	}
+	if _, ok := weak["tiny"]; ok {
+		t.Errorf("a 3-case repository flagged weak: %s", weak["tiny"])
+	}
+	if d, ok := weak["small"]; !ok || !strings.Contains(d, "95% CI") {
+		t.Errorf("the 8-case repository that loses every case: %q, want weak with its interval", d)
+	}
+	md := s.Markdown()
+	if !strings.Contains(md, "| dense/cand | tiny | 3 | 0.0000 [0.0000, 0.0000] |") || !strings.Contains(md, "| dense/base | tiny | 3 | 1.0000 [1.0000, 1.0000] |") {
+		t.Errorf("group table lacks n and intervals:\n%s", md)
+	}
+}

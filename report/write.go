@@ -148,7 +148,7 @@ func (s *Summary) Markdown() string {
 		title string
 		rows  []GroupRow
 	}{{"Per repository", s.PerRepo}, {"Per intent", s.PerIntent}} {
-		fmt.Fprintf(&b, "\n## %s (%s)\n\n| system | group | n |", grp.title, strings.Join(hs, ", "))
+		fmt.Fprintf(&b, "\n## %s (%s; mean [95%% bootstrap CI] over the group's n cases)\n\n| system | group | n |", grp.title, strings.Join(hs, ", "))
 		for _, h := range hs {
 			fmt.Fprintf(&b, " %s |", h)
 		}
@@ -160,7 +160,11 @@ func (s *Summary) Markdown() string {
 		for _, r := range grp.rows {
 			fmt.Fprintf(&b, "| %s | %s | %s |", r.Model, r.Group, withFailed(strconv.Itoa(r.N), r.Failed))
 			for _, h := range hs {
-				fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
+				if ci, ok := r.CI[h]; ok {
+					fmt.Fprintf(&b, " %s [%s, %s] |", f4(r.Values[h]), f4(ci[0]), f4(ci[1]))
+				} else {
+					fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
+				}
 			}
 			b.WriteString("\n")
 		}
