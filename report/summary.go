@@ -108,17 +108,20 @@ func (c Config) Measures() []metrics.Measure {
 
 // Summary is everything a report shows.
 type Summary struct {
-	Meta        campaignfmt.Meta      `json:"meta"`
-	Measures    []string              `json:"measures"`
-	Cases       int                   `json:"cases"`
-	Systems     []SystemSummary       `json:"systems"` // ranked, best first
-	PerRepo     []GroupRow            `json:"per_repo"`
-	PerIntent   []GroupRow            `json:"per_intent"`
-	Baseline    string                `json:"baseline,omitempty"`
-	Rules       DecisionRules         `json:"gates"`
-	Decisions   []Decision            `json:"decisions,omitempty"`
-	Regressions []Regression          `json:"regressions,omitempty"`
-	Failures    []campaignfmt.Failure `json:"failures,omitempty"`
+	Meta        campaignfmt.Meta `json:"meta"`
+	Measures    []string         `json:"measures"`
+	Cases       int              `json:"cases"`
+	Systems     []SystemSummary  `json:"systems"` // ranked, best first
+	PerRepo     []GroupRow       `json:"per_repo"`
+	PerIntent   []GroupRow       `json:"per_intent"`
+	Baseline    string           `json:"baseline,omitempty"`
+	Rules       DecisionRules    `json:"gates"`
+	Decisions   []Decision       `json:"decisions,omitempty"`
+	Regressions []Regression     `json:"regressions,omitempty"`
+	// Front is the one verdict across all systems: those no other beats
+	// on quality and cost together (Front).
+	Front    *Front                `json:"pareto,omitempty"`
+	Failures []campaignfmt.Failure `json:"failures,omitempty"`
 
 	tasks []campaignfmt.Task  // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
@@ -260,6 +263,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	}
 	s.rank()
 	s.decide()
+	s.pareto()
 	s.regressions()
 	sort.SliceStable(s.Failures, func(i, j int) bool {
 		a, b := s.Failures[i], s.Failures[j]

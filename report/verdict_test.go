@@ -265,3 +265,44 @@ func TestWeakGroupNeedsEvidence(t *testing.T) {
 		t.Errorf("group table lacks n and intervals:\n%s", md)
 	}
 }
+
+// TestParetoFront: one verdict across all systems. bm25/fast ties the
+// baseline's quality at a tenth of its latency, so it beats the baseline;
+// bm25/twin is bm25/fast again (a tie, stated); dense/better gains
+// quality at a little more latency (on the front); dense/worse loses
+// quality at the baseline's cost (beaten). Scaling every latency (load)
+// keeps the front.
+func TestParetoFront(t *testing.T) {
+	systems := []string{"dense/base", "bm25/fast", "bm25/twin", "dense/better", "dense/worse"}
+	run, recs := runOf(30, systems, func(system string, i int) int {
+		switch system {
+		case "dense/better":
+			return 1
+		case "dense/worse":
+			return 5
+		}
+		return 3
+	})
+	lat := func(system string, i int) float64 {
+		v := map[string]float64{"dense/base": 5, "bm25/fast": 0.5, "bm25/twin": 0.5, "dense/better": 6, "dense/worse": 5}[system]
+		return v * (1 + 0.05*float64(i%3))
+	}
+	setLatency(recs, lat)
+	_, s := verdicts(t, run, recs)
+	want := "bm25/fast, bm25/twin, dense/better (tied: bm25/fast = bm25/twin)"
+	if got := s.Front.String(); got != want {
+		t.Errorf("front = %q, want %q\n%+v", got, want, s.Front.Systems)
+	}
+	for _, r := range s.Front.Systems {
+		if r.Model == "dense/worse" && (r.OnFront || len(r.BeatenBy) == 0) {
+			t.Errorf("dense/worse: %+v, want beaten", r)
+		}
+	}
+	if md := s.Markdown(); !strings.Contains(md, "One verdict across all systems: **"+want+"**") {
+		t.Errorf("quality-summary.md lacks the front:\n%s", md)
+	}
+	setLatency(recs, func(system string, i int) float64 { return 7.3 * lat(system, i) })
+	if _, s = verdicts(t, run, recs); s.Front.String() != want {
+		t.Errorf("under load the front is %q, want %q", s.Front.String(), want)
+	}
+}

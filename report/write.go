@@ -48,6 +48,13 @@ func Write(dir string, s *Summary) error {
 	return nil
 }
 
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
 func f4(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 4, 64) }
 
 // headline are the measures the Markdown tables show.
@@ -86,6 +93,23 @@ func (s *Summary) Markdown() string {
 		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
+		}
+		b.WriteString("\n")
+	}
+
+	if s.Front != nil {
+		fmt.Fprintf(&b, "## Pareto set\n\nOne verdict across all systems: **%s**. A system is beaten when another is not significantly worse on %s (paired bootstrap), latency (paired per-case ratio), peak RSS and cold index time (each more than %.2f× apart), and better on at least one; systems nothing tells apart are ties.\n\n",
+			mdCell(s.Front.String()), s.cfg.Rules.Primary, ParetoCostTolerance)
+		b.WriteString("| system | on the front | beaten by | tied with | not compared on |\n|---|---|---|---|---|\n")
+		for _, r := range s.Front.Systems {
+			on := "no"
+			if r.OnFront {
+				on = "**yes**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Model, on, dash(strings.Join(r.BeatenBy, ", ")), dash(strings.Join(r.TiedWith, ", ")), dash(strings.Join(r.Unchecked, ", ")))
+		}
+		for _, l := range s.Front.Left {
+			fmt.Fprintf(&b, "| %s | left out | – | – | – |\n", l)
 		}
 		b.WriteString("\n")
 	}

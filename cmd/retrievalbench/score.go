@@ -81,6 +81,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d cases, %d judgments → %s\n", s.Cases, len(human), filepath.Join(*out, "quality-summary.md"))
 	fmt.Fprintln(stdout, source)
+	if s.Front != nil {
+		fmt.Fprintf(stdout, "Pareto set (no other system better on quality and cost together): %s\n", s.Front)
+	}
 	for _, d := range s.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s)\n", d.Model, d.Outcome, d.Rule)
 	}
