@@ -43,6 +43,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/embed/models"
@@ -426,7 +427,20 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	c.Warnings = res.Warnings
 	c.IndexedDocs = res.IndexedDocs
 	var recs []resultfmt.Record
+	texts := map[string]*corpus.Doc{}
+	if cp := p.Corpora[repo]; cp != nil {
+		for i := range cp.Docs {
+			texts[cp.Docs[i].ID] = &cp.Docs[i]
+		}
+	}
 	for _, r := range res.Records(kinds, false) {
+		for k := range r.Hits {
+			// What a grade of the hit is bound to (report: grading sheet).
+			if d := texts[r.Hits[k].DocID]; d != nil && !r.Hits[k].Located {
+				sum := sha256.Sum256([]byte(d.Title + "\x00" + d.Text))
+				r.Hits[k].TextSHA = hex.EncodeToString(sum[:])[:16]
+			}
+		}
 		switch {
 		case r.Error != "":
 			fail(campaignfmt.FailQuery, r.Task, r.Error)

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
@@ -32,6 +33,10 @@ const (
 	FailDimensionMismatch = "dimension_mismatch"
 	FailMissingLabels     = "missing_labels"
 	FailCommitDrift       = "commit_drift"
+	// FailStaleGrade is a person's grade score did not use: the case or
+	// the hit it was given to changed since it was graded (Task.SHA256,
+	// resultfmt.Hit's text hash).
+	FailStaleGrade = "stale_grade"
 )
 
 // Campaign is what a campaign leaves in its output directory as run.json,
@@ -185,6 +190,20 @@ type Task struct {
 	Difficulty string `json:"difficulty,omitempty"`
 	Query      string `json:"query"`
 	Gold       []Gold `json:"gold"`
+}
+
+// SHA256 is the first 16 hex digits of the SHA-256 of what a grade of
+// the task was given against: its query and its gold (kind, id, grade and
+// path of each unit, in the case file's order; not the spans, which say
+// where the gold lies, not what it is). A grading sheet records it, and a
+// grade whose task's hash changed is stale.
+func (t Task) SHA256() string {
+	h := sha256.New()
+	h.Write([]byte("query\x00" + t.Query + "\x00"))
+	for _, g := range t.Gold {
+		h.Write([]byte(g.Kind + "\x00" + g.ID + "\x00" + strconv.Itoa(g.Grade) + "\x00" + g.Path + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Gold is one judgment of the case file, matched against hits by package

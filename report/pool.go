@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +35,23 @@ type PoolEntry struct {
 	// result; nil means a person has to.
 	Grade *int   `json:"grade"`
 	Notes string `json:"notes"`
+	// CaseSHA and HitSHA bind a grade to what was graded: the case's query
+	// and gold (campaignfmt.Task.SHA256) and the hit's text (hitSHA). score
+	// sets aside a grade whose case or hit changed since (stale).
+	CaseSHA string `json:"case_sha256,omitempty"`
+	HitSHA  string `json:"hit_sha256,omitempty"`
+}
+
+// hitSHA is what a grade of h is bound to: the hash of its doc's text
+// when the record carries it, else of what it names (kind, path, symbol,
+// lines; a location hit of an external system, or a record written before
+// texts were hashed), prefixed "at:".
+func hitSHA(h resultfmt.Hit) string {
+	if h.TextSHA != "" {
+		return h.TextSHA
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d", h.DocID, h.Kind, h.Path, h.Symbol, h.StartLine, h.EndLine)))
+	return "at:" + hex.EncodeToString(sum[:])[:13]
 }
 
 // PoolRank is where one system ranked a pooled result.
@@ -58,6 +77,10 @@ func (e PoolEntry) bestRank() int {
 // grades are filled in.
 func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
+	caseSHA := map[string]string{}
+	for _, t := range run.Tasks {
+		caseSHA[t.ID] = t.SHA256()
+	}
 	for i := range recs {
 		r := &recs[i]
 		if byTask[r.Task] == nil {
@@ -70,7 +93,7 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 			e := byTask[r.Task][h.DocID]
 			if e == nil {
 				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query,
-					DocID: h.DocID, Kind: h.Kind, Path: h.Path, Symbol: h.Symbol}
+					DocID: h.DocID, Kind: h.Kind, Path: h.Path, Symbol: h.Symbol, CaseSHA: caseSHA[r.Task], HitSHA: hitSHA(h)}
 				if h.Judged {
 					g := h.Grade
 					e.Grade = &g
@@ -104,7 +127,9 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 }
 
 // SheetHeader is the header row of grading-sheet.csv.
-var SheetHeader = []string{"case_id", "repo", "intent", "query", "result_id", "ranked_by_models", "kind", "path", "symbol", "grade", "notes"}
+// case_sha256 and hit_sha256 bind each grade to the case and the hit as
+// they were graded (PoolEntry).
+var SheetHeader = []string{"case_id", "repo", "intent", "query", "result_id", "ranked_by_models", "kind", "path", "symbol", "grade", "notes", "case_sha256", "hit_sha256"}
 
 func rankedBy(rs []PoolRank) string {
 	parts := make([]string, len(rs))
@@ -130,7 +155,7 @@ func WritePool(dir string, pool []PoolEntry) error {
 		if e.Grade != nil {
 			grade = strconv.Itoa(*e.Grade)
 		}
-		_ = w.Write([]string{e.Task, e.Repo, e.Intent, e.Query, e.DocID, rankedBy(e.RankedBy), e.Kind, e.Path, e.Symbol, grade, e.Notes})
+		_ = w.Write([]string{e.Task, e.Repo, e.Intent, e.Query, e.DocID, rankedBy(e.RankedBy), e.Kind, e.Path, e.Symbol, grade, e.Notes, e.CaseSHA, e.HitSHA})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -193,6 +218,7 @@ func ReadSheet(file string) ([]Judgment, error) {
 		if j == nil {
 			continue
 		}
+		j.CaseSHA, j.HitSHA = get("case_sha256"), get("hit_sha256")
 		if err := addJudgment(&js, seen, *j); err != nil {
 			return nil, err
 		}
@@ -234,10 +260,12 @@ func ReadLabels(file string) ([]Judgment, error) {
 	seen := map[[2]string]Judgment{}
 	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var l struct {
-			Task  string `json:"case_id"`
-			DocID string `json:"result_id"`
-			Grade *int   `json:"grade"`
-			Notes string `json:"notes"`
+			Task    string `json:"case_id"`
+			DocID   string `json:"result_id"`
+			Grade   *int   `json:"grade"`
+			Notes   string `json:"notes"`
+			CaseSHA string `json:"case_sha256"`
+			HitSHA  string `json:"hit_sha256"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
@@ -251,6 +279,7 @@ func ReadLabels(file string) ([]Judgment, error) {
 		if err != nil {
 			return err
 		}
+		j.CaseSHA, j.HitSHA = l.CaseSHA, l.HitSHA
 		return addJudgment(&js, seen, *j)
 	})
 	if err != nil {

@@ -122,6 +122,9 @@ type Summary struct {
 	// on quality and cost together (Front).
 	Front    *Front                `json:"pareto,omitempty"`
 	Failures []campaignfmt.Failure `json:"failures,omitempty"`
+	// StaleGrades counts the people's grades set aside because their case
+	// or hit changed since they were graded (listed in Failures).
+	StaleGrades int `json:"stale_grades,omitempty"`
 
 	tasks []campaignfmt.Task  // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
@@ -265,14 +268,19 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	s.decide()
 	s.pareto()
 	s.regressions()
-	sort.SliceStable(s.Failures, func(i, j int) bool {
-		a, b := s.Failures[i], s.Failures[j]
+	sortFailures(s.Failures)
+	return s, nil
+}
+
+// sortFailures orders failures by kind, then text.
+func sortFailures(fs []campaignfmt.Failure) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
 		return a.String() < b.String()
 	})
-	return s, nil
 }
 
 // datasetOf is the one dataset of in's records (or of its campaign, when

@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +307,81 @@ func TestParetoFront(t *testing.T) {
 	setLatency(recs, func(system string, i int) float64 { return 7.3 * lat(system, i) })
 	if _, s = verdicts(t, run, recs); s.Front.String() != want {
 		t.Errorf("under load the front is %q, want %q", s.Front.String(), want)
+	}
+}
+
+// TestStaleGrades: a filled sheet's grades are bound to the case and the
+// hit they were given to. Re-scored unchanged, every grade counts; after
+// the case's query changed, its grades are set aside and listed; after a
+// hit's text changed, that hit's grade is; a sheet without the hash
+// columns (older) is used unchecked and says so.
+func TestStaleGrades(t *testing.T) {
+	mk := func(query, textB string) (*campaignfmt.Campaign, []resultfmt.Record) {
+		run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}, Tasks: []campaignfmt.Task{
+			task("t1", "r", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "gold", Grade: 3}),
+			task("t2", "r", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "gold2", Grade: 3}),
+		}}
+		run.Tasks[0].Query = query
+		recs := []resultfmt.Record{rec("bm25/x", "t1", "r", "symbol_lookup", "a", "gold"), rec("bm25/x", "t2", "r", "symbol_lookup", "b", "gold2")}
+		recs[0].Hits[0].TextSHA, recs[1].Hits[0].TextSHA = "aaaa", textB
+		return run, recs
+	}
+	run, recs := mk("where is f", "bbbb")
+	dir := t.TempDir()
+	require.NoError(t, WritePool(dir, Pool(run, recs, 2)))
+	b, err := os.ReadFile(filepath.Join(dir, "grading-sheet.csv"))
+	require.NoError(t, err)
+	var filled []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(l, ",")
+		if f[4] == "a" || f[4] == "b" {
+			f[9] = "2"
+		}
+		filled = append(filled, strings.Join(f, ","))
+	}
+	sheet := filepath.Join(dir, "filled.csv")
+	require.NoError(t, os.WriteFile(sheet, []byte(strings.Join(filled, "\n")+"\n"), 0o644))
+	human, err := ReadSheet(sheet)
+	require.NoError(t, err)
+	score := func(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment) *Summary {
+		t.Helper()
+		cfg := DefaultConfig()
+		cfg.Rules.Gains = nil
+		s, err := ScoreCampaign(run, recs, human, cfg)
+		require.NoError(t, err)
+		return s
+	}
+	stale := func(s *Summary) []string {
+		var out []string
+		for _, f := range s.Failures {
+			if f.Kind == campaignfmt.FailStaleGrade {
+				out = append(out, f.Task)
+			}
+		}
+		return out
+	}
+	run1, recs1 := mk("where is f", "bbbb")
+	if s := score(run1, recs1, human); s.StaleGrades != 0 || len(stale(s)) != 0 {
+		t.Errorf("unchanged: stale %v", stale(s))
+	}
+	run2, recs2 := mk("where is g", "bbbb")
+	if s := score(run2, recs2, human); s.StaleGrades != 1 || strings.Join(stale(s), ",") != "t1" {
+		t.Errorf("t1's query changed: stale %v (%d), want t1's grade", stale(s), s.StaleGrades)
+	}
+	run3, recs3 := mk("where is f", "cccc")
+	s := score(run3, recs3, human)
+	if strings.Join(stale(s), ",") != "t2" {
+		t.Errorf("t2's hit b changed: stale %v, want t2", stale(s))
+	}
+	if md := s.Markdown(); !strings.Contains(md, "stale_grade t2: ") || !strings.Contains(md, "the result's text changed") {
+		t.Errorf("quality-summary.md does not list the stale grade:\n%s", md)
+	}
+	var old []Judgment
+	for _, j := range human {
+		j.CaseSHA, j.HitSHA = "", ""
+		old = append(old, j)
+	}
+	if s := score(run2, recs2, old); s.StaleGrades != 0 || !slices.ContainsFunc(s.Meta.Notes, func(n string) bool { return strings.Contains(n, "used unchecked") }) {
+		t.Errorf("older sheet: stale %d, notes %v; want used unchecked, said", s.StaleGrades, s.Meta.Notes)
 	}
 }

@@ -81,6 +81,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d cases, %d judgments → %s\n", s.Cases, len(human), filepath.Join(*out, "quality-summary.md"))
 	fmt.Fprintln(stdout, source)
+	if s.StaleGrades > 0 {
+		fmt.Fprintf(stdout, "%d grades not used: their case or result changed since they were graded (stale_grade in quality-summary.md); grade those rows again\n", s.StaleGrades)
+	}
 	if s.Front != nil {
 		fmt.Fprintf(stdout, "Pareto set (no other system better on quality and cost together): %s\n", s.Front)
 	}
