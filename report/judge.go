@@ -170,6 +170,39 @@ func gold(t *campaignfmt.Task) []datasets.Relevant {
 	return out
 }
 
+// goldKept lists the people's grades the case file's gold overrules: a
+// graded result that satisfies a gold unit belongs to that unit, whose
+// grade is the case file's (the one rule, docs/judging.md) — a chunk
+// inside a gold file included. A grade that agrees with the gold's is not
+// listed; one that differs (or was given to a second chunk of a unit
+// already credited) is, so that it is never dropped without notice.
+func goldKept(q metrics.Qrels, recs []resultfmt.Record, human []Judgment) []string {
+	goldGrade := map[[2]string]int{} // (task, doc) → grade credited from a gold unit
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			if strings.HasPrefix(h.Unit, "gold:") {
+				goldGrade[[2]string{recs[i].Task, h.DocID}] = h.Grade
+			}
+		}
+	}
+	var out []string
+	for _, j := range human {
+		if _, own := q[j.Task][judge.PoolKey(j.DocID)]; own {
+			continue // a unit of its own: the person's grade counts
+		}
+		g, ok := goldGrade[[2]string{j.Task, j.DocID}]
+		if ok && g == j.Grade {
+			continue
+		}
+		why := "it satisfies a gold unit of the case file another hit was already credited with"
+		if ok {
+			why = fmt.Sprintf("it satisfies a gold unit of the case file, graded %d there", g)
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s graded %d, not used: %s (the case file's grade counts; edit the case file to change it)", j.Source, j.Task, j.DocID, j.Grade, why))
+	}
+	return out
+}
+
 // Rescore recomputes Values and FirstRelevant of every record from its
 // (re)graded hits and qrels, for measures ms. A failed record keeps no hits
 // and scores 0.
@@ -231,6 +264,7 @@ func ScoreCampaign(run *campaignfmt.Campaign, recs []resultfmt.Record, human []J
 	if err != nil {
 		return nil, err
 	}
+	s.GoldKept = goldKept(q, recs, human)
 	s.Failures = append(s.Failures, stale...)
 	sortFailures(s.Failures)
 	s.StaleGrades = len(stale)

@@ -125,6 +125,9 @@ type Summary struct {
 	// StaleGrades counts the people's grades set aside because their case
 	// or hit changed since they were graded (listed in Failures).
 	StaleGrades int `json:"stale_grades,omitempty"`
+	// GoldKept lists the people's grades the case file's gold overrules
+	// (goldKept): one rule, said where it applies.
+	GoldKept []string `json:"gold_kept,omitempty"`
 
 	tasks []campaignfmt.Task  // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values

@@ -385,3 +385,47 @@ func TestStaleGrades(t *testing.T) {
 		t.Errorf("older sheet: stale %d, notes %v; want used unchecked, said", s.StaleGrades, s.Meta.Notes)
 	}
 }
+
+// TestGoldGradeRule: the one rule for people's grades against the case
+// file's: the gold grades what it names, people's grades fill in the rest.
+// A person's grade on a chunk of a gold file that differs from the gold's,
+// or on a second chunk of it, is not used, and listed; one that agrees is
+// not listed; one on a result the gold does not name counts.
+func TestGoldGradeRule(t *testing.T) {
+	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d"}, Tasks: []campaignfmt.Task{
+		task("t1", "r", "symbol_lookup", campaignfmt.Gold{Kind: "file", ID: "a.py", Grade: 2}),
+	}}
+	mk := func() []resultfmt.Record {
+		return []resultfmt.Record{rec("bm25/x", "t1", "r", "symbol_lookup", "a.py#f", "x.py#h", "a.py#g")}
+	}
+	human := []Judgment{
+		{Task: "t1", DocID: "a.py#f", Grade: 3, Source: "s.csv:2"},
+		{Task: "t1", DocID: "x.py#h", Grade: 2, Source: "s.csv:3"},
+		{Task: "t1", DocID: "a.py#g", Grade: 3, Source: "s.csv:4"},
+	}
+	cfg := DefaultConfig()
+	cfg.Rules.Gains = nil
+	recs := mk()
+	s, err := ScoreCampaign(run, recs, human, cfg)
+	require.NoError(t, err)
+	if len(s.GoldKept) != 2 || !strings.Contains(s.GoldKept[0], "s.csv:2: t1 a.py#f graded 3, not used: it satisfies a gold unit of the case file, graded 2 there") ||
+		!strings.Contains(s.GoldKept[1], "s.csv:4: t1 a.py#g graded 3, not used") {
+		t.Errorf("gold kept = %q, want a.py#f (gold grades it 2) and a.py#g (second chunk)", s.GoldKept)
+	}
+	if got := recs[0].Hits[0].Grade; got != 2 {
+		t.Errorf("a.py#f counts with grade %d, want the gold's 2", got)
+	}
+	if got := recs[0].Hits[1].Grade; got != 2 {
+		t.Errorf("x.py#h counts with grade %d, want the person's 2", got)
+	}
+	if !strings.Contains(s.Markdown(), "## Grades the case file's gold overrules") {
+		t.Error("quality-summary.md does not list the overruled grades")
+	}
+	human[0].Grade = 2
+	human = human[:2]
+	s, err = ScoreCampaign(run, mk(), human, cfg)
+	require.NoError(t, err)
+	if len(s.GoldKept) != 0 {
+		t.Errorf("a grade that agrees with the gold listed: %q", s.GoldKept)
+	}
+}

@@ -246,6 +246,12 @@ func (s *Summary) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", mdCell(f.String()))
 		}
 	}
+	if len(s.GoldKept) > 0 {
+		b.WriteString("\n## Grades the case file's gold overrules\n\nThe case file's gold grades what it names; people's grades fill in what it does not (docs/judging.md). These grades were given to results the gold already grades, differently:\n\n")
+		for _, g := range s.GoldKept {
+			fmt.Fprintf(&b, "- %s\n", mdCell(g))
+		}
+	}
 	s.warningsMD(&b)
 	b.WriteString("\n## Metadata\n\n")
 	kv := func(k, v string) {

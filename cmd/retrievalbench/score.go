@@ -15,7 +15,9 @@ import (
 // file's gold and recomputes every report of a campaign run.
 func runScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("score", "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
-		"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
+		"The case file's gold grades what it names (a person's different grade of such a result is listed\n"+
+		"in quality-summary.md, not used: edit the case file to change it); people's grades fill in the rest;\n"+
+		"a grade whose case or result changed since it was graded is stale (listed, not used). Results without\n"+
 		"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:\n", stderr)
 	runDir := fs.String("run", "", "campaign output `dir` (run.json, results/)")
 	sheet := fs.String("sheet", "", "filled grading-sheet `csv`")
@@ -68,7 +70,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	run.Meta.Rules, run.Meta.Stats = cfg.Record() // what these reports decided with
 	run.Meta.Notes = append(run.Meta.Notes, source)
 	run.Meta.Files = append(run.Meta.Files, sum)
-	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (a person's grade wins)", len(human), role)
+	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (the gold grades what it names, people's grades the rest)", len(human), role)
 	s, err := report.ScoreCampaign(run, recs, human, cfg)
 	if err != nil {
 		return err
