@@ -128,6 +128,8 @@ type Summary struct {
 	// GoldKept lists the people's grades the case file's gold overrules
 	// (goldKept): one rule, said where it applies.
 	GoldKept []string `json:"gold_kept,omitempty"`
+	// Effort is the grading effort per pool depth (Effort).
+	Effort []EffortRow `json:"grading_effort,omitempty"`
 
 	tasks []campaignfmt.Task  // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
@@ -270,6 +272,9 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	s.rank()
 	s.decide()
 	s.pareto()
+	if in.Campaign != nil {
+		s.Effort = Effort(&campaignfmt.Campaign{Tasks: s.tasks}, s.recs, s.Meta.PoolDepth)
+	}
 	s.regressions()
 	sortFailures(s.Failures)
 	return s, nil

@@ -429,3 +429,48 @@ func TestGoldGradeRule(t *testing.T) {
 		t.Errorf("a grade that agrees with the gold listed: %q", s.GoldKept)
 	}
 }
+
+// TestGradingEffort: the sheet lists first the rows whose grade can move
+// a paired comparison (systems rank them differently), the rows every
+// system ranks alike after them, the gold-graded rows last; the effort
+// table counts the rows per depth.
+func TestGradingEffort(t *testing.T) {
+	run := &campaignfmt.Campaign{Meta: campaignfmt.Meta{Dataset: "d", PoolDepth: 3}, Tasks: []campaignfmt.Task{
+		task("t1", "r", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "gold", Grade: 3}),
+		task("t2", "r", "symbol_lookup", campaignfmt.Gold{Kind: "doc", ID: "gold2", Grade: 3}),
+	}}
+	recs := []resultfmt.Record{
+		// t1: "same" at rank 1 for both (impact 0); "gold" graded; "only" ranked by a alone.
+		rec("bm25/a", "t1", "r", "symbol_lookup", "same", "gold", "only"),
+		rec("dense/b", "t1", "r", "symbol_lookup", "same", "gold", "other"),
+		// t2: "x" at ranks 1 and 2 (impact 1 − 0.63), "y" and "z" at 3 for one.
+		rec("bm25/a", "t2", "r", "symbol_lookup", "x", "gold2", "y"),
+		rec("dense/b", "t2", "r", "symbol_lookup", "gold2", "x", "z"),
+	}
+	cfg := DefaultConfig()
+	cfg.Rules.Gains = nil
+	s, err := ScoreCampaign(run, recs, nil, cfg)
+	require.NoError(t, err)
+	var order []string
+	for _, e := range SheetOrder(Pool(run, recs, 3)) {
+		order = append(order, fmt.Sprintf("%s/%s %.4f", e.Task, e.DocID, e.Impact))
+	}
+	// Rows to grade by impact (1/log2(2) − 0 = 0.5 before 1 − 1/log2(3) =
+	// 0.3691), pool order within a tie; the gold-graded rows last.
+	want := []string{"t1/only 0.5000", "t1/other 0.5000", "t2/y 0.5000", "t2/z 0.5000", "t2/x 0.3691", "t1/same 0.0000", "t2/gold2 0.3691", "t1/gold 0.0000"}
+	if strings.Join(order, ", ") != strings.Join(want, ", ") {
+		t.Errorf("sheet order:\n got %v\nwant %v", order, want)
+	}
+	var effort []string
+	for _, e := range s.Effort {
+		effort = append(effort, fmt.Sprintf("%d:%d/%d/%d/%d", e.Depth, e.Results, e.Graded, e.ToGrade, e.CanChange))
+	}
+	// depth 1: t1 same; t2 x (a), gold2 (b) → 3 results, 1 graded, 2 to grade, x can change.
+	// depth 3: 8 results, 2 graded, 6 to grade, 5 can change (all but same).
+	if got := strings.Join(effort, " "); got != "1:3/1/2/1 3:8/2/6/5" {
+		t.Errorf("effort = %s, want 1:3/1/2/1 3:8/2/6/5", got)
+	}
+	if md := s.Markdown(); !strings.Contains(md, "| 3 (this pool) | 8 | 2 | 6 | 5 |") {
+		t.Errorf("quality-summary.md lacks the effort table:\n%s", md)
+	}
+}

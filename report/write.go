@@ -246,6 +246,16 @@ func (s *Summary) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", mdCell(f.String()))
 		}
 	}
+	if len(s.Effort) > 0 {
+		b.WriteString("\n## Grading effort\n\nRows of the grading sheet per pool depth (distinct results of every system's top hits per case). \"can change\" counts the rows to grade that some systems rank differently from others (impact > 0): only their grades can move a paired comparison; the sheet lists them first, most impact first.\n\n| depth | results | graded | to grade | can change |\n|---|---|---|---|---|\n")
+		for _, e := range s.Effort {
+			mark := ""
+			if e.Depth == s.Meta.PoolDepth {
+				mark = " (this pool)"
+			}
+			fmt.Fprintf(&b, "| %d%s | %d | %d | %d | %d |\n", e.Depth, mark, e.Results, e.Graded, e.ToGrade, e.CanChange)
+		}
+	}
 	if len(s.GoldKept) > 0 {
 		b.WriteString("\n## Grades the case file's gold overrules\n\nThe case file's gold grades what it names; people's grades fill in what it does not (docs/judging.md). These grades were given to results the gold already grades, differently:\n\n")
 		for _, g := range s.GoldKept {
