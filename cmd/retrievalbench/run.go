@@ -19,19 +19,20 @@ func commands() map[string]command {
 	return map[string]command{
 		// one line per subcommand, e.g.
 		// "eval": {"evaluate a TREC run against qrels (trec_eval output)", runEval},
-		"cache":       {"list what the cache holds (sizes, last use) or evict entries by kind, age or all", runCache},
-		"campaign":    {"run embedding models and BM25 over a case file's repositories; pool results for grading", runCampaign},
-		"compare":     {"benchstat's tables for benchmark files (same flags and output as golang.org/x/perf/cmd/benchstat)", runCompare},
-		"data":        {"fetch datasets into the cache (pinned sha256) or list what is there", runData},
-		"embed":       {"embed texts with a manifest model; write their vectors as JSONL", runEmbed},
-		"eval":        {"evaluate a TREC run against qrels (trec_eval output)", runEval},
-		"gate":        {"compare two benchmark files; exit 1 on a significant regression", runGate},
-		"leaderboard": {"leaderboard (md, self-contained html, plots) from go test ./bench -results DIR; -mlflow logs every cell", runLeaderboard},
-		"leakage":     {"count queries copied into their gold or corpus, and duplicate documents, per dataset", runLeakage},
-		"models":      {"list the embedding models, or fetch them and ONNX Runtime into the cache", runModels},
-		"promote":     {"walk a candidate config up the sweep ladder: small_dev, dev (paired win), one test pass with a ledger", runPromote},
-		"report":      {"reports and plots from per-task JSONL results (go test ./bench -results DIR)", runReport},
-		"score":       {"merge a filled grading sheet with the gold and recompute a campaign's reports", runScore},
+		"cache":         {"list what the cache holds (sizes, last use) or evict entries by kind, age or all", runCache},
+		"campaign":      {"run embedding models and BM25 over a case file's repositories; pool results for grading", runCampaign},
+		"campaign-gate": {"compare two campaign runs on the same case file, per system (paired); exit 1 on a regression", runCampaignGate},
+		"compare":       {"benchstat's tables for benchmark files (same flags and output as golang.org/x/perf/cmd/benchstat)", runCompare},
+		"data":          {"fetch datasets into the cache (pinned sha256) or list what is there", runData},
+		"embed":         {"embed texts with a manifest model; write their vectors as JSONL", runEmbed},
+		"eval":          {"evaluate a TREC run against qrels (trec_eval output)", runEval},
+		"gate":          {"compare two benchmark files; exit 1 on a significant regression", runGate},
+		"leaderboard":   {"leaderboard (md, self-contained html, plots) from go test ./bench -results DIR; -mlflow logs every cell", runLeaderboard},
+		"leakage":       {"count queries copied into their gold or corpus, and duplicate documents, per dataset", runLeakage},
+		"models":        {"list the embedding models, or fetch them and ONNX Runtime into the cache", runModels},
+		"promote":       {"walk a candidate config up the sweep ladder: small_dev, dev (paired win), one test pass with a ledger", runPromote},
+		"report":        {"reports and plots from per-task JSONL results (go test ./bench -results DIR)", runReport},
+		"score":         {"merge a filled grading sheet with the gold and recompute a campaign's reports", runScore},
 	}
 }
 

@@ -129,3 +129,58 @@ func TestScoreVerdictsIgnoreLoad(t *testing.T) {
 		t.Errorf("verdicts move with the load:\nunloaded:\n%s\nloaded:\n%s", va, vb)
 	}
 }
+
+// TestCampaignGate: two runs of the same case file, gated per system. The
+// same systems at 3.7x the latency (another machine's load) pass; a new
+// run where dense/emb loses the gold on 12 of 30 cases fails (exit 1)
+// naming dense/emb and not bm25/lex; a run missing a system fails; bad
+// usage exits 2.
+func TestCampaignGate(t *testing.T) {
+	rules := report.DefaultDecisionRules()
+	rules.Baseline = "bm25/lex"
+	old, loaded, worse := t.TempDir(), t.TempDir(), t.TempDir()
+	writeRun(t, old, &rules, 1, nil)
+	writeRun(t, loaded, &rules, 3.7, nil)
+	lose := map[int]bool{}
+	for i := 0; i < 30; i += 5 {
+		lose[i], lose[i+1] = true, true
+	}
+	writeRun(t, worse, &rules, 1, lose)
+	gate := func(args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := run(append([]string{"campaign-gate"}, args...), &stdout, &stderr)
+		return stdout.String(), err
+	}
+	out, err := gate(old, loaded)
+	if err != nil || !strings.Contains(out, "no regression") || !strings.Contains(out, "30 cases in both runs") {
+		t.Errorf("same systems under load: err %v\n%s", err, out)
+	}
+	out, err = gate(old, worse)
+	if err == nil || exitCode(err) != 1 {
+		t.Fatalf("dense/emb lost 12 cases: err %v (exit %d), want exit 1\n%s", err, exitCode(err), out)
+	}
+	var regressed []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "REGRESSED") {
+			regressed = append(regressed, strings.Fields(l)[0])
+		}
+	}
+	if strings.Join(regressed, ",") != "dense/emb" || !strings.Contains(out, "regression: recall@5 -0.4000") {
+		t.Errorf("regressed %v, want dense/emb on recall@5 -0.4\n%s", regressed, out)
+	}
+	// A changed case is left out and named.
+	run2, err := campaignfmt.Read(filepath.Join(loaded, "run.json"))
+	require.NoError(t, err)
+	run2.Tasks[0].Query = "a question written again"
+	run2.Systems = run2.Systems[1:] // and bm25/lex is gone
+	require.NoError(t, campaignfmt.Write(filepath.Join(loaded, "run.json"), run2))
+	require.NoError(t, os.Remove(filepath.Join(loaded, "results", resultfmt.RecordsFileName("cases-x", "all", "bm25", "lex"))))
+	out, err = gate("-baseline", "dense/emb", old, loaded)
+	if err == nil || !strings.Contains(out, "29 cases in both runs with the same query and gold; 1 changed, left out: c00") ||
+		!strings.Contains(out, "regression: not in the new run") {
+		t.Errorf("changed case and missing system: err %v\n%s", err, out)
+	}
+	if _, err := gate(old); exitCode(err) != 2 {
+		t.Errorf("one run: exit %d, want 2", exitCode(err))
+	}
+}
