@@ -109,16 +109,19 @@ func (g DecisionRules) WithStats(st metrics.Stats) DecisionRules {
 }
 
 // Validate reports rules Decide cannot use.
-func (g DecisionRules) Validate() error {
+func (g DecisionRules) Validate() error { return g.validate(Config{}.measure) }
+
+// validate is Validate with the measures parse knows.
+func (g DecisionRules) validate(parse func(string) (metrics.Measure, error)) error {
 	for _, r := range g.Gains {
-		if _, err := metrics.ParseMeasure(r.Measure); err != nil {
+		if _, err := parse(r.Measure); err != nil {
 			return fmt.Errorf("decision rules: %w", err)
 		}
 		if r.Threshold <= 0 {
 			return fmt.Errorf("decision rules: %s threshold %v is not positive", r.Measure, r.Threshold)
 		}
 	}
-	if _, err := metrics.ParseMeasure(g.Primary); err != nil && g.Primary != "" {
+	if _, err := parse(g.Primary); err != nil && g.Primary != "" {
 		return fmt.Errorf("decision rules: primary: %w", err)
 	}
 	if err := g.Stats().Validate(); err != nil {
@@ -324,7 +327,7 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]Paired {
 			p := g.Stats().Paired(bv, cv)
 			out[name] = append(out[name], Paired{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
 				Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N,
-				SD: resultfmt.Fixed(sdDiff(bv, cv)), Lower: lowerIsBetter(r.Measure)})
+				SD: resultfmt.Fixed(sdDiff(bv, cv)), Lower: s.lower(r.Measure)})
 		}
 	}
 	for mi := range g.Gains {
@@ -384,10 +387,13 @@ func sdDiff(a, b []float64) float64 {
 	return math.Sqrt(ss / float64(len(d)-1))
 }
 
-// lowerIsBetter reports whether lower values of the named measure are
-// better (its metrics.Def's Lower).
-func lowerIsBetter(name string) bool {
-	m, err := metrics.ParseMeasure(name)
+// lower reports whether lower values of the named measure are better: its
+// metrics.Def's Lower, the value the config resolves the name to.
+func (s *Summary) lower(name string) bool {
+	m, err := s.cfg.measure(name)
+	if err != nil {
+		m, err = metrics.ParseRecorded(name)
+	}
 	return err == nil && m.Lower
 }
 
@@ -556,7 +562,11 @@ func (s *Summary) inconsistent(base, cand string, measures []string) string {
 				continue
 			}
 			for _, m := range measures {
-				if diff := float64(cr.Values[m] - br.Values[m]); diff <= -thr[m] {
+				diff := float64(cr.Values[m] - br.Values[m])
+				if s.lower(m) {
+					diff = -diff
+				}
+				if diff <= -thr[m] {
 					return fmt.Sprintf("%s loses %.4f on %s (%d cases)", m, -diff, grp, br.N)
 				}
 			}

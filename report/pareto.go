@@ -55,7 +55,7 @@ func (s *Summary) compare(a, b *SystemSummary) (dims map[string]cmp3, unchecked 
 	st := g.Stats()
 	// Quality: b − a on the primary measure.
 	q := st.Paired(qa, qb)
-	lower := lowerIsBetter(g.Primary)
+	lower := s.lower(g.Primary)
 	switch {
 	case st.Significant(q.P) && q.Low > 0:
 		dims["quality"] = 1

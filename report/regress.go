@@ -87,6 +87,9 @@ func (s *Summary) regressions() {
 				}
 				b := bm[r.Group]
 				diff := float64(r.Values[g.Primary] - b.Values[g.Primary])
+				if s.lower(g.Primary) {
+					diff = -diff // a rise is the loss
+				}
 				if diff > -thr {
 					continue
 				}
@@ -95,7 +98,7 @@ func (s *Summary) regressions() {
 				// randomization test: exact enough at n = 3, where no
 				// p-value below 0.25 exists, unlike the bootstrap's).
 				p, perm := s.groupTest(base, name, rows.field, r.Group, g.Primary)
-				sig := g.Stats().Significant(perm) && p.High < 0
+				sig := g.Stats().Significant(perm) && (p.High < 0 && !s.lower(g.Primary) || p.Low > 0 && s.lower(g.Primary))
 				if r.N < g.MinGroupCases && !sig {
 					continue
 				}

@@ -117,7 +117,7 @@ func CompareRuns(old, new *Summary, rules DecisionRules) *RunGate {
 				p := st.Paired(ov, nv)
 				sg.Tests = append(sg.Tests, Paired{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(ov)), Model: resultfmt.Fixed(metrics.Mean(nv)),
 					Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N,
-					SD: resultfmt.Fixed(sdDiff(ov, nv)), Lower: lowerIsBetter(r.Measure)})
+					SD: resultfmt.Fixed(sdDiff(ov, nv)), Lower: new.lower(r.Measure)})
 			}
 			compared = append(compared, len(g.Systems))
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -21,6 +22,36 @@ type Config struct {
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
+	// Defs are measures package metrics does not define, as values (a
+	// judge's, a user's): a name "Def.Name" or "Def.Name@k" in Only, the
+	// gains or the primary is that Def, and its Lower decides which way is
+	// better in the ranking, the decisions, the Pareto set and the gate.
+	Defs []*metrics.Def
+}
+
+// measure resolves a measure name to its value: one of Defs, else a
+// measure package metrics knows, else — when the records carry the values
+// (Only) — a recorded name (metrics.ParseRecorded: higher is better).
+func (c Config) measure(name string) (metrics.Measure, error) {
+	base, cut, hasCut := strings.Cut(name, "@")
+	for _, d := range c.Defs {
+		if d.Name != base {
+			continue
+		}
+		if !hasCut {
+			return d.At(0), nil
+		}
+		k, err := strconv.Atoi(cut)
+		if err != nil || k <= 0 {
+			return metrics.Measure{}, fmt.Errorf("measure %q: cutoff %q is not a positive integer", name, cut)
+		}
+		return d.At(k), nil
+	}
+	m, err := metrics.ParseMeasure(name)
+	if err != nil && slices.Contains(c.Only, name) {
+		return metrics.ParseRecorded(name)
+	}
+	return m, err
 }
 
 // DefaultConfig returns K = 1, 3, 5, 10, 20, metrics.DefaultStats (the
@@ -66,7 +97,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("report: K %d is not positive", k)
 		}
 	}
-	return c.Rules.Validate()
+	return c.Rules.validate(c.measure)
 }
 
 // Measures returns the measures of a report over ks: hit@k, recall@k and
@@ -76,7 +107,11 @@ func (c Config) Measures() []metrics.Measure {
 	var ms []metrics.Measure
 	if len(c.Only) > 0 {
 		for _, name := range c.Only {
-			if m, err := metrics.ParseRecorded(name); err == nil {
+			m, err := c.measure(name)
+			if err != nil {
+				m, err = metrics.ParseRecorded(name)
+			}
+			if err == nil {
 				ms = append(ms, m)
 			}
 		}
@@ -98,7 +133,7 @@ func (c Config) Measures() []metrics.Measure {
 	}
 	add(metrics.MRR.At(10))
 	for _, g := range c.Rules.Gains {
-		m, err := metrics.ParseMeasure(g.Measure)
+		m, err := c.measure(g.Measure)
 		if err == nil {
 			add(m)
 		}
@@ -462,16 +497,17 @@ func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []stri
 }
 
 // rank orders the systems: failed ones last, then by the primary measure's
-// micro mean, best first, then by name.
+// micro mean, best first (lowest first for a Lower measure), then by name.
 func (s *Summary) rank() {
 	primary := s.cfg.Rules.Primary
+	lower := s.lower(primary)
 	sort.SliceStable(s.Systems, func(i, j int) bool {
 		a, b := s.Systems[i], s.Systems[j]
 		if (a.Status == campaignfmt.StatusFailed) != (b.Status == campaignfmt.StatusFailed) {
 			return b.Status == campaignfmt.StatusFailed
 		}
 		if a.Micro[primary].Mean != b.Micro[primary].Mean {
-			return a.Micro[primary].Mean > b.Micro[primary].Mean
+			return (a.Micro[primary].Mean > b.Micro[primary].Mean) != lower
 		}
 		return a.Name < b.Name
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
 
@@ -472,5 +473,51 @@ func TestGradingEffort(t *testing.T) {
 	}
 	if md := s.Markdown(); !strings.Contains(md, "| 3 (this pool) | 8 | 2 | 6 | 5 |") {
 		t.Errorf("quality-summary.md lacks the effort table:\n%s", md)
+	}
+}
+
+// TestLowerMeasure: a measure whose Def says lower is better, given to
+// the report as a value (Config.Defs), ranks low first, and a candidate
+// that lowers it significantly by the threshold gains — the same records
+// with the measure taken as higher-is-better reject it.
+func TestLowerMeasure(t *testing.T) {
+	misses := &metrics.Def{Name: "misses", Cut: metrics.WholeList, Lower: true}
+	var recs []resultfmt.Record
+	for i := range 30 {
+		for _, m := range []struct {
+			model string
+			v     float64
+		}{{"x/a", 3 + float64(i%2)}, {"x/b", float64(i % 2)}} {
+			r := rec(m.model, fmt.Sprintf("c%02d", i), "r", "symbol_lookup")
+			r.Values = map[string]float64{"misses": m.v}
+			recs = append(recs, r)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Only, cfg.Defs = []string{"misses"}, []*metrics.Def{misses}
+	cfg.Rules.Primary, cfg.Rules.Gains, cfg.Rules.Baseline = "misses", []Gain{{Measure: "misses", Threshold: 0.5}}, "x/a"
+	s, err := Summarize(Input{Records: recs}, cfg)
+	require.NoError(t, err)
+	if s.Systems[0].Name != "x/b" {
+		t.Errorf("ranking %s first, want x/b (fewer misses)", s.Systems[0].Name)
+	}
+	if d := decisionOf(t, s, "x/b"); d.Outcome != Default {
+		t.Errorf("x/b: %s (%s: %s), want default: 3 fewer misses per case", d.Outcome, d.Rule, d.Detail)
+	}
+	cfg.Defs = []*metrics.Def{{Name: "misses", Cut: metrics.WholeList}} // the same name, higher is better
+	s, err = Summarize(Input{Records: recs}, cfg)
+	require.NoError(t, err)
+	if d := decisionOf(t, s, "x/b"); d.Outcome != Rejected || s.Systems[0].Name != "x/a" {
+		t.Errorf("higher is better: x/b %s, first %s; want rejected, x/a first", d.Outcome, s.Systems[0].Name)
+	}
+	cfg.Defs = nil // a recorded name without its Def: higher is better
+	s, err = Summarize(Input{Records: recs}, cfg)
+	require.NoError(t, err)
+	if s.Systems[0].Name != "x/a" {
+		t.Errorf("recorded without its Def: %s first, want x/a", s.Systems[0].Name)
+	}
+	cfg.Rules.Gains = []Gain{{Measure: "nonesuch", Threshold: 0.5}}
+	if _, err := Summarize(Input{Records: recs}, cfg); err == nil || !strings.Contains(err.Error(), `unknown measure "nonesuch"`) {
+		t.Errorf("a gain on a measure neither defined nor recorded: err %v, want unknown measure", err)
 	}
 }
