@@ -306,7 +306,7 @@ func ReadSheet(file string) ([]Judgment, error) {
 		}
 		line, _ := r.FieldPos(0)
 		get := func(c string) string {
-			if i := col[c]; i < len(row) {
+			if i, ok := col[c]; ok && i < len(row) {
 				return strings.TrimSpace(row[i])
 			}
 			return ""

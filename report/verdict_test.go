@@ -521,3 +521,17 @@ func TestLowerMeasure(t *testing.T) {
 		t.Errorf("a gain on a measure neither defined nor recorded: err %v, want unknown measure", err)
 	}
 }
+
+// TestOlderSheetNotStale: a filled sheet written before grades were bound
+// (no case_sha256, hit_sha256 columns) reads with empty hashes — not with
+// another column's text — so its grades are used, unchecked.
+func TestOlderSheetNotStale(t *testing.T) {
+	sheet := filepath.Join(t.TempDir(), "old.csv")
+	require.NoError(t, os.WriteFile(sheet, []byte("case_id,repo,intent,query,result_id,ranked_by_models,kind,path,symbol,grade,notes\nt1,r,symbol_lookup,q t1,a,bm25/x@1,,,,2,\n"), 0o644))
+	js, err := ReadSheet(sheet)
+	require.NoError(t, err)
+	require.Len(t, js, 1)
+	if js[0].CaseSHA != "" || js[0].HitSHA != "" {
+		t.Errorf("older sheet: case hash %q, hit hash %q; want none", js[0].CaseSHA, js[0].HitSHA)
+	}
+}
