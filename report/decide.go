@@ -522,6 +522,14 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 		if moreGain > 0 {
 			d.Detail += fmt.Sprintf("; about %d more paired cases would settle it at the observed effect and spread", moreGain)
 		}
+		if faster && moreNI > 0 {
+			// Faster: showing it no worse settles the verdict too
+			// (interactive_profile), usually with fewer cases.
+			d.Detail += fmt.Sprintf("; it is %s, and about %d more would show it no worse within %.2f", d.Latency, moreNI, margin)
+			if moreGain <= 0 || moreNI < moreGain {
+				d.MoreCases = moreNI
+			}
+		}
 	case faster:
 		d.Outcome, d.Rule = NeedsMoreData, "non_inferiority_not_shown"
 		d.Detail = fmt.Sprintf("%s < %.2fx, but not shown no worse within %.2f: %s", d.Latency, g.InteractiveLatencyRatio, margin, strings.Join(inferior, "; "))

@@ -535,3 +535,48 @@ func TestOlderSheetNotStale(t *testing.T) {
 		t.Errorf("older sheet: case hash %q, hit hash %q; want none", js[0].CaseSHA, js[0].HitSHA)
 	}
 }
+
+// TestMoreCasesFasterSettles: a faster candidate with a gain that is not
+// significant and an interval too wide to show it no worse asks for the
+// fewer cases of the two claims (non-inferiority here), and the same
+// cases repeated to that many settle it: interactive_profile or better.
+func TestMoreCasesFasterSettles(t *testing.T) {
+	pattern := func(system string, i int) int {
+		switch {
+		case i%10 < 2: // the candidate finds what the baseline misses
+			if system == "dense/cand" {
+				return 1
+			}
+			return 0
+		case i%10 == 2: // and misses what the baseline finds
+			if system == "dense/cand" {
+				return 0
+			}
+			return 1
+		}
+		return 2
+	}
+	fast := func(recs []resultfmt.Record) {
+		setLatency(recs, func(system string, i int) float64 {
+			if system == "dense/cand" {
+				return 1 + 0.1*float64(i%3)
+			}
+			return 10 + float64(i%4)
+		})
+	}
+	run, recs := runOf(30, []string{"dense/base", "dense/cand"}, pattern)
+	fast(recs)
+	_, s := verdicts(t, run, recs)
+	d := decisionOf(t, s, "dense/cand")
+	require.Equal(t, "gain_not_significant", d.Rule, d.Detail)
+	require.Contains(t, d.Detail, "would show it no worse")
+	require.Positive(t, d.MoreCases)
+	total := 30 + d.MoreCases
+	total += (10 - total%10) % 10
+	run, recs = runOf(total, []string{"dense/base", "dense/cand"}, pattern)
+	fast(recs)
+	got, s := verdicts(t, run, recs)
+	if got["dense/cand"] != "interactive_profile non_inferior_and_faster" && !strings.HasPrefix(got["dense/cand"], "default") {
+		t.Errorf("with %d cases (30 + %d asked for): %s (%s), want interactive_profile or default", total, d.MoreCases, got["dense/cand"], decisionOf(t, s, "dense/cand").Detail)
+	}
+}
