@@ -43,6 +43,7 @@ import (
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/chunk"
+	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
 	"github.com/retrievalbench/retrievalbench/embed/models"
@@ -145,6 +146,7 @@ func Run(ctx context.Context, cfg Config, outDir string) (*Result, error) {
 func describe(m *campaignfmt.Meta, cfg Config, ds *datasets.Dataset, copt chunk.Options) error {
 	m.Dataset, m.Split, m.Ks, m.PoolDepth = ds.Name, ds.Split, cfg.Report.Ks, cfg.PoolDepth
 	m.RSSMethod = RSSMethod
+	m.Rules, m.Stats = cfg.Report.Record() // score and gate decide as the campaign did
 	m.Judgments = "gold labels of the case file only (grade the pool, then run score)"
 	if ort, err := models.ORT(); err == nil {
 		m.ORTVersion = ort.Version
@@ -429,7 +431,20 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	c.Warnings = res.Warnings
 	c.IndexedDocs = res.IndexedDocs
 	var recs []resultfmt.Record
+	texts := map[string]*corpus.Doc{}
+	if cp := p.Corpora[repo]; cp != nil {
+		for i := range cp.Docs {
+			texts[cp.Docs[i].ID] = &cp.Docs[i]
+		}
+	}
 	for _, r := range res.Records(kinds, false) {
+		for k := range r.Hits {
+			// What a grade of the hit is bound to (report: grading sheet).
+			if d := texts[r.Hits[k].DocID]; d != nil && !r.Hits[k].Located {
+				sum := sha256.Sum256([]byte(d.Title + "\x00" + d.Text))
+				r.Hits[k].TextSHA = hex.EncodeToString(sum[:])[:16]
+			}
+		}
 		switch {
 		case r.Error != "":
 			fail(campaignfmt.FailQuery, r.Task, r.Error)

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
@@ -32,6 +33,10 @@ const (
 	FailDimensionMismatch = "dimension_mismatch"
 	FailMissingLabels     = "missing_labels"
 	FailCommitDrift       = "commit_drift"
+	// FailStaleGrade is a person's grade score did not use: the case or
+	// the hit it was given to changed since it was graded (Task.SHA256,
+	// resultfmt.Hit's text hash).
+	FailStaleGrade = "stale_grade"
 )
 
 // Campaign is what a campaign leaves in its output directory as run.json,
@@ -67,6 +72,49 @@ type Meta struct {
 	Judgments  string      `json:"judgments,omitempty"`
 	RSSMethod  string      `json:"rss_method,omitempty"`
 	Notes      []string    `json:"notes,omitempty"`
+	// Rules and Stats are how the campaign decided: its baseline, decision
+	// rules and the statistics of its confidence intervals. score, report
+	// and gate decide with them unless told otherwise; nil in a run.json
+	// written before they were recorded (the defaults then apply, and the
+	// commands say so).
+	Rules *Rules `json:"rules,omitempty"`
+	Stats *Stats `json:"stats,omitempty"`
+}
+
+// Rules are a campaign's decision rules as recorded in run.json (package
+// report's DecisionRules is this value with its methods: what each field
+// means is documented there).
+type Rules struct {
+	Baseline                string  `json:"baseline"`
+	Gains                   []Gain  `json:"gains"`
+	Primary                 string  `json:"primary"`
+	Alpha                   float64 `json:"alpha"`
+	MaxLatencyRatio         float64 `json:"max_latency_ratio"`
+	MaxIndexRatio           float64 `json:"max_index_ratio"`
+	MaxPeakRSSMB            float64 `json:"max_peak_rss_mb"`
+	InteractiveLatencyRatio float64 `json:"interactive_latency_ratio"`
+	// NonInferiorityMargin is how much a gate measure may lose (absolute)
+	// and still count as "no worse"; 0 in an older run.json means the
+	// default.
+	NonInferiorityMargin float64 `json:"non_inferiority_margin,omitempty"`
+	MinCases             int     `json:"min_cases"`
+	MinGroupCases        int     `json:"min_group_cases"`
+	Resamples            int     `json:"resamples"`
+	Seed                 uint64  `json:"seed"`
+}
+
+// Gain is one quality rule: Measure must improve by at least Threshold.
+type Gain struct {
+	Measure   string  `json:"measure"`
+	Threshold float64 `json:"threshold"`
+}
+
+// Stats are the resampling statistics of a report's confidence intervals
+// (metrics.Stats, recorded).
+type Stats struct {
+	Resamples int     `json:"resamples"`
+	Seed      uint64  `json:"seed"`
+	Alpha     float64 `json:"alpha"`
 }
 
 // FileSum names an input file and its SHA-256.
@@ -142,6 +190,20 @@ type Task struct {
 	Difficulty string `json:"difficulty,omitempty"`
 	Query      string `json:"query"`
 	Gold       []Gold `json:"gold"`
+}
+
+// SHA256 is the first 16 hex digits of the SHA-256 of what a grade of
+// the task was given against: its query and its gold (kind, id, grade and
+// path of each unit, in the case file's order; not the spans, which say
+// where the gold lies, not what it is). A grading sheet records it, and a
+// grade whose task's hash changed is stale.
+func (t Task) SHA256() string {
+	h := sha256.New()
+	h.Write([]byte("query\x00" + t.Query + "\x00"))
+	for _, g := range t.Gold {
+		h.Write([]byte(g.Kind + "\x00" + g.ID + "\x00" + strconv.Itoa(g.Grade) + "\x00" + g.Path + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Gold is one judgment of the case file, matched against hits by package

@@ -132,3 +132,26 @@ func TestReadError(t *testing.T) {
 		t.Fatalf("Read(bad) = %v, want a fileline.Error at %s:3", err, bad)
 	}
 }
+
+// TestRulesRoundTrip: the decision rules and statistics a campaign
+// records survive run.json, and a run.json without them reads as nil (an
+// older campaign), not as zero rules.
+func TestRulesRoundTrip(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "run.json")
+	want := &Campaign{Meta: Meta{Dataset: "d", Rules: &Rules{Baseline: "bm25/code-weighted", Gains: []Gain{{Measure: "ndcg@10", Threshold: 0.05}},
+		Primary: "ndcg@10", Alpha: 0.05, MaxLatencyRatio: 1.25, MaxIndexRatio: 2, InteractiveLatencyRatio: 0.8, NonInferiorityMargin: 0.03,
+		MinCases: 20, MinGroupCases: 5, Resamples: 2000, Seed: 7}, Stats: &Stats{Resamples: 1000, Seed: 7, Alpha: 0.05}}}
+	require.NoError(t, Write(file, want))
+	got, err := Read(file)
+	require.NoError(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("run.json round trip (-want +got):\n%s", diff)
+	}
+	old := filepath.Join(t.TempDir(), "run.json")
+	require.NoError(t, os.WriteFile(old, []byte(`{"meta": {"dataset": "d", "ks": [10]}, "systems": [], "tasks": [], "failures": []}`), 0o644))
+	got, err = Read(old)
+	require.NoError(t, err)
+	if got.Meta.Rules != nil || got.Meta.Stats != nil {
+		t.Errorf("older run.json: rules %+v, stats %+v; want nil", got.Meta.Rules, got.Meta.Stats)
+	}
+}

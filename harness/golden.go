@@ -119,6 +119,12 @@ func CheckGolden(g *goldenfmt.Golden, r *Result, tolerance float64) *Check {
 			v.Failures = append(v.Failures, fmt.Sprintf("%s: measured (%.4f) but not in golden: a new measure needs a baseline", m, resultfmt.Round4(float64(now.Metrics[m].Mean))))
 		}
 	}
+	// Which way is worse is the measure's (metrics.Def.Lower), read from
+	// the value, not its name: for a lower-is-better measure a rise fails.
+	lower := map[string]bool{}
+	for _, m := range r.Measures {
+		lower[m.String()] = m.Lower
+	}
 	for _, m := range sortedKeys(base.Metrics) {
 		want := resultfmt.Round4(float64(base.Metrics[m].Mean))
 		got, ok := now.Metrics[m]
@@ -127,13 +133,17 @@ func CheckGolden(g *goldenfmt.Golden, r *Result, tolerance float64) *Check {
 			continue
 		}
 		have := resultfmt.Round4(float64(got.Mean))
+		worse, better := have < resultfmt.Round4(want-tol), have > resultfmt.Round4(want+tol)
+		if lower[m] {
+			worse, better = better, worse
+		}
 		switch {
-		case have < resultfmt.Round4(want-tol) && !ofClass && nearMean(m, base, now) >= resultfmt.Round4(want-tol):
+		case worse && !lower[m] && !ofClass && nearMean(m, base, now) >= resultfmt.Round4(want-tol):
 			v.Excused = append(v.Excused, fmt.Sprintf("%s: %.4f → %.4f (tolerance %.4f; %s%s): only moves of at most %d ranks, excused as near-tie swaps of another CPU class",
 				m, want, have, tol, flips(m, base, now), note, NearRanks))
-		case have < resultfmt.Round4(want-tol):
+		case worse:
 			v.Failures = append(v.Failures, fmt.Sprintf("%s: %.4f → %.4f (tolerance %.4f; %s%s)", m, want, have, tol, flips(m, base, now), note))
-		case have > resultfmt.Round4(want+tol):
+		case better:
 			v.Improvements = append(v.Improvements, fmt.Sprintf("%s: %.4f → %.4f (%s%s)", m, want, have, flips(m, base, now), note))
 		}
 	}

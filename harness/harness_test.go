@@ -593,3 +593,37 @@ func TestRunModels(t *testing.T) {
 		t.Errorf("a lexical system's cell has models %+v", m)
 	}
 }
+
+// TestCheckGoldenLower: a measure whose Def says lower is better fails the
+// golden check when it rises and is an improvement when it falls — read
+// from the measure's value, whatever its name.
+func TestCheckGoldenLower(t *testing.T) {
+	// misses counts the ranked docs before the first relevant one (the
+	// whole list when none is): lower is better.
+	misses := &metrics.Def{Name: "misses", Cut: metrics.WholeList, Lower: true, Score: func(r *metrics.Ranking, k int) float64 {
+		for i, g := range r.Grades {
+			if g > 0 {
+				return float64(i)
+			}
+		}
+		return float64(len(r.Grades))
+	}}
+	run := func(answers map[string][]systems.Hit) *Result {
+		t.Helper()
+		p := prepared(t, task("t1", "q1", "a"), task("t2", "q2", "b"), task("t3", "q3", "c"))
+		cfg := DefaultRunConfig()
+		cfg.Measures = []metrics.Measure{misses.At(0)}
+		res, err := Run(t.Context(), p, spec(&scripted{answers: answers}), cfg)
+		require.NoError(t, err)
+		return res
+	}
+	golden := NewGolden(run(map[string][]systems.Hit{"q1": hits("a"), "q2": hits("a", "b"), "q3": hits("c")}), 0, "deterministic")
+	worse := CheckGolden(golden, run(map[string][]systems.Hit{"q1": hits("b", "c", "a"), "q2": hits("a", "b"), "q3": hits("c")}), 0)
+	if worse.OK() || !strings.Contains(strings.Join(worse.Failures, "\n"), "misses: 0.3333 → 1.0000") {
+		t.Errorf("misses rose 0.33 → 1: failures %q, improvements %q; want a failure", worse.Failures, worse.Improvements)
+	}
+	better := CheckGolden(golden, run(map[string][]systems.Hit{"q1": hits("a"), "q2": hits("b"), "q3": hits("c")}), 0)
+	if !better.OK() || len(better.Improvements) != 1 {
+		t.Errorf("misses fell 0.33 → 0: failures %q, improvements %q; want one improvement", better.Failures, better.Improvements)
+	}
+}

@@ -46,6 +46,10 @@ type Config struct {
 	// languages: each with at least two languages in the results gets a
 	// table of every system across them (LanguageTable).
 	Languages []LanguageFamily
+	// Defs are the measures the records carry that package metrics does
+	// not define, as values (report.Config.Defs): their Lower decides the
+	// ranking's direction.
+	Defs []*metrics.Def
 }
 
 // DefaultConfig ranks by nDCG@10 with metrics.DefaultStats (α = 0.05, the
@@ -198,6 +202,7 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	rc.Ks = []int{10}
 	rc.Stats = cfg.Stats
 	rc.Only = measures
+	rc.Defs = cfg.Defs
 	rc.Rules.Primary = primary
 	rc.Rules = rc.Rules.WithStats(cfg.Stats)
 	// The gains name the measures plots.Write draws score figures for.

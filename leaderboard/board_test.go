@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/retrievalbench/retrievalbench/leaderboard/boardtest"
+	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/report"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -425,5 +426,38 @@ func TestWarningsAndReuse(t *testing.T) {
 	}
 	if plain := b.DatasetMarkdown(b.Datasets[1]); strings.Contains(plain, "## Warnings") {
 		t.Errorf("beta has no warnings but its page has the section:\n%s", plain)
+	}
+}
+
+// TestBuildLowerPrimary: a primary measure whose Def says lower is better
+// ranks the lowest mean first.
+func TestBuildLowerPrimary(t *testing.T) {
+	var recs []resultfmt.Record
+	for i := range 10 {
+		for _, s := range []struct {
+			config string
+			v      float64
+		}{{"few", 1}, {"many", 4}} {
+			recs = append(recs, resultfmt.Record{Dataset: "d", Split: "all", System: "x", Config: s.config, Task: fmt.Sprintf("t%d", i),
+				Values: map[string]float64{"misses": s.v + float64(i%2)}})
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Primary = "misses"
+	cfg.Defs = []*metrics.Def{{Name: "misses", Cut: metrics.WholeList, Lower: true}}
+	b, err := Build(recs, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Datasets[0].Rows[0].Model; got != "x/few" {
+		t.Errorf("first row %s, want x/few (fewer misses)", got)
+	}
+	cfg.Defs = nil // recorded without its Def: higher is better
+	b, err = Build(recs, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Datasets[0].Rows[0].Model; got != "x/many" {
+		t.Errorf("without the Def: first row %s, want x/many", got)
 	}
 }

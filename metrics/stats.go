@@ -34,6 +34,20 @@ func DefaultStats() Stats {
 	return Stats{Resamples: DefaultResamples, Seed: DefaultSeed, Alpha: 0.05}
 }
 
+// ForTests returns the variant of s the paired tests of the reports'
+// decision rules use: twice the resamples (a finer p-value resolution than
+// the CIs need), the same seed and α. It and promote.DefaultStats (10,000
+// rounds, seed 1, as the ledger's decisions were made) are the only
+// variants of DefaultStats, each derived from it in one place.
+func (s Stats) ForTests() Stats {
+	n := s.Resamples
+	if n <= 0 {
+		n = DefaultResamples
+	}
+	s.Resamples = 2 * n
+	return s
+}
+
 // Validate reports a value no test can use: α outside (0, 1) or a
 // negative number of resamples.
 func (s Stats) Validate() error {

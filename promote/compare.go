@@ -17,13 +17,25 @@ type Estimate struct {
 	High float64 `json:"high"`
 }
 
+// Gain is the mean difference in the better direction: Diff.Mean, or
+// −Diff.Mean for a Lower measure.
+func (c Paired) Gain() float64 {
+	if c.Lower {
+		return -c.Diff.Mean
+	}
+	return c.Diff.Mean
+}
+
 // Paired is a paired per-task comparison of a candidate with a baseline
 // on one dataset, split and measure. Diff is candidate − baseline.
 type Paired struct {
 	Dataset string `json:"dataset"`
 	Split   string `json:"split"`
 	Measure string `json:"measure"`
-	N       int    `json:"n"`
+	// Lower: lower values of the measure are better (its metrics.Def,
+	// resolved from Measure): a win is then a drop, Wins count drops.
+	Lower bool `json:"lower,omitempty"`
+	N     int  `json:"n"`
 	// Baseline and Candidate are the means with 95% bootstrap CIs.
 	Baseline  Estimate `json:"baseline"`
 	Candidate Estimate `json:"candidate"`
@@ -56,6 +68,9 @@ type Paired struct {
 // not paired.
 func Pair(recs []resultfmt.Record, base, cand ledgerfmt.Arm, dataset, split, measure string, cfg Config) (Paired, error) {
 	c := Paired{Dataset: dataset, Split: split, Measure: measure}
+	if m, err := metrics.ParseMeasure(measure); err == nil {
+		c.Lower = m.Lower
+	}
 	bv, berr, err := column(recs, base, dataset, split, measure)
 	if err != nil {
 		return c, err
@@ -78,9 +93,9 @@ func Pair(recs []resultfmt.Record, base, cand ledgerfmt.Arm, dataset, split, mea
 		}
 		a[i], b[i] = bv[id], v
 		switch {
-		case v > a[i]:
+		case v > a[i] != c.Lower && v != a[i]:
 			c.Wins++
-		case v < a[i]:
+		case v != a[i]:
 			c.Losses++
 		default:
 			c.Ties++

@@ -137,9 +137,12 @@ func EvaluateAmong(stage string, recs []resultfmt.Record, base, cand ledgerfmt.A
 // noise, and says why in words with the numbers.
 func (v *StageResult) isWin(cfg Config) (bool, string) {
 	c := v.Primary
-	d := c.Diff.Mean
+	d := c.Gain() // in the better direction (the measure's Def)
 	nums := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f), %s p=%.4f, n=%d, %d wins/%d losses",
-		c.Measure, d, c.Diff.Low, c.Diff.High, cfg.Test, c.P, c.N, c.Wins, c.Losses)
+		c.Measure, c.Diff.Mean, c.Diff.Low, c.Diff.High, cfg.Test, c.P, c.N, c.Wins, c.Losses)
+	if c.Lower {
+		nums += " (lower is better)"
+	}
 	p, which := c.P, "p"
 	if v.Comparisons > 1 {
 		p, which = v.PHolm, "Holm p"
@@ -182,9 +185,9 @@ func evalRule(recs []resultfmt.Record, base, cand ledgerfmt.Arm, r Rule, cfg Con
 	if r.Alpha > 0 {
 		alpha = r.Alpha
 	}
-	d := c.Diff.Mean
+	d := c.Gain() // a drop is negative whichever way the measure is better
 	nums := fmt.Sprintf("%s on %s[%s] %+.4f (95%% CI %+.4f..%+.4f), p=%.4f, n=%d",
-		r.Measure, r.Dataset, r.Split, d, c.Diff.Low, c.Diff.High, c.P, c.N)
+		r.Measure, r.Dataset, r.Split, c.Diff.Mean, c.Diff.Low, c.Diff.High, c.P, c.N)
 	if d < -r.MaxDrop && c.P < alpha {
 		rr.Status, rr.Reason = RuleViolated, fmt.Sprintf("regressed beyond max drop %g and noise (p < α=%g): %s", r.MaxDrop, alpha, nums)
 		return rr

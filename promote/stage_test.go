@@ -268,3 +268,24 @@ func TestPartialCandidateNeverPromoted(t *testing.T) {
 		t.Errorf("decision %s %q, want hold naming the failed task", v.Decision, v.Reasons)
 	}
 }
+
+// TestLowerIsBetterWins: a comparison of a measure whose Def says lower is
+// better counts a significant drop as the win and a rise as the loss —
+// the direction is the measure's, not "higher".
+func TestLowerIsBetterWins(t *testing.T) {
+	cfg := DefaultConfig(primary)
+	drop := Paired{Measure: "misses", Lower: true, N: 30, Diff: Estimate{-0.2, -0.3, -0.1}, P: 0.001}
+	if win, why := (&StageResult{Primary: drop}).isWin(cfg); !win {
+		t.Errorf("a significant drop of a lower-is-better measure: %s, want a win", why)
+	}
+	rise := drop
+	rise.Diff = Estimate{0.2, 0.1, 0.3}
+	if win, why := (&StageResult{Primary: rise}).isWin(cfg); win || !strings.HasPrefix(why, "loss beyond noise") {
+		t.Errorf("a significant rise of a lower-is-better measure: %v, %s; want a loss", win, why)
+	}
+	higher := rise
+	higher.Lower = false
+	if win, _ := (&StageResult{Primary: higher}).isWin(cfg); !win {
+		t.Error("the same rise of a higher-is-better measure is not a win")
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
@@ -13,9 +14,9 @@ import (
 const (
 	Default            = "default"             // better and affordable: make it the default
 	QualityProfile     = "quality_profile"     // better, but over a cost budget: offer it as the quality profile
-	InteractiveProfile = "interactive_profile" // not better, not worse, and clearly faster
+	InteractiveProfile = "interactive_profile" // no worse within a margin (non-inferior) and significantly faster
 	Rejected           = "rejected"            // failed, significantly worse, or no gain at no saving
-	NeedsMoreData      = "needs_more_data"     // too few cases, gain not significant, or inconsistent
+	NeedsMoreData      = "needs_more_data"     // too few cases, gain or non-inferiority not shown, or inconsistent
 	BaselineOutcome    = "baseline"            // the system the others are judged against
 )
 
@@ -26,54 +27,72 @@ const (
 // with Holm's step-down procedure (metrics.Holm), and the corrected value
 // decides. A failed system is rejected; a partially failed one is never a
 // default or a profile (needs_more_data, rule partial_failure).
-type DecisionRules struct {
-	// Baseline is the system ("system/config") the others are judged
-	// against; "" means the first system of the run.
-	Baseline string `json:"baseline"`
-	// Gains: a candidate improves when a measure gains at least this much
-	// (absolute, 0.05 = 5 points) and the paired test finds it significant.
-	Gains []Gain `json:"gains"`
-	// Primary ranks systems and decides "weak on a repo or intent".
-	Primary string  `json:"primary"`
-	Alpha   float64 `json:"alpha"` // significance level of the paired tests
-	// Cost budgets relative to the baseline (ratios) and absolute memory.
-	MaxLatencyRatio float64 `json:"max_latency_ratio"` // p50 query latency
-	MaxIndexRatio   float64 `json:"max_index_ratio"`   // index time
-	MaxPeakRSSMB    float64 `json:"max_peak_rss_mb"`   // 0 = no memory budget
-	// InteractiveLatencyRatio: a candidate without a significant gain or
-	// loss whose p50 latency is at most this fraction of the baseline's is
-	// an interactive profile.
-	InteractiveLatencyRatio float64 `json:"interactive_latency_ratio"`
-	// MinCases paired cases are needed to decide anything; a repository or
-	// intent with at least MinGroupCases cases that loses at least the gain
-	// threshold on a gaining measure makes the gain inconsistent.
-	MinCases      int    `json:"min_cases"`
-	MinGroupCases int    `json:"min_group_cases"`
-	Resamples     int    `json:"resamples"`
-	Seed          uint64 `json:"seed"`
-}
+//
+// DecisionRules is campaignfmt.Rules, the value a campaign records in its
+// run.json, with its methods; its fields:
+//
+//   - Baseline is the system ("system/config") the others are judged
+//     against; "" means the first system of the run.
+//   - Gains: a candidate improves when a measure gains at least its
+//     threshold (absolute, 0.05 = 5 points) and the paired test finds it
+//     significant. A measure whose Def is Lower (lower is better) gains
+//     when it drops.
+//   - Primary ranks systems and decides "weak on a repo or intent".
+//   - Alpha is the significance level of the paired tests.
+//   - MaxLatencyRatio, MaxIndexRatio: cost budgets relative to the
+//     baseline (per-query paired latency ratio; cold index build time);
+//     MaxPeakRSSMB is the absolute memory budget (0 = none).
+//   - InteractiveLatencyRatio: a candidate without a significant gain or
+//     loss whose latency is significantly below this fraction of the
+//     baseline's is cheaper (non-inferiority, interactive profile).
+//   - NonInferiorityMargin: how much (absolute) a gate measure may lose and
+//     still be "no worse" (0 = DefaultNonInferiorityMargin).
+//   - MinCases paired cases are needed to decide anything; a repository or
+//     intent with at least MinGroupCases cases that loses at least the gain
+//     threshold on a gaining measure makes the gain inconsistent.
+//   - Resamples, Seed, Alpha: the paired tests' statistics (Stats).
+type DecisionRules campaignfmt.Rules
 
 // Gain is one quality rule: Measure must improve by at least Threshold.
-type Gain struct {
-	Measure   string  `json:"measure"`
-	Threshold float64 `json:"threshold"`
+type Gain = campaignfmt.Gain
+
+// DefaultNonInferiorityMargin is the loss within which a candidate counts
+// as no worse: the gain threshold of the default rules, so a difference too
+// small to be a gain is also too small to be a loss.
+const DefaultNonInferiorityMargin = 0.05
+
+// margin is g's non-inferiority margin.
+func (g DecisionRules) margin() float64 {
+	if g.NonInferiorityMargin > 0 {
+		return g.NonInferiorityMargin
+	}
+	return DefaultNonInferiorityMargin
+}
+
+// Record returns g as run.json records it.
+func (g DecisionRules) Record() *campaignfmt.Rules {
+	r := campaignfmt.Rules(g)
+	r.Gains = append([]Gain(nil), g.Gains...)
+	return &r
 }
 
 // DefaultDecisionRules returns the seed's rules: Recall@5 +5 points, or MRR@10 or
 // nDCG@10 +0.05, significant at α = 0.05, with query latency ≤ 1.25× the
 // baseline, index time ≤ 2× and peak RSS ≤ 4 GiB.
 func DefaultDecisionRules() DecisionRules {
+	ts := metrics.DefaultStats().ForTests()
 	return DecisionRules{
-		Gains:           []Gain{{"recall@5", 0.05}, {"mrr@10", 0.05}, {"ndcg@10", 0.05}},
+		Gains:           []Gain{{Measure: "recall@5", Threshold: 0.05}, {Measure: "mrr@10", Threshold: 0.05}, {Measure: "ndcg@10", Threshold: 0.05}},
 		Primary:         "ndcg@10",
 		Alpha:           0.05,
 		MaxLatencyRatio: 1.25, MaxIndexRatio: 2, MaxPeakRSSMB: 4096,
 		InteractiveLatencyRatio: 0.8,
 		MinCases:                20, MinGroupCases: 5,
-		// The seed's rules resample their paired tests twice as often as
-		// the CIs (metrics.DefaultStats): kept, so decisions stay as the
+		// The paired tests resample as metrics.DefaultStats().ForTests()
+		// says (twice the CIs' resamples), so decisions stay as the
 		// campaigns recorded them.
-		Resamples: 2 * metrics.DefaultResamples, Seed: metrics.DefaultSeed,
+		Resamples: ts.Resamples, Seed: ts.Seed,
+		NonInferiorityMargin: DefaultNonInferiorityMargin,
 	}
 }
 
@@ -90,16 +109,19 @@ func (g DecisionRules) WithStats(st metrics.Stats) DecisionRules {
 }
 
 // Validate reports rules Decide cannot use.
-func (g DecisionRules) Validate() error {
+func (g DecisionRules) Validate() error { return g.validate(Config{}.measure) }
+
+// validate is Validate with the measures parse knows.
+func (g DecisionRules) validate(parse func(string) (metrics.Measure, error)) error {
 	for _, r := range g.Gains {
-		if _, err := metrics.ParseMeasure(r.Measure); err != nil {
+		if _, err := parse(r.Measure); err != nil {
 			return fmt.Errorf("decision rules: %w", err)
 		}
 		if r.Threshold <= 0 {
 			return fmt.Errorf("decision rules: %s threshold %v is not positive", r.Measure, r.Threshold)
 		}
 	}
-	if _, err := metrics.ParseMeasure(g.Primary); err != nil && g.Primary != "" {
+	if _, err := parse(g.Primary); err != nil && g.Primary != "" {
 		return fmt.Errorf("decision rules: primary: %w", err)
 	}
 	if err := g.Stats().Validate(); err != nil {
@@ -118,6 +140,16 @@ type Decision struct {
 	Rule    string   `json:"rule"`   // which rule decided
 	Detail  string   `json:"detail"` // the numbers behind it
 	Tests   []Paired `json:"tests,omitempty"`
+	// Latency is the paired comparison of its per-case query latencies
+	// with the baseline's.
+	Latency *LatencyTest `json:"latency,omitempty"`
+	// Index is its cold index cost against the baseline's (IndexCost).
+	Index *IndexCost `json:"index,omitempty"`
+	// MoreCases, for needs_more_data, is how many more paired cases would
+	// settle the undecided claim at the observed effect and spread (80%
+	// power at α, normal approximation, before Holm's correction); 0 when
+	// more cases would not settle it or it is not that kind of verdict.
+	MoreCases int `json:"more_cases,omitempty"`
 }
 
 // Paired is the paired comparison of one measure with the baseline.
@@ -134,6 +166,84 @@ type Paired struct {
 	P     resultfmt.Fixed `json:"p"`
 	PHolm resultfmt.Fixed `json:"p_holm"`
 	N     int             `json:"n"`
+	// SD is the standard deviation of the per-case differences (what
+	// MoreCases is estimated from).
+	SD resultfmt.Fixed `json:"sd_diff"`
+	// Lower: lower values of the measure are better (its metrics.Def).
+	Lower bool `json:"lower,omitempty"`
+}
+
+// LatencyTest compares per-case query latencies with the baseline's on
+// the cases both ran: Ratio is the geometric mean of the per-case ratios
+// candidate/baseline, Low..High its 95% paired bootstrap interval (of the
+// mean log ratio) and P the test's p-value (rules' statistics). A load
+// that slows every query by the same factor leaves every ratio, and so
+// the verdict, unchanged.
+type LatencyTest struct {
+	Ratio resultfmt.Fixed `json:"ratio"`
+	Low   resultfmt.Fixed `json:"ci_low"`
+	High  resultfmt.Fixed `json:"ci_high"`
+	P     resultfmt.Fixed `json:"p"`
+	N     int             `json:"n"`
+}
+
+// Above reports whether the latency ratio is significantly above r (its
+// whole interval is); Below whether it is significantly below r.
+func (l *LatencyTest) Above(r float64) bool { return l != nil && l.N > 0 && float64(l.Low) > r }
+func (l *LatencyTest) Below(r float64) bool { return l != nil && l.N > 0 && float64(l.High) < r }
+
+func (l *LatencyTest) String() string {
+	if l == nil || l.N == 0 {
+		return "latency not compared (no paired latencies)"
+	}
+	return fmt.Sprintf("latency %.2fx (95%% CI %.2fx..%.2fx, %d paired cases)", float64(l.Ratio), float64(l.Low), float64(l.High), l.N)
+}
+
+// IndexCost is a system's cold index cost against the baseline's: what
+// building every index from nothing took (a reused index counts with the
+// build time recorded when it was built). Checked is false when a reused
+// index of either has no recorded build time: then no index budget is
+// checked, and the decision says so.
+type IndexCost struct {
+	Seconds         resultfmt.Fixed `json:"cold_seconds"`
+	BaselineSeconds resultfmt.Fixed `json:"baseline_cold_seconds"`
+	Ratio           resultfmt.Fixed `json:"ratio"`
+	Checked         bool            `json:"checked"`
+	Reused          bool            `json:"reused,omitempty"` // either side reused an index
+}
+
+func (ic *IndexCost) String() string {
+	if !ic.Checked {
+		return "index cost not checked (a reused index without a recorded build time)"
+	}
+	s := fmt.Sprintf("index %.2fx (cold build)", float64(ic.Ratio))
+	if ic.Reused {
+		s = fmt.Sprintf("index %.2fx (cold build, recorded with a reused index)", float64(ic.Ratio))
+	}
+	return s
+}
+
+// coldIndex is ss's cold index cost in seconds, and whether it is known:
+// a reused index counts with its recorded build time (IndexBuildSeconds).
+func coldIndex(ss *SystemSummary) (float64, bool) {
+	if ss.IndexReused == 0 {
+		return float64(ss.IndexSeconds), true
+	}
+	if ss.IndexBuildSeconds > 0 {
+		return float64(ss.IndexBuildSeconds), true
+	}
+	return 0, false
+}
+
+func indexCost(b, c *SystemSummary) *IndexCost {
+	cs, cok := coldIndex(c)
+	bs, bok := coldIndex(b)
+	ic := &IndexCost{Seconds: resultfmt.Fixed(cs), BaselineSeconds: resultfmt.Fixed(bs), Checked: cok && bok && bs > 0,
+		Reused: b.IndexReused > 0 || c.IndexReused > 0}
+	if ic.Checked {
+		ic.Ratio = resultfmt.Fixed(cs / bs)
+	}
+	return ic
 }
 
 func (s *Summary) system(name string) *SystemSummary {
@@ -216,7 +326,8 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]Paired {
 			bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
 			p := g.Stats().Paired(bv, cv)
 			out[name] = append(out[name], Paired{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
-				Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N})
+				Diff: resultfmt.Fixed(p.MeanDiff), Low: resultfmt.Fixed(p.Low), High: resultfmt.Fixed(p.High), P: resultfmt.Fixed(p.P), N: p.N,
+				SD: resultfmt.Fixed(sdDiff(bv, cv)), Lower: s.lower(r.Measure)})
 		}
 	}
 	for mi := range g.Gains {
@@ -229,6 +340,73 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]Paired {
 		}
 	}
 	return out
+}
+
+// latencyTest compares c's per-case latencies with b's on the cases both
+// ran without an error: a paired bootstrap of the log ratios.
+func (s *Summary) latencyTest(b, c *SystemSummary) *LatencyTest {
+	bc, cc := s.cols[b.Name], s.cols[c.Name]
+	var lb, lc []float64
+	for i := range s.tasks {
+		if bc.present[i] && cc.present[i] && !bc.failed[i] && !cc.failed[i] {
+			lb = append(lb, 0)
+			lc = append(lc, logRatio(cc.lat[i], bc.lat[i]))
+		}
+	}
+	if len(lb) == 0 {
+		return nil
+	}
+	p := s.cfg.Rules.Stats().Paired(lb, lc)
+	return &LatencyTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
+		P: resultfmt.Fixed(p.P), N: p.N}
+}
+
+// minLatencyMS is the floor of a latency in a ratio: a recorded 0 (below
+// the clock's resolution) counts as one microsecond.
+const minLatencyMS = 1e-3
+
+// logRatio is log(c/b) of two latencies, each at least minLatencyMS.
+func logRatio(c, b float64) float64 {
+	return math.Log(max(c, minLatencyMS) / max(b, minLatencyMS))
+}
+
+// sdDiff is the sample standard deviation of the differences b[i] − a[i].
+func sdDiff(a, b []float64) float64 {
+	if len(a) < 2 {
+		return 0
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = b[i] - a[i]
+	}
+	m := metrics.Mean(d)
+	ss := 0.0
+	for _, x := range d {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / float64(len(d)-1))
+}
+
+// lower reports whether lower values of the named measure are better: its
+// metrics.Def's Lower, the value the config resolves the name to.
+func (s *Summary) lower(name string) bool {
+	m, err := s.cfg.measure(name)
+	if err != nil {
+		m, err = metrics.ParseRecorded(name)
+	}
+	return err == nil && m.Lower
+}
+
+// casesToSettle is how many paired cases in all a difference of effect
+// with per-case spread sd needs for its 95% interval to exclude 0 with
+// 80% power (normal approximation: n = ((z₀.₉₇₅ + z₀.₈)·sd/effect)²); 0
+// when effect is not positive.
+func casesToSettle(effect, sd float64) int {
+	if effect <= 0 {
+		return 0
+	}
+	const z = 1.959964 + 0.841621
+	return int(math.Ceil(math.Pow(z*sd/effect, 2)))
 }
 
 func (s *Summary) setDecisions() {
@@ -260,32 +438,48 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 		return d
 	}
 	d.Tests = tests
+	d.Latency = s.latencyTest(b, c)
+	d.Index = indexCost(b, c)
 	n := 0
-	var gains, losses, weakGains []string
+	var gains, losses, weakGains, inferior []string
 	var gainMeasures []string
+	nonInferior := true
+	moreGain, moreNI := 0, 0
+	margin := g.margin()
 	for i, r := range g.Gains {
 		t := tests[i]
 		n = t.N
-		diff, lo, hi := float64(t.Diff), float64(t.Low), float64(t.High)
+		// eff, lo, hi: the change in the better direction (a Lower
+		// measure gains when it drops).
+		eff, lo, hi := float64(t.Diff), float64(t.Low), float64(t.High)
+		if t.Lower {
+			eff, lo, hi = -eff, -hi, -lo
+		}
 		sig := g.Stats().Significant(float64(t.PHolm))
-		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f, Holm p=%.4f)", r.Measure, diff, lo, hi, float64(t.P), float64(t.PHolm))
+		desc := fmt.Sprintf("%s %+.4f (95%% CI %+.4f..%+.4f, p=%.4f, Holm p=%.4f)", r.Measure, float64(t.Diff), float64(t.Low), float64(t.High), float64(t.P), float64(t.PHolm))
 		switch {
-		case diff >= r.Threshold && sig && lo > 0:
+		case eff >= r.Threshold && sig && lo > 0:
 			gains = append(gains, desc)
 			gainMeasures = append(gainMeasures, r.Measure)
-		case diff >= r.Threshold:
+		case eff >= r.Threshold:
 			weakGains = append(weakGains, desc)
-		case diff <= -r.Threshold && sig && hi < 0:
+			moreGain = max(moreGain, casesToSettle(eff, float64(t.SD))-t.N)
+		case eff <= -r.Threshold && sig && hi < 0:
 			losses = append(losses, desc)
 		}
+		if lo <= -margin {
+			nonInferior = false
+			inferior = append(inferior, desc)
+			moreNI = max(moreNI, casesToSettle(eff+margin, float64(t.SD))-t.N)
+		}
 	}
-	latRatio := ratio(float64(c.LatencyP50MS), float64(b.LatencyP50MS))
-	idxRatio := ratio(float64(c.IndexSeconds), float64(b.IndexSeconds))
-	costs := fmt.Sprintf("latency p50 %.2fx, index %.2fx, peak RSS %.0f MiB", latRatio, idxRatio, float64(c.PeakRSSMB))
+	costs := fmt.Sprintf("%s, %s, peak RSS %.0f MiB", d.Latency, d.Index, float64(c.PeakRSSMB))
+	faster := d.Latency.Below(g.InteractiveLatencyRatio)
 	switch {
 	case n < g.MinCases:
 		d.Outcome, d.Rule = NeedsMoreData, "too_few_cases"
 		d.Detail = fmt.Sprintf("%d paired cases < %d", n, g.MinCases)
+		d.MoreCases = g.MinCases - n
 	case len(losses) > 0:
 		d.Outcome, d.Rule = Rejected, "significant_loss"
 		d.Detail = strings.Join(losses, "; ")
@@ -295,11 +489,13 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 			return d
 		}
 		var over []string
-		if latRatio > g.MaxLatencyRatio {
-			over = append(over, fmt.Sprintf("latency %.2fx > %.2fx", latRatio, g.MaxLatencyRatio))
+		// A budget decides only on what is shown: latency over budget when
+		// its whole interval is, index time on the cold build.
+		if d.Latency.Above(g.MaxLatencyRatio) {
+			over = append(over, fmt.Sprintf("%s > %.2fx", d.Latency, g.MaxLatencyRatio))
 		}
-		if idxRatio > g.MaxIndexRatio {
-			over = append(over, fmt.Sprintf("index time %.2fx > %.2fx", idxRatio, g.MaxIndexRatio))
+		if d.Index.Checked && float64(d.Index.Ratio) > g.MaxIndexRatio {
+			over = append(over, fmt.Sprintf("%s > %.2fx", d.Index, g.MaxIndexRatio))
 		}
 		if g.MaxPeakRSSMB > 0 && float64(c.PeakRSSMB) > g.MaxPeakRSSMB {
 			over = append(over, fmt.Sprintf("peak RSS %.0f MiB > %.0f MiB", float64(c.PeakRSSMB), g.MaxPeakRSSMB))
@@ -311,15 +507,39 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 			d.Outcome, d.Rule = QualityProfile, "significant_gain_over_budget"
 			d.Detail = strings.Join(gains, "; ") + "; over budget: " + strings.Join(over, ", ")
 		}
+	case nonInferior && faster:
+		// Non-inferiority: every gate measure's interval lies above
+		// −margin, and the latency's below the interactive ratio.
+		d.Outcome, d.Rule = InteractiveProfile, "non_inferior_and_faster"
+		d.Detail = fmt.Sprintf("no worse within %.2f on every gate measure (each 95%% CI above −%.2f) and %s < %.2fx", margin, margin, d.Latency, g.InteractiveLatencyRatio)
+		if len(weakGains) > 0 {
+			d.Detail += "; not significant: " + strings.Join(weakGains, "; ")
+		}
 	case len(weakGains) > 0:
 		d.Outcome, d.Rule = NeedsMoreData, "gain_not_significant"
 		d.Detail = strings.Join(weakGains, "; ") + fmt.Sprintf(" (α = %.2f on the Holm-corrected p)", g.Alpha)
-	case latRatio > 0 && latRatio <= g.InteractiveLatencyRatio:
-		d.Outcome, d.Rule = InteractiveProfile, "faster_without_significant_loss"
-		d.Detail = fmt.Sprintf("no gate measure changes significantly by its threshold; latency p50 %.2fx <= %.2fx", latRatio, g.InteractiveLatencyRatio)
+		d.MoreCases = moreGain
+		if moreGain > 0 {
+			d.Detail += fmt.Sprintf("; about %d more paired cases would settle it at the observed effect and spread", moreGain)
+		}
+		if faster && moreNI > 0 {
+			// Faster: showing it no worse settles the verdict too
+			// (interactive_profile), usually with fewer cases.
+			d.Detail += fmt.Sprintf("; it is %s, and about %d more would show it no worse within %.2f", d.Latency, moreNI, margin)
+			if moreGain <= 0 || moreNI < moreGain {
+				d.MoreCases = moreNI
+			}
+		}
+	case faster:
+		d.Outcome, d.Rule = NeedsMoreData, "non_inferiority_not_shown"
+		d.Detail = fmt.Sprintf("%s < %.2fx, but not shown no worse within %.2f: %s", d.Latency, g.InteractiveLatencyRatio, margin, strings.Join(inferior, "; "))
+		d.MoreCases = moreNI
+		if moreNI > 0 {
+			d.Detail += fmt.Sprintf("; about %d more paired cases would settle it at the observed effect and spread", moreNI)
+		}
 	default:
 		d.Outcome, d.Rule = Rejected, "no_gain"
-		d.Detail = "no gate measure gains its threshold, and it is not faster; " + costs
+		d.Detail = "no gate measure gains its threshold, and it is not significantly faster; " + costs
 	}
 	return d
 }
@@ -350,18 +570,15 @@ func (s *Summary) inconsistent(base, cand string, measures []string) string {
 				continue
 			}
 			for _, m := range measures {
-				if diff := float64(cr.Values[m] - br.Values[m]); diff <= -thr[m] {
+				diff := float64(cr.Values[m] - br.Values[m])
+				if s.lower(m) {
+					diff = -diff
+				}
+				if diff <= -thr[m] {
 					return fmt.Sprintf("%s loses %.4f on %s (%d cases)", m, -diff, grp, br.N)
 				}
 			}
 		}
 	}
 	return ""
-}
-
-func ratio(a, b float64) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return a / b
 }

@@ -76,7 +76,7 @@ func TestDecisionOutcomes(t *testing.T) {
 			"the same gain at 2x the query latency"},
 		{"quality profile (memory)", []group{{"a", 15, 3, 1}, {"b", 15, 3, 1}}, 1, 10, 5000, g, QualityProfile, "significant_gain_over_budget",
 			"the same gain over the 4 GiB memory budget"},
-		{"interactive profile", []group{{"a", 15, 2, 2}, {"b", 15, 2, 2}}, 0.5, 10, 500, g, InteractiveProfile, "faster_without_significant_loss",
+		{"interactive profile", []group{{"a", 15, 2, 2}, {"b", 15, 2, 2}}, 0.5, 10, 500, g, InteractiveProfile, "non_inferior_and_faster",
 			"identical rankings at half the latency"},
 		{"rejected (loss)", []group{{"a", 15, 1, 0}, {"b", 15, 1, 0}}, 0.5, 1, 100, g, Rejected, "significant_loss",
 			"faster and cheaper, but it never finds the gold"},
@@ -103,8 +103,8 @@ func TestGatesValidate(t *testing.T) {
 		name string
 		edit func(*DecisionRules)
 	}{
-		{"unknown measure", func(g *DecisionRules) { g.Gains = []Gain{{"nope@3", 0.1}} }},
-		{"zero threshold", func(g *DecisionRules) { g.Gains = []Gain{{"mrr@10", 0}} }},
+		{"unknown measure", func(g *DecisionRules) { g.Gains = []Gain{{Measure: "nope@3", Threshold: 0.1}} }},
+		{"zero threshold", func(g *DecisionRules) { g.Gains = []Gain{{Measure: "mrr@10", Threshold: 0}} }},
 		{"alpha", func(g *DecisionRules) { g.Alpha = 1 }},
 		{"budget", func(g *DecisionRules) { g.MaxLatencyRatio = 0 }},
 	} {
@@ -163,7 +163,7 @@ func TestHolmDecides(t *testing.T) {
 		t.Helper()
 		run, recs := runOf(40, systems, rankOf)
 		cfg := DefaultConfig()
-		cfg.Rules.Gains = []Gain{{"mrr@10", 0.05}}
+		cfg.Rules.Gains = []Gain{{Measure: "mrr@10", Threshold: 0.05}}
 		cfg.Rules.Baseline = "dense/base"
 		s, err := ScoreCampaign(run, recs, nil, cfg)
 		require.NoError(t, err)

@@ -14,8 +14,10 @@
 //     id in a stable order (best rank, then how many systems ranked it, then
 //     doc id), go to pooled-results.jsonl and grading-sheet.csv; grades the
 //     case file's gold already implies are filled in, the rest left blank.
-//  3. Judge: a filled sheet or labels.jsonl is merged with the gold: a
-//     person's grade wins, the gold grade fills in where nobody graded, and a
+//  3. Judge: a filled sheet or labels.jsonl is merged with the gold: the
+//     case file's gold grades what it names (a person's different grade of
+//     such a result is listed, not used), people's grades fill in the rest
+//     (grades whose case or hit changed since are stale, listed), and a
 //     gold unit no system retrieved stays in the qrels as a placeholder so
 //     recall counts it. A hit without a grade is unjudged: non-relevant in
 //     the measures (trec_eval's rule) and counted per system as judged@k.

@@ -20,6 +20,47 @@ type Judgment struct {
 	DocID  string
 	Grade  int
 	Source string // file:line
+	// CaseSHA and HitSHA are the hashes of the case and the hit as they
+	// were graded (the sheet's case_sha256 and hit_sha256); "" in an
+	// older sheet, whose grades are used unchecked.
+	CaseSHA, HitSHA string
+}
+
+// Bind sets aside the judgments whose case or hit changed since they were
+// graded: a case whose query or gold no longer hashes to the recorded
+// CaseSHA, or a hit of recs with the judged result id whose text (or,
+// without one, what it names) no longer hashes to HitSHA. It returns the
+// judgments to use, the stale ones as failures (kind stale_grade, one per
+// grade, in input order) and how many carried no hashes to check.
+func Bind(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment) (kept []Judgment, stale []campaignfmt.Failure, unbound int) {
+	caseSHA := map[string]string{}
+	for _, t := range run.Tasks {
+		caseSHA[t.ID] = t.SHA256()
+	}
+	hitNow := map[[2]string]string{}
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			hitNow[[2]string{recs[i].Task, h.DocID}] = hitSHA(h)
+		}
+	}
+	for _, j := range human {
+		if j.CaseSHA == "" && j.HitSHA == "" {
+			unbound++
+		}
+		now, known := caseSHA[j.Task]
+		if known && j.CaseSHA != "" && j.CaseSHA != now {
+			stale = append(stale, campaignfmt.Failure{Kind: campaignfmt.FailStaleGrade, Task: j.Task,
+				Message: fmt.Sprintf("%s: grade %d of %s not used: the case's query or gold changed since it was graded (case_sha256 %s, now %s)", j.Source, j.Grade, j.DocID, j.CaseSHA, now)})
+			continue
+		}
+		if h, ok := hitNow[[2]string{j.Task, j.DocID}]; ok && j.HitSHA != "" && j.HitSHA != h {
+			stale = append(stale, campaignfmt.Failure{Kind: campaignfmt.FailStaleGrade, Task: j.Task,
+				Message: fmt.Sprintf("%s: grade %d of %s not used: the result's text changed since it was graded (hit_sha256 %s, now %s)", j.Source, j.Grade, j.DocID, j.HitSHA, h)})
+			continue
+		}
+		kept = append(kept, j)
+	}
+	return kept, stale, unbound
 }
 
 // Judge merges the case file's gold (run.Tasks), the people's judgments
@@ -129,6 +170,39 @@ func gold(t *campaignfmt.Task) []datasets.Relevant {
 	return out
 }
 
+// goldKept lists the people's grades the case file's gold overrules: a
+// graded result that satisfies a gold unit belongs to that unit, whose
+// grade is the case file's (the one rule, docs/judging.md) — a chunk
+// inside a gold file included. A grade that agrees with the gold's is not
+// listed; one that differs (or was given to a second chunk of a unit
+// already credited) is, so that it is never dropped without notice.
+func goldKept(q metrics.Qrels, recs []resultfmt.Record, human []Judgment) []string {
+	goldGrade := map[[2]string]int{} // (task, doc) → grade credited from a gold unit
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			if strings.HasPrefix(h.Unit, "gold:") {
+				goldGrade[[2]string{recs[i].Task, h.DocID}] = h.Grade
+			}
+		}
+	}
+	var out []string
+	for _, j := range human {
+		if _, own := q[j.Task][judge.PoolKey(j.DocID)]; own {
+			continue // a unit of its own: the person's grade counts
+		}
+		g, ok := goldGrade[[2]string{j.Task, j.DocID}]
+		if ok && g == j.Grade {
+			continue
+		}
+		why := "it satisfies a gold unit of the case file another hit was already credited with"
+		if ok {
+			why = fmt.Sprintf("it satisfies a gold unit of the case file, graded %d there", g)
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s graded %d, not used: %s (the case file's grade counts; edit the case file to change it)", j.Source, j.Task, j.DocID, j.Grade, why))
+	}
+	return out
+}
+
 // Rescore recomputes Values and FirstRelevant of every record from its
 // (re)graded hits and qrels, for measures ms. A failed record keeps no hits
 // and scores 0.
@@ -174,7 +248,11 @@ func relevant(q metrics.Qrels, task string) int {
 // ScoreCampaign regrades recs (in place) with the gold of run and the people's
 // judgments, recomputes every measure of cfg and summarises them: the
 // whole of `retrievalbench score`.
+//
+// Grades bound to a case or hit that changed since are not used (Bind):
+// the summary lists each as a stale_grade failure.
 func ScoreCampaign(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment, cfg Config) (*Summary, error) {
+	human, stale, unbound := Bind(run, recs, human)
 	q, err := Judge(run, recs, human)
 	if err != nil {
 		return nil, err
@@ -182,5 +260,16 @@ func ScoreCampaign(run *campaignfmt.Campaign, recs []resultfmt.Record, human []J
 	if err := Rescore(recs, q, cfg.Measures()); err != nil {
 		return nil, err
 	}
-	return Summarize(Input{Campaign: run, Records: recs, Qrels: q}, cfg)
+	s, err := Summarize(Input{Campaign: run, Records: recs, Qrels: q}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.GoldKept = goldKept(q, recs, human)
+	s.Failures = append(s.Failures, stale...)
+	sortFailures(s.Failures)
+	s.StaleGrades = len(stale)
+	if unbound > 0 {
+		s.Meta.Notes = append(s.Meta.Notes, fmt.Sprintf("%d grades carry no case or hit hash (a sheet written before grades were bound): used unchecked", unbound))
+	}
+	return s, nil
 }

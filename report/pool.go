@@ -2,11 +2,15 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +37,29 @@ type PoolEntry struct {
 	// result; nil means a person has to.
 	Grade *int   `json:"grade"`
 	Notes string `json:"notes"`
+	// CaseSHA and HitSHA bind a grade to what was graded: the case's query
+	// and gold (campaignfmt.Task.SHA256) and the hit's text (hitSHA). score
+	// sets aside a grade whose case or hit changed since (stale).
+	CaseSHA string `json:"case_sha256,omitempty"`
+	HitSHA  string `json:"hit_sha256,omitempty"`
+	// Impact is how much grading the result can move a paired comparison:
+	// the spread, over the systems that ran the case, of the DCG weight
+	// 1/log2(rank+1) each gives it (0 when not in its top depth). 0: every
+	// system ranks it alike, so no grade of it changes a difference
+	// between systems. The grading sheet lists rows by it.
+	Impact float64 `json:"impact"`
+}
+
+// hitSHA is what a grade of h is bound to: the hash of its doc's text
+// when the record carries it, else of what it names (kind, path, symbol,
+// lines; a location hit of an external system, or a record written before
+// texts were hashed), prefixed "at:".
+func hitSHA(h resultfmt.Hit) string {
+	if h.TextSHA != "" {
+		return h.TextSHA
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d", h.DocID, h.Kind, h.Path, h.Symbol, h.StartLine, h.EndLine)))
+	return "at:" + hex.EncodeToString(sum[:])[:13]
 }
 
 // PoolRank is where one system ranked a pooled result.
@@ -58,6 +85,10 @@ func (e PoolEntry) bestRank() int {
 // grades are filled in.
 func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
+	caseSHA := map[string]string{}
+	for _, t := range run.Tasks {
+		caseSHA[t.ID] = t.SHA256()
+	}
 	for i := range recs {
 		r := &recs[i]
 		if byTask[r.Task] == nil {
@@ -70,7 +101,7 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 			e := byTask[r.Task][h.DocID]
 			if e == nil {
 				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query,
-					DocID: h.DocID, Kind: h.Kind, Path: h.Path, Symbol: h.Symbol}
+					DocID: h.DocID, Kind: h.Kind, Path: h.Path, Symbol: h.Symbol, CaseSHA: caseSHA[r.Task], HitSHA: hitSHA(h)}
 				if h.Judged {
 					g := h.Grade
 					e.Grade = &g
@@ -82,10 +113,17 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 		}
 	}
 	var out []PoolEntry
+	ran := map[string]int{} // task → systems that answered it
+	for i := range recs {
+		if recs[i].Error == "" {
+			ran[recs[i].Task]++
+		}
+	}
 	for _, t := range run.Tasks {
 		var es []PoolEntry
 		for _, e := range byTask[t.ID] {
 			sort.Slice(e.RankedBy, func(a, b int) bool { return e.RankedBy[a].Model < e.RankedBy[b].Model })
+			e.Impact = impact(e.RankedBy, ran[t.ID])
 			es = append(es, *e)
 		}
 		sort.Slice(es, func(a, b int) bool {
@@ -104,7 +142,90 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 }
 
 // SheetHeader is the header row of grading-sheet.csv.
-var SheetHeader = []string{"case_id", "repo", "intent", "query", "result_id", "ranked_by_models", "kind", "path", "symbol", "grade", "notes"}
+// case_sha256 and hit_sha256 bind each grade to the case and the hit as
+// they were graded (PoolEntry).
+var SheetHeader = []string{"case_id", "repo", "intent", "query", "result_id", "ranked_by_models", "kind", "path", "symbol", "grade", "notes", "case_sha256", "hit_sha256", "impact"}
+
+// impact is the spread of the DCG weights n systems give a result that
+// those of rs ranked (the others give it 0), rounded to 4 decimals.
+func impact(rs []PoolRank, n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range rs {
+		w := 1 / math.Log2(float64(r.Rank)+1)
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	if len(rs) < n {
+		lo = 0
+	}
+	return resultfmt.Round4(hi - lo)
+}
+
+// EffortRow is the grading effort of one pool depth: how many distinct
+// results the pool holds, how many already have a grade (the gold's, or a
+// person's), how many are left to grade, and how many of those can change
+// a paired comparison (Impact > 0).
+type EffortRow struct {
+	Depth     int `json:"depth"`
+	Results   int `json:"results"`
+	Graded    int `json:"graded"`
+	ToGrade   int `json:"to_grade"`
+	CanChange int `json:"can_change"`
+}
+
+// Effort is the grading effort at depths 1, 3, 5, 10, 20 and depth (the
+// campaign's, when not among them; 0: none), as far as the records reach.
+func Effort(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []EffortRow {
+	deepest := 0
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			deepest = max(deepest, h.Rank)
+		}
+	}
+	ds := []int{1, 3, 5, 10, 20}
+	if depth > 0 && !slices.Contains(ds, depth) {
+		ds = append(ds, depth)
+		slices.Sort(ds)
+	}
+	var out []EffortRow
+	for _, d := range ds {
+		if d > deepest && d != depth {
+			continue
+		}
+		row := EffortRow{Depth: d}
+		for _, e := range Pool(run, recs, d) {
+			row.Results++
+			switch {
+			case e.Grade != nil:
+				row.Graded++
+			case e.Impact > 0:
+				row.ToGrade++
+				row.CanChange++
+			default:
+				row.ToGrade++
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// SheetOrder is the order of grading-sheet.csv: the rows to grade first,
+// by impact (most first: the rows that can change a decision), then in
+// pool order; the rows the gold already grades last.
+func SheetOrder(pool []PoolEntry) []PoolEntry {
+	out := slices.Clone(pool)
+	sort.SliceStable(out, func(a, b int) bool {
+		ga, gb := out[a].Grade != nil, out[b].Grade != nil
+		if ga != gb {
+			return gb
+		}
+		return out[a].Impact > out[b].Impact
+	})
+	return out
+}
 
 func rankedBy(rs []PoolRank) string {
 	parts := make([]string, len(rs))
@@ -114,7 +235,8 @@ func rankedBy(rs []PoolRank) string {
 	return strings.Join(parts, ";")
 }
 
-// WritePool writes pooled-results.jsonl and grading-sheet.csv into dir.
+// WritePool writes pooled-results.jsonl (in pool order) and
+// grading-sheet.csv (in SheetOrder) into dir.
 func WritePool(dir string, pool []PoolEntry) error {
 	var jb bytes.Buffer
 	enc := json.NewEncoder(&jb)
@@ -126,11 +248,14 @@ func WritePool(dir string, pool []PoolEntry) error {
 		if err := enc.Encode(e); err != nil {
 			return err
 		}
+	}
+	for _, e := range SheetOrder(pool) {
 		grade := ""
 		if e.Grade != nil {
 			grade = strconv.Itoa(*e.Grade)
 		}
-		_ = w.Write([]string{e.Task, e.Repo, e.Intent, e.Query, e.DocID, rankedBy(e.RankedBy), e.Kind, e.Path, e.Symbol, grade, e.Notes})
+		_ = w.Write([]string{e.Task, e.Repo, e.Intent, e.Query, e.DocID, rankedBy(e.RankedBy), e.Kind, e.Path, e.Symbol, grade, e.Notes, e.CaseSHA, e.HitSHA,
+			strconv.FormatFloat(e.Impact, 'f', 4, 64)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -181,7 +306,7 @@ func ReadSheet(file string) ([]Judgment, error) {
 		}
 		line, _ := r.FieldPos(0)
 		get := func(c string) string {
-			if i := col[c]; i < len(row) {
+			if i, ok := col[c]; ok && i < len(row) {
 				return strings.TrimSpace(row[i])
 			}
 			return ""
@@ -193,6 +318,7 @@ func ReadSheet(file string) ([]Judgment, error) {
 		if j == nil {
 			continue
 		}
+		j.CaseSHA, j.HitSHA = get("case_sha256"), get("hit_sha256")
 		if err := addJudgment(&js, seen, *j); err != nil {
 			return nil, err
 		}
@@ -234,10 +360,12 @@ func ReadLabels(file string) ([]Judgment, error) {
 	seen := map[[2]string]Judgment{}
 	err := datafile.EachLine(file, func(line int, b []byte) error {
 		var l struct {
-			Task  string `json:"case_id"`
-			DocID string `json:"result_id"`
-			Grade *int   `json:"grade"`
-			Notes string `json:"notes"`
+			Task    string `json:"case_id"`
+			DocID   string `json:"result_id"`
+			Grade   *int   `json:"grade"`
+			Notes   string `json:"notes"`
+			CaseSHA string `json:"case_sha256"`
+			HitSHA  string `json:"hit_sha256"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
@@ -251,6 +379,7 @@ func ReadLabels(file string) ([]Judgment, error) {
 		if err != nil {
 			return err
 		}
+		j.CaseSHA, j.HitSHA = l.CaseSHA, l.HitSHA
 		return addJudgment(&js, seen, *j)
 	})
 	if err != nil {

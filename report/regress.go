@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/metrics"
 )
 
 // Regression kinds, in the order regressions.md lists them.
@@ -85,17 +86,55 @@ func (s *Summary) regressions() {
 					continue
 				}
 				b := bm[r.Group]
-				if diff := float64(r.Values[g.Primary] - b.Values[g.Primary]); diff <= -thr {
-					reg := Regression{Model: name, Kind: WeakGroup,
-						Detail: fmt.Sprintf("%s %.4f vs %s %.4f on %d cases", g.Primary, float64(r.Values[g.Primary]), base, float64(b.Values[g.Primary]), r.N)}
-					if rows.field == "repo" {
-						reg.Repo = r.Group
-					} else {
-						reg.Intent = r.Group
-					}
-					s.Regressions = append(s.Regressions, reg)
+				diff := float64(r.Values[g.Primary] - b.Values[g.Primary])
+				if s.lower(g.Primary) {
+					diff = -diff // a rise is the loss
 				}
+				if diff > -thr {
+					continue
+				}
+				// A group is weak only with enough cases to say so, or a
+				// paired loss significant on its own few cases (a sign-flip
+				// randomization test: exact enough at n = 3, where no
+				// p-value below 0.25 exists, unlike the bootstrap's).
+				p, perm := s.groupTest(base, name, rows.field, r.Group, g.Primary)
+				sig := g.Stats().Significant(perm) && (p.High < 0 && !s.lower(g.Primary) || p.Low > 0 && s.lower(g.Primary))
+				if r.N < g.MinGroupCases && !sig {
+					continue
+				}
+				why := fmt.Sprintf("%d cases ≥ %d", r.N, g.MinGroupCases)
+				if sig {
+					why = "a significant paired loss"
+				}
+				reg := Regression{Model: name, Kind: WeakGroup,
+					Detail: fmt.Sprintf("%s %.4f vs %s %.4f on %d cases (paired diff %+.4f, 95%% CI %+.4f..%+.4f, randomization p=%.4f; %s)", g.Primary, float64(r.Values[g.Primary]), base,
+						float64(b.Values[g.Primary]), r.N, p.MeanDiff, p.Low, p.High, perm, why)}
+				if rows.field == "repo" {
+					reg.Repo = r.Group
+				} else {
+					reg.Intent = r.Group
+				}
+				s.Regressions = append(s.Regressions, reg)
 			}
 		}
 	}
+}
+
+// groupTest is the paired bootstrap of cand against base on measure over
+// the cases of one repository or intent both ran, with the paired
+// randomization test's p-value.
+func (s *Summary) groupTest(base, cand, field, group, measure string) (metrics.Paired, float64) {
+	bc, cc := s.cols[base], s.cols[cand]
+	var a, b []float64
+	for i, t := range s.tasks {
+		key := t.Repo
+		if field == "intent" {
+			key = t.Intent
+		}
+		if key == group && bc.present[i] && cc.present[i] {
+			a, b = append(a, bc.vals[measure][i]), append(b, cc.vals[measure][i])
+		}
+	}
+	st := s.cfg.Rules.Stats()
+	return st.Paired(a, b), st.Permutation(a, b)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/metrics"
@@ -21,12 +22,69 @@ type Config struct {
 	// Only, when set, replaces the measure list: records of `go test
 	// ./bench` carry the harness's measures, not the campaign's.
 	Only []string
+	// Defs are measures package metrics does not define, as values (a
+	// judge's, a user's): a name "Def.Name" or "Def.Name@k" in Only, the
+	// gains or the primary is that Def, and its Lower decides which way is
+	// better in the ranking, the decisions, the Pareto set and the gate.
+	Defs []*metrics.Def
+}
+
+// measure resolves a measure name to its value: one of Defs, else a
+// measure package metrics knows, else — when the records carry the values
+// (Only) — a recorded name (metrics.ParseRecorded: higher is better).
+func (c Config) measure(name string) (metrics.Measure, error) {
+	base, cut, hasCut := strings.Cut(name, "@")
+	for _, d := range c.Defs {
+		if d.Name != base {
+			continue
+		}
+		if !hasCut {
+			return d.At(0), nil
+		}
+		k, err := strconv.Atoi(cut)
+		if err != nil || k <= 0 {
+			return metrics.Measure{}, fmt.Errorf("measure %q: cutoff %q is not a positive integer", name, cut)
+		}
+		return d.At(k), nil
+	}
+	m, err := metrics.ParseMeasure(name)
+	if err != nil && slices.Contains(c.Only, name) {
+		return metrics.ParseRecorded(name)
+	}
+	return m, err
 }
 
 // DefaultConfig returns K = 1, 3, 5, 10, 20, metrics.DefaultStats (the
 // golden files' CIs) and DefaultDecisionRules.
 func DefaultConfig() Config {
 	return Config{Ks: []int{1, 3, 5, 10, 20}, Stats: metrics.DefaultStats(), Rules: DefaultDecisionRules()}
+}
+
+// Record returns what a campaign's run.json records of c: its decision
+// rules (with the baseline) and its CIs' statistics.
+func (c Config) Record() (*campaignfmt.Rules, *campaignfmt.Stats) {
+	st := c.Stats
+	return c.Rules.Record(), &campaignfmt.Stats{Resamples: st.Resamples, Seed: st.Seed, Alpha: st.Alpha}
+}
+
+// Recorded returns the config a campaign decided with, from its run.json's
+// meta: its cutoffs, decision rules (baseline included) and statistics;
+// ok is false for a run.json written before they were recorded, which
+// gets DefaultConfig's rules and statistics (and no baseline).
+func Recorded(meta campaignfmt.Meta) (cfg Config, ok bool) {
+	cfg = DefaultConfig()
+	if len(meta.Ks) > 0 {
+		cfg.Ks = slices.Clone(meta.Ks)
+	}
+	if meta.Stats != nil {
+		cfg.Stats = metrics.Stats{Resamples: meta.Stats.Resamples, Seed: meta.Stats.Seed, Alpha: meta.Stats.Alpha}
+	}
+	if meta.Rules == nil {
+		return cfg, false
+	}
+	cfg.Rules = DecisionRules(*meta.Rules)
+	cfg.Rules.Gains = slices.Clone(meta.Rules.Gains)
+	return cfg, true
 }
 
 // Validate reports a config Summarize cannot use.
@@ -39,7 +97,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("report: K %d is not positive", k)
 		}
 	}
-	return c.Rules.Validate()
+	return c.Rules.validate(c.measure)
 }
 
 // Measures returns the measures of a report over ks: hit@k, recall@k and
@@ -49,7 +107,11 @@ func (c Config) Measures() []metrics.Measure {
 	var ms []metrics.Measure
 	if len(c.Only) > 0 {
 		for _, name := range c.Only {
-			if m, err := metrics.ParseRecorded(name); err == nil {
+			m, err := c.measure(name)
+			if err != nil {
+				m, err = metrics.ParseRecorded(name)
+			}
+			if err == nil {
 				ms = append(ms, m)
 			}
 		}
@@ -71,7 +133,7 @@ func (c Config) Measures() []metrics.Measure {
 	}
 	add(metrics.MRR.At(10))
 	for _, g := range c.Rules.Gains {
-		m, err := metrics.ParseMeasure(g.Measure)
+		m, err := c.measure(g.Measure)
 		if err == nil {
 			add(m)
 		}
@@ -81,17 +143,28 @@ func (c Config) Measures() []metrics.Measure {
 
 // Summary is everything a report shows.
 type Summary struct {
-	Meta        campaignfmt.Meta      `json:"meta"`
-	Measures    []string              `json:"measures"`
-	Cases       int                   `json:"cases"`
-	Systems     []SystemSummary       `json:"systems"` // ranked, best first
-	PerRepo     []GroupRow            `json:"per_repo"`
-	PerIntent   []GroupRow            `json:"per_intent"`
-	Baseline    string                `json:"baseline,omitempty"`
-	Rules       DecisionRules         `json:"gates"`
-	Decisions   []Decision            `json:"decisions,omitempty"`
-	Regressions []Regression          `json:"regressions,omitempty"`
-	Failures    []campaignfmt.Failure `json:"failures,omitempty"`
+	Meta        campaignfmt.Meta `json:"meta"`
+	Measures    []string         `json:"measures"`
+	Cases       int              `json:"cases"`
+	Systems     []SystemSummary  `json:"systems"` // ranked, best first
+	PerRepo     []GroupRow       `json:"per_repo"`
+	PerIntent   []GroupRow       `json:"per_intent"`
+	Baseline    string           `json:"baseline,omitempty"`
+	Rules       DecisionRules    `json:"gates"`
+	Decisions   []Decision       `json:"decisions,omitempty"`
+	Regressions []Regression     `json:"regressions,omitempty"`
+	// Front is the one verdict across all systems: those no other beats
+	// on quality and cost together (Front).
+	Front    *Front                `json:"pareto,omitempty"`
+	Failures []campaignfmt.Failure `json:"failures,omitempty"`
+	// StaleGrades counts the people's grades set aside because their case
+	// or hit changed since they were graded (listed in Failures).
+	StaleGrades int `json:"stale_grades,omitempty"`
+	// GoldKept lists the people's grades the case file's gold overrules
+	// (goldKept): one rule, said where it applies.
+	GoldKept []string `json:"gold_kept,omitempty"`
+	// Effort is the grading effort per pool depth (Effort).
+	Effort []EffortRow `json:"grading_effort,omitempty"`
 
 	tasks []campaignfmt.Task  // evaluated tasks, in order
 	cols  map[string]*columns // system → per-task values
@@ -147,14 +220,19 @@ type GroupRow struct {
 	// Values).
 	Failed int                        `json:"failed,omitempty"`
 	Values map[string]resultfmt.Fixed `json:"values"`
+	// CI is each measure's 95% bootstrap interval over the group's cases
+	// (the report's statistics): at n = 3 it is wide, and the tables
+	// show it.
+	CI map[string][2]resultfmt.Fixed `json:"ci,omitempty"`
 }
 
 // columns holds one system's per-task values, aligned with Summary.tasks.
 type columns struct {
 	vals    map[string][]float64
 	present []bool
-	failed  []bool // the record carries an error (its values are 0)
-	first   []int  // first relevant rank, 0 = none
+	failed  []bool    // the record carries an error (its values are 0)
+	lat     []float64 // query latency, ms
+	first   []int     // first relevant rank, 0 = none
 	top1    []bool
 }
 
@@ -228,15 +306,24 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	}
 	s.rank()
 	s.decide()
+	s.pareto()
+	if in.Campaign != nil {
+		s.Effort = Effort(&campaignfmt.Campaign{Tasks: s.tasks}, s.recs, s.Meta.PoolDepth)
+	}
 	s.regressions()
-	sort.SliceStable(s.Failures, func(i, j int) bool {
-		a, b := s.Failures[i], s.Failures[j]
+	sortFailures(s.Failures)
+	return s, nil
+}
+
+// sortFailures orders failures by kind, then text.
+func sortFailures(fs []campaignfmt.Failure) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.Kind != b.Kind {
 			return a.Kind < b.Kind
 		}
 		return a.String() < b.String()
 	})
-	return s, nil
 }
 
 // datasetOf is the one dataset of in's records (or of its campaign, when
@@ -321,7 +408,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	ks := s.cfg.Ks
 	maxK := slices.Max(ks)
 	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)), failed: make([]bool, len(s.tasks)),
-		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks))}
+		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks)), lat: make([]float64, len(s.tasks))}
 	for _, m := range s.Measures {
 		c.vals[m] = make([]float64, len(s.tasks))
 	}
@@ -342,6 +429,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 			continue
 		}
 		lat = append(lat, r.LatencyMS)
+		c.lat[i] = r.LatencyMS
 		for _, m := range s.Measures {
 			c.vals[m][i] = r.Values[m]
 		}
@@ -409,16 +497,17 @@ func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []stri
 }
 
 // rank orders the systems: failed ones last, then by the primary measure's
-// micro mean, best first, then by name.
+// micro mean, best first (lowest first for a Lower measure), then by name.
 func (s *Summary) rank() {
 	primary := s.cfg.Rules.Primary
+	lower := s.lower(primary)
 	sort.SliceStable(s.Systems, func(i, j int) bool {
 		a, b := s.Systems[i], s.Systems[j]
 		if (a.Status == campaignfmt.StatusFailed) != (b.Status == campaignfmt.StatusFailed) {
 			return b.Status == campaignfmt.StatusFailed
 		}
 		if a.Micro[primary].Mean != b.Micro[primary].Mean {
-			return a.Micro[primary].Mean > b.Micro[primary].Mean
+			return (a.Micro[primary].Mean > b.Micro[primary].Mean) != lower
 		}
 		return a.Name < b.Name
 	})
@@ -444,6 +533,19 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 				rows = append(rows, GroupRow{Model: name, Group: g.Key, N: g.N, Values: map[string]resultfmt.Fixed{}})
 			}
 			rows[i].Values[m] = resultfmt.Fixed(g.Mean)
+		}
+	}
+	for _, m := range s.Measures {
+		byKey := map[string][]float64{}
+		for ti, k := range keys {
+			byKey[k] = append(byKey[k], c.vals[m][ti])
+		}
+		for k, i := range idx {
+			ci := s.cfg.Stats.CI(byKey[k])
+			if rows[i].CI == nil {
+				rows[i].CI = map[string][2]resultfmt.Fixed{}
+			}
+			rows[i].CI[m] = [2]resultfmt.Fixed{resultfmt.Fixed(ci.Low), resultfmt.Fixed(ci.High)}
 		}
 	}
 	for ti, k := range keys {

@@ -48,6 +48,13 @@ func Write(dir string, s *Summary) error {
 	return nil
 }
 
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
 func f4(v resultfmt.Fixed) string { return strconv.FormatFloat(float64(v), 'f', 4, 64) }
 
 // headline are the measures the Markdown tables show.
@@ -86,6 +93,23 @@ func (s *Summary) Markdown() string {
 		b.WriteString("| system | outcome | rule | detail |\n|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			fmt.Fprintf(&b, "| %s | **%s** | %s | %s |\n", d.Model, d.Outcome, d.Rule, mdCell(d.Detail))
+		}
+		b.WriteString("\n")
+	}
+
+	if s.Front != nil {
+		fmt.Fprintf(&b, "## Pareto set\n\nOne verdict across all systems: **%s**. A system is beaten when another is not significantly worse on %s (paired bootstrap), latency (paired per-case ratio), peak RSS and cold index time (each more than %.2f× apart), and better on at least one; systems nothing tells apart are ties.\n\n",
+			mdCell(s.Front.String()), s.cfg.Rules.Primary, ParetoCostTolerance)
+		b.WriteString("| system | on the front | beaten by | tied with | not compared on |\n|---|---|---|---|---|\n")
+		for _, r := range s.Front.Systems {
+			on := "no"
+			if r.OnFront {
+				on = "**yes**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Model, on, dash(strings.Join(r.BeatenBy, ", ")), dash(strings.Join(r.TiedWith, ", ")), dash(strings.Join(r.Unchecked, ", ")))
+		}
+		for _, l := range s.Front.Left {
+			fmt.Fprintf(&b, "| %s | left out | – | – | – |\n", l)
 		}
 		b.WriteString("\n")
 	}
@@ -148,7 +172,7 @@ func (s *Summary) Markdown() string {
 		title string
 		rows  []GroupRow
 	}{{"Per repository", s.PerRepo}, {"Per intent", s.PerIntent}} {
-		fmt.Fprintf(&b, "\n## %s (%s)\n\n| system | group | n |", grp.title, strings.Join(hs, ", "))
+		fmt.Fprintf(&b, "\n## %s (%s; mean [95%% bootstrap CI] over the group's n cases)\n\n| system | group | n |", grp.title, strings.Join(hs, ", "))
 		for _, h := range hs {
 			fmt.Fprintf(&b, " %s |", h)
 		}
@@ -160,7 +184,11 @@ func (s *Summary) Markdown() string {
 		for _, r := range grp.rows {
 			fmt.Fprintf(&b, "| %s | %s | %s |", r.Model, r.Group, withFailed(strconv.Itoa(r.N), r.Failed))
 			for _, h := range hs {
-				fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
+				if ci, ok := r.CI[h]; ok {
+					fmt.Fprintf(&b, " %s [%s, %s] |", f4(r.Values[h]), f4(ci[0]), f4(ci[1]))
+				} else {
+					fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
+				}
 			}
 			b.WriteString("\n")
 		}
@@ -175,18 +203,63 @@ func (s *Summary) Markdown() string {
 			}
 		}
 	}
+	if len(s.Decisions) > 0 {
+		b.WriteString("\n## Costs against the baseline\n\nLatency: the geometric mean of the per-case ratios system/baseline on the cases both ran, with its 95% paired bootstrap interval (a load that slows every query alike leaves it unchanged); a budget decides only when the whole interval is past it. Index: the cold build time (a reused index counts with the build time recorded when it was built).\n\n" +
+			"| system | latency ratio | 95% CI | p | n | index ratio (cold) | peak RSS MiB |\n|---|---|---|---|---|---|---|\n")
+		for _, d := range s.Decisions {
+			if d.Latency == nil && d.Index == nil {
+				continue
+			}
+			lat, ci, p, n := "–", "–", "–", "–"
+			if l := d.Latency; l != nil {
+				lat, ci, p, n = fmt.Sprintf("%.2fx", float64(l.Ratio)), fmt.Sprintf("[%.2fx, %.2fx]", float64(l.Low), float64(l.High)), f4(l.P), strconv.Itoa(l.N)
+			}
+			idx := "–"
+			if ic := d.Index; ic != nil {
+				switch {
+				case !ic.Checked:
+					idx = "not checked (reused, no recorded build)"
+				case ic.Reused:
+					idx = fmt.Sprintf("%.2fx (reused: recorded build)", float64(ic.Ratio))
+				default:
+					idx = fmt.Sprintf("%.2fx", float64(ic.Ratio))
+				}
+			}
+			rss := "–"
+			if ss := s.system(d.Model); ss != nil {
+				rss = f1(ss.PeakRSSMB)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", d.Model, lat, ci, p, n, idx, rss)
+		}
+	}
 	g := s.cfg.Rules
 	b.WriteString("\n## Gates\n\n")
 	var gains []string
 	for _, r := range g.Gains {
 		gains = append(gains, fmt.Sprintf("%s ≥ %+.2f", r.Measure, r.Threshold))
 	}
-	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), query latency p50 ≤ %.2f× the baseline, index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `needs_more_data` when a gain reaches its threshold without significance, `interactive_profile` when latency p50 ≤ %.2f× the baseline, `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
-		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.InteractiveLatencyRatio, g.MinCases)
+	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), and it is not significantly over a budget: query latency ≤ %.2f× the baseline (the paired ratio's whole interval above it is over), cold index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `interactive_profile` when it is no worse within %.2f on every gate measure (each CI above −%.2f: non-inferiority) and significantly faster than %.2f× the baseline; `needs_more_data` when a gain reaches its threshold without significance, or when it is faster but not shown no worse (each says how many more paired cases would settle it at the observed effect and spread); `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
+		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.margin(), g.margin(), g.InteractiveLatencyRatio, g.MinCases)
 	if len(s.Failures) > 0 {
 		b.WriteString("\n## Failures\n\n")
 		for _, f := range s.Failures {
 			fmt.Fprintf(&b, "- %s\n", mdCell(f.String()))
+		}
+	}
+	if len(s.Effort) > 0 {
+		b.WriteString("\n## Grading effort\n\nRows of the grading sheet per pool depth (distinct results of every system's top hits per case). \"can change\" counts the rows to grade that some systems rank differently from others (impact > 0): only their grades can move a paired comparison; the sheet lists them first, most impact first.\n\n| depth | results | graded | to grade | can change |\n|---|---|---|---|---|\n")
+		for _, e := range s.Effort {
+			mark := ""
+			if e.Depth == s.Meta.PoolDepth {
+				mark = " (this pool)"
+			}
+			fmt.Fprintf(&b, "| %d%s | %d | %d | %d | %d |\n", e.Depth, mark, e.Results, e.Graded, e.ToGrade, e.CanChange)
+		}
+	}
+	if len(s.GoldKept) > 0 {
+		b.WriteString("\n## Grades the case file's gold overrules\n\nThe case file's gold grades what it names; people's grades fill in what it does not (docs/judging.md). These grades were given to results the gold already grades, differently:\n\n")
+		for _, g := range s.GoldKept {
+			fmt.Fprintf(&b, "- %s\n", mdCell(g))
 		}
 	}
 	s.warningsMD(&b)

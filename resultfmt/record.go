@@ -55,7 +55,11 @@ type Hit struct {
 	EndLine   int     `json:"end_line,omitempty"`
 	Located   bool    `json:"located,omitempty"`
 	Score     float64 `json:"score"`
-	Grade     int     `json:"grade"`
+	// TextSHA is the first 16 hex digits of the SHA-256 of the hit's doc
+	// (title and text) when the writer had it (a campaign): a grade given
+	// to the hit is bound to it (report's grading sheet). "" when unknown.
+	TextSHA string `json:"text_sha256,omitempty"`
+	Grade   int    `json:"grade"`
 	// Unit is the qrels id the judge gave the hit (package judge): a gold
 	// unit, a pooled doc, or a non-relevant id of its own.
 	Unit string `json:"unit,omitempty"`

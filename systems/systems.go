@@ -87,6 +87,9 @@ type IndexReport struct {
 	// BuildTime is how long building the index took: the earlier run's
 	// when Reused (0 when that run did not record it), else this call's.
 	BuildTime time.Duration
+	// CPUClass is the internal/cpuclass of the machine that built it, as
+	// recorded with the cache entry ("" when unknown).
+	CPUClass string
 }
 
 // Options are what every system constructor receives from the harness.

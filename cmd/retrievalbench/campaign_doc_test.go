@@ -18,7 +18,7 @@ func TestCampaignDocFlags(t *testing.T) {
 	require.NoError(t, err)
 	// Join continued lines, then take every line that runs a subcommand.
 	text := strings.ReplaceAll(string(b), "\\\n", " ")
-	cmdRE := regexp.MustCompile(`(?m)retrievalbench (campaign|score|report)\b([^\n` + "`" + `]*)`)
+	cmdRE := regexp.MustCompile(`(?m)retrievalbench (campaign-gate|campaign|score|report)\b([^\n` + "`" + `]*)`)
 	flagRE := regexp.MustCompile(`(?:^|[\s\[|(])(-[a-z][a-z0-9-]*)`)
 	seen := 0
 	for _, m := range cmdRE.FindAllStringSubmatch(text, -1) {

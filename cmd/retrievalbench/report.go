@@ -29,32 +29,92 @@ type reportFlags struct {
 	timestamp string
 	minCases  int
 	maxRSS    float64
+	// set names the flags given on the command line (visit); nil means
+	// every flag counts as given.
+	set map[string]bool
 }
 
 func (rf *reportFlags) register(fs *flag.FlagSet, ksDefault string) {
 	fs.StringVar(&rf.ks, "k", ksDefault, "comma-separated `cutoffs` of hit@k, recall@k, ndcg@k and judged@k")
-	fs.StringVar(&rf.baseline, "baseline", "", "`system/config` the decision rules compare the others with (default: the first dense model)")
+	fs.StringVar(&rf.baseline, "baseline", "", "`system/config` the decision rules compare the others with (default: the campaign's recorded baseline, else the first dense model)")
 	fs.StringVar(&rf.timestamp, "timestamp", "", "fixed `RFC3339` time to write as the report's generation time (default: now), for byte-identical reports")
 	d := report.DefaultDecisionRules()
-	fs.IntVar(&rf.minCases, "min-cases", d.MinCases, "paired cases a decision needs")
-	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the decision rules, in `MiB` (0 = none)")
+	fs.IntVar(&rf.minCases, "min-cases", d.MinCases, "paired cases a decision needs (default: the campaign's recorded rule)")
+	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the decision rules, in `MiB` (0 = none; default: the campaign's recorded rule)")
 }
 
-// config builds the report config; ks "" keeps def.
+// visit notes which of fs's flags the command line gave: only those
+// override recorded rules (configOn).
+func (rf *reportFlags) visit(fs *flag.FlagSet) {
+	rf.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { rf.set[f.Name] = true })
+}
+
+func (rf *reportFlags) given(name string) bool { return rf.set == nil || rf.set[name] }
+
+// config builds the report config from the defaults; ks "" keeps def.
 func (rf *reportFlags) config(def []int) (report.Config, error) {
-	cfg := report.DefaultConfig()
-	cfg.Ks = def
-	if rf.ks != "" {
+	base := report.DefaultConfig()
+	base.Ks = def
+	cfg, _, err := rf.configOn(base)
+	return cfg, err
+}
+
+// configOn is base with the flags given on the command line applied; it
+// also returns those flags ("-baseline", ...) in order.
+func (rf *reportFlags) configOn(base report.Config) (report.Config, []string, error) {
+	cfg := base
+	cfg.Rules.Gains = slices.Clone(base.Rules.Gains)
+	var over []string
+	if rf.ks != "" && rf.given("k") {
 		ks, err := parseInts(rf.ks)
 		if err != nil {
-			return cfg, err
+			return cfg, nil, err
 		}
 		cfg.Ks = ks
+		over = append(over, "-k")
 	}
-	cfg.Rules.Baseline = rf.baseline
-	cfg.Rules.MinCases = rf.minCases
-	cfg.Rules.MaxPeakRSSMB = rf.maxRSS
-	return cfg, cfg.Validate()
+	if rf.baseline != "" && rf.given("baseline") {
+		cfg.Rules.Baseline = rf.baseline
+		over = append(over, "-baseline")
+	}
+	if rf.given("min-cases") {
+		cfg.Rules.MinCases = rf.minCases
+		over = append(over, "-min-cases")
+	}
+	if rf.given("max-rss-mb") {
+		cfg.Rules.MaxPeakRSSMB = rf.maxRSS
+		over = append(over, "-max-rss-mb")
+	}
+	return cfg, over, cfg.Validate()
+}
+
+// campaignConfig is the config a later command (score, gate) decides a
+// campaign's run with: the rules, baseline and statistics its run.json
+// records, with the flags given on the command line applied; a run.json
+// that records none gets the defaults and the first dense system as
+// baseline. source says which, for the command to print.
+func (rf *reportFlags) campaignConfig(run *campaignfmt.Campaign) (cfg report.Config, source string, err error) {
+	base, recorded := report.Recorded(run.Meta)
+	cfg, over, err := rf.configOn(base)
+	if err != nil {
+		return cfg, "", err
+	}
+	source = "the campaign's (run.json)"
+	if !recorded {
+		source = "the defaults (run.json records none)"
+	}
+	if cfg.Rules.Baseline == "" {
+		cfg.Rules.Baseline = defaultBaseline(run)
+		source += ", baseline the first dense system"
+	}
+	if !slices.ContainsFunc(run.Systems, func(s campaignfmt.SystemCost) bool { return s.Name == cfg.Rules.Baseline }) {
+		return cfg, "", fmt.Errorf("baseline %q is not one of the run's systems", cfg.Rules.Baseline)
+	}
+	if len(over) > 0 {
+		source += ", overridden by " + strings.Join(over, ", ")
+	}
+	return cfg, fmt.Sprintf("decision rules and statistics: %s; baseline %s", source, cfg.Rules.Baseline), nil
 }
 
 func (rf *reportFlags) generated() (string, error) {

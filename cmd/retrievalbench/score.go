@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 	"github.com/retrievalbench/retrievalbench/report"
@@ -16,7 +15,9 @@ import (
 // file's gold and recomputes every report of a campaign run.
 func runScore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("score", "usage: retrievalbench score -run DIR (-sheet FILLED.csv | -labels labels.jsonl) [-out DIR] [flags]\n\n"+
-		"A person's grade wins over the gold; the gold grades what nobody graded; results without\n"+
+		"The case file's gold grades what it names (a person's different grade of such a result is listed\n"+
+		"in quality-summary.md, not used: edit the case file to change it); people's grades fill in the rest;\n"+
+		"a grade whose case or result changed since it was graded is stale (listed, not used). Results without\n"+
 		"either are unjudged — non-relevant in the measures and counted per model as judged@k.\n\nflags:\n", stderr)
 	runDir := fs.String("run", "", "campaign output `dir` (run.json, results/)")
 	sheet := fs.String("sheet", "", "filled grading-sheet `csv`")
@@ -56,23 +57,20 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if rf.baseline == "" {
-		rf.baseline = defaultBaseline(run)
-	}
-	if !slices.ContainsFunc(run.Systems, func(s campaignfmt.SystemCost) bool { return s.Name == rf.baseline }) {
-		return usagef("score: -baseline %q is not one of the systems of %s", rf.baseline, *runDir)
-	}
-	cfg, err := rf.config(run.Meta.Ks)
+	rf.visit(fs)
+	cfg, source, err := rf.campaignConfig(run)
 	if err != nil {
-		return usagef("score: %v", err)
+		return usagef("score: %s: %v", *runDir, err)
 	}
 	sum, err := campaignfmt.SumFile(role, file)
 	if err != nil {
 		return err
 	}
 	run.Meta.Generated = gen
+	run.Meta.Rules, run.Meta.Stats = cfg.Record() // what these reports decided with
+	run.Meta.Notes = append(run.Meta.Notes, source)
 	run.Meta.Files = append(run.Meta.Files, sum)
-	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (a person's grade wins)", len(human), role)
+	run.Meta.Judgments = fmt.Sprintf("%d graded results from the %s, merged with the case file's gold (the gold grades what it names, people's grades the rest)", len(human), role)
 	s, err := report.ScoreCampaign(run, recs, human, cfg)
 	if err != nil {
 		return err
@@ -84,6 +82,13 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "score: plots: %v\n", err)
 	}
 	fmt.Fprintf(stdout, "%d cases, %d judgments → %s\n", s.Cases, len(human), filepath.Join(*out, "quality-summary.md"))
+	fmt.Fprintln(stdout, source)
+	if s.StaleGrades > 0 {
+		fmt.Fprintf(stdout, "%d grades not used: their case or result changed since they were graded (stale_grade in quality-summary.md); grade those rows again\n", s.StaleGrades)
+	}
+	if s.Front != nil {
+		fmt.Fprintf(stdout, "Pareto set (no other system better on quality and cost together): %s\n", s.Front)
+	}
 	for _, d := range s.Decisions {
 		fmt.Fprintf(stdout, "  %-28s %-20s (%s)\n", d.Model, d.Outcome, d.Rule)
 	}

@@ -291,9 +291,16 @@ func TestCache(t *testing.T) {
 	require.NotEmpty(t, want)
 	entries, err := os.ReadDir(wantDir)
 	require.NoError(t, err)
-	if len(entries) != 1 {
-		t.Errorf("cache dir holds %d entries, want only index.db (no temp files left)", len(entries))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
 	}
+	if strings.Join(names, " ") != "build.json index.db" {
+		t.Errorf("cache dir holds %v, want build.json and index.db (no temp files left)", names)
+	}
+	built := first.IndexReport()
+	require.False(t, built.Reused)
+	require.Positive(t, built.BuildTime)
 	info, err := os.Stat(st.Path)
 	require.NoError(t, err)
 	require.NoError(t, first.Close())
@@ -302,6 +309,11 @@ func TestCache(t *testing.T) {
 		x := newIndex(t, cfg, opt, codeCorpus)
 		if !x.Stats().Reused {
 			t.Error("second index of the same corpus and config was rebuilt")
+		}
+		// The reused index reports the first build's time, recorded with
+		// the cache entry: its cold cost, not this call's.
+		if got := x.IndexReport(); !got.Reused || got.BuildTime.Round(time.Microsecond) != built.BuildTime.Round(time.Microsecond) || got.CPUClass != built.CPUClass {
+			t.Errorf("reused index reports %+v, want reused with the first build's %+v", got, built)
 		}
 		again, err := os.Stat(x.Stats().Path)
 		require.NoError(t, err)

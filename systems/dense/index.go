@@ -2,13 +2,20 @@ package dense
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/embed"
 	"github.com/retrievalbench/retrievalbench/embed/models"
+	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
@@ -88,6 +95,8 @@ type Index struct {
 	offset    int            // docs already reused or embedded before this Embed call
 	stats0    int            // docs reused from the store (not embedded) in this call
 	totalDocs int
+
+	built systems.IndexReport // what IndexReport says of the last Index
 }
 
 // New loads the model of cfg (files under opt.CacheDir, ONNX Runtime from
@@ -138,16 +147,6 @@ var (
 	_ Vectorizer = (*embed.Embedder)(nil)
 	_ Vectorizer = (*embed.Endpoint)(nil)
 )
-
-// Warnings returns, for a model served by an endpoint, the retries and
-// failed batches since the last call (systems.Warner: the harness records
-// them with the index and each task); nil in-process.
-func (x *Index) Warnings() []string {
-	if ep, ok := x.emb.(*embed.Endpoint); ok {
-		return ep.Warnings()
-	}
-	return nil
-}
 
 // Config returns the configuration of x.
 func (x *Index) Config() Config { return x.cfg }
@@ -268,6 +267,23 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		}
 	}
 
+	// A store that gave every vector is a reused index: its cold cost is
+	// the build recorded when this corpus was embedded (by this model), or
+	// unknown; a call that embedded every doc records its own.
+	x.built = systems.IndexReport{}
+	if store != nil {
+		rec := filepath.Join(filepath.Dir(store.Path()), "builds", buildKey(c.Hash(), x.emb.Fingerprint())+".json")
+		switch {
+		case st.Reused > 0:
+			x.built = readBuild(rec)
+		case st.Embedded > 0:
+			x.built = systems.IndexReport{BuildTime: time.Since(start), CPUClass: cpuclass.Current()}
+			if err := writeBuild(rec, x.built); err != nil {
+				x.logf("dense[%s]: %s: recording the build time: %v", x.cfg.Name, c.ID, err)
+			}
+		}
+	}
+
 	mat := embed.NewMatrix(x.emb.Dim())
 	for i := range c.Docs {
 		if err := mat.Add(c.Docs[i].ID, vecs[i]); err != nil {
@@ -285,6 +301,46 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		x.cfg.Name, c.ID, st.Docs, st.Embedded, st.DocsPerSecond(), st.Truncated, st.Reused, st.Total.Round(time.Millisecond))
 	return nil
 }
+
+// buildKey names the build record of a corpus embedded by a model
+// fingerprint.
+func buildKey(corpusHash, fingerprint string) string {
+	sum := sha256.Sum256([]byte(corpusHash + "\x00" + fingerprint))
+	return hex.EncodeToString(sum[:])[:24]
+}
+
+type buildRecord struct {
+	Seconds  float64 `json:"build_seconds"`
+	CPUClass string  `json:"cpu_class"`
+}
+
+func writeBuild(file string, r systems.IndexReport) error {
+	b, err := json.Marshal(buildRecord{Seconds: r.BuildTime.Seconds(), CPUClass: r.CPUClass})
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(file, append(b, '\n'))
+}
+
+// readBuild is the recorded build of a reused index: BuildTime 0 when
+// none was recorded (vectors stored before builds were, or by another
+// corpus sharing them).
+func readBuild(file string) systems.IndexReport {
+	r := systems.IndexReport{Reused: true}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return r
+	}
+	var br buildRecord
+	if json.Unmarshal(b, &br) == nil && br.Seconds > 0 {
+		r.BuildTime, r.CPUClass = time.Duration(br.Seconds*float64(time.Second)), br.CPUClass
+	}
+	return r
+}
+
+// IndexReport says whether the last Index took vectors from the store and
+// what embedding the corpus took when it was built (systems.IndexReporter).
+func (x *Index) IndexReport() systems.IndexReport { return x.built }
 
 // progress logs the embedding rate over the last minute, and the ETA at that
 // rate, at most every progressEvery.
@@ -344,12 +400,16 @@ func (x *Index) VectorDim(ctx context.Context) (int, error) {
 
 var _ systems.Warner = (*Index)(nil)
 
-// Warnings returns, and forgets, what Index noticed since the last call:
-// how many docs of a corpus the model truncated (systems.Warner, so the
-// count reaches the cell, the records and the reports).
+// Warnings returns, and forgets, what happened since the last call
+// (systems.Warner, so it reaches the cell, the records and the reports):
+// how many docs of a corpus the model truncated, and, for a model served
+// by an endpoint, its retries and failed batches.
 func (x *Index) Warnings() []string {
 	w := x.warnings
 	x.warnings = nil
+	if ep, ok := x.emb.(*embed.Endpoint); ok {
+		w = append(w, ep.Warnings()...)
+	}
 	return w
 }
 
