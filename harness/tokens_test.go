@@ -20,8 +20,11 @@ import (
 // budgets (1k … 8k tokens).
 type wordCounter struct{ texts []string }
 
-func (w *wordCounter) Count(s string) int { w.texts = append(w.texts, s); return 500 * len(strings.Fields(s)) }
-func (w *wordCounter) ID() string         { return "words sha256:0" }
+func (w *wordCounter) Count(s string) int {
+	w.texts = append(w.texts, s)
+	return 500 * len(strings.Fields(s))
+}
+func (w *wordCounter) ID() string { return "words sha256:0" }
 
 func tokenDataset(t *testing.T) *Prepared {
 	ds := &datasets.Dataset{Name: "unit", Split: "all",
