@@ -1,7 +1,13 @@
 package metrics
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,4 +79,61 @@ func TestParseTokenMeasures(t *testing.T) {
 	require.Equal(t, "tokens@10", TokenMeasures()[0].String())
 	m, _ := ParseRecorded("ndcg@10")
 	require.False(t, IsToken(m))
+}
+
+// TestTokenMeasuresPython checks the token measures of 300 seeded random
+// rankings against testdata/budget.py, an independent implementation of
+// their definition. It skips (loudly) without python3.
+func TestTokenMeasuresPython(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("SKIP: no python3 on PATH: the token measures' cross-check against testdata/budget.py did not run")
+	}
+	rng := rand.New(rand.NewPCG(40, 1))
+	type ranking struct {
+		Ranked []string       `json:"ranked"`
+		Tokens []int          `json:"tokens"`
+		Qrels  map[string]int `json:"qrels"`
+	}
+	var rs []ranking
+	var in bytes.Buffer
+	enc := json.NewEncoder(&in)
+	for range 300 {
+		n := rng.IntN(30)
+		r := ranking{Ranked: []string{}, Tokens: []int{}, Qrels: map[string]int{}}
+		for i := range n {
+			u := fmt.Sprintf("d%d", i)
+			r.Ranked = append(r.Ranked, u)
+			r.Tokens = append(r.Tokens, rng.IntN(1500)+rng.IntN(2)*rng.IntN(6000))
+			if rng.IntN(4) == 0 {
+				r.Qrels[u] = 1 + rng.IntN(3)
+			}
+		}
+		for j := range rng.IntN(3) { // relevant units no system found
+			r.Qrels[fmt.Sprintf("missed%d", j)] = 1 + rng.IntN(2)
+		}
+		rs = append(rs, r)
+		require.NoError(t, enc.Encode(r))
+	}
+	cmd := exec.Command(py, "testdata/budget.py")
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, len(rs))
+	ms := TokenMeasures()
+	checked := 0
+	for i, r := range rs {
+		var want map[string]float64
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &want))
+		got, err := Score(r.Ranked, r.Qrels, ms, Options{Tokens: r.Tokens})
+		require.NoError(t, err)
+		for j, m := range ms {
+			w, ok := want[m.String()]
+			require.True(t, ok, "budget.py gives no %s", m)
+			require.InDelta(t, w, got[j], 1e-9, "ranking %d, %s", i, m)
+			checked++
+		}
+	}
+	t.Logf("%d values of %d rankings equal budget.py's", checked, len(rs))
 }
