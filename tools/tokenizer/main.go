@@ -27,7 +27,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: tokenizer fetch [-npm npm] [name ...] | count [-tokenizer name] file ...")
+		return errors.New("usage: tokenizer fetch [-npm npm] [name…] | count [-tokenizer name] file…")
 	}
 	switch args[0] {
 	case "fetch":
