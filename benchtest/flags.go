@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
+	"github.com/retrievalbench/retrievalbench/tokens"
 )
 
 // Sizes accepted by -size.
@@ -47,6 +49,10 @@ type Flags struct {
 	// the case file, the manifest of its repositories, and the directory of
 	// its golden files ("": golden/ next to the case file).
 	Cases, Repos, Golden string
+	// Tokenizer counts the tokens of every hit for the token measures
+	// (docs/judging.md, "Tokens"): a pinned tokenizer's name (package
+	// tokens; "" means tokens.Default), a tokenizer.json path, or "none".
+	Tokenizer string
 }
 
 // EnvResults is the default of -results, so that a run of several packages
@@ -54,7 +60,7 @@ type Flags struct {
 const EnvResults = "RETRIEVALBENCH_RESULTS"
 
 // DefaultFlags is what a Suite without Flags runs with.
-func DefaultFlags() *Flags { return &Flags{Size: SizeSmall} }
+func DefaultFlags() *Flags { return &Flags{Size: SizeSmall, Tokenizer: tokens.Default} }
 
 // NewFlags defines -update, -create, -size, -split, -data, -results, -heavy, -slow, -shard,
 // -shard-costs, -cases, -repos and -golden on fs and
@@ -71,6 +77,7 @@ func NewFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.Slow, "slow", 1, "multiply the per-task search timeout by this, for an emulated CPU (qemu-x86_64 -cpu Haswell: make test-avx2 passes 20)")
 	fs.BoolVar(&f.Create, "create", false, "write the golden file of every cell that has none (cells that have one are checked as usual; unlike -update, no baseline is rewritten)")
 	fs.StringVar(&f.Shard, "shard", "", "run only part `I/N` of the cells (1 ≤ I ≤ N; every part with the same other flags), for a CI matrix; merge the parts' -results with retrievalbench leaderboard -results A,B,…")
+	fs.StringVar(&f.Tokenizer, "tokenizer", tokens.Default, "count the tokens of every hit with this tokenizer for the token measures (tokens@10, covered_tok@B, ndcg_tok@B): a pinned one's `name` (qwen3, fetched by make tokenizer), a tokenizer.json path, or none")
 	fs.StringVar(&f.ShardCosts, "shard-costs", "", "a previous run's results `dir`: balance -shard by its cells' recorded wall times (default: round-robin; a missing dir, or one without cell files, fails)")
 	fs.StringVar(&f.Cases, "cases", "", "run TestCaseFile on this case `file` (JSONL, the format of retrievalbench campaign -cases; an absolute path: go test runs in the package directory)")
 	fs.StringVar(&f.Repos, "repos", "", "the repository `manifest` of -cases (JSON, as retrievalbench campaign -repos)")
@@ -107,3 +114,32 @@ func (f *Flags) hint() string {
 	}
 	return s
 }
+
+// loadTokenizer loads the tokenizer named name once per test binary (nil
+// for "none").
+func loadTokenizer(name string) (*tokens.Tokenizer, error) {
+	if name == "" {
+		name = tokens.Default
+	}
+	if name == tokens.None {
+		return nil, nil
+	}
+	tokenizersMu.Lock()
+	defer tokenizersMu.Unlock()
+	if l, ok := tokenizers[name]; ok {
+		return l.t, l.err
+	}
+	t, err := tokens.Load(testenv.CacheDir(), name)
+	tokenizers[name] = loadedTokenizer{t, err}
+	return t, err
+}
+
+type loadedTokenizer struct {
+	t   *tokens.Tokenizer
+	err error
+}
+
+var (
+	tokenizersMu sync.Mutex
+	tokenizers   = map[string]loadedTokenizer{}
+)

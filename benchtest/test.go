@@ -54,6 +54,16 @@ func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
 	}
 	cfg.CacheDir = testenv.CacheDir()
 	cfg.Logf = t.Logf
+	if cfg.Tokens == nil {
+		if tk, err := loadTokenizer(s.flags().Tokenizer); err != nil {
+			if testenv.Required("tokenizer") {
+				t.Fatalf("token measures: %v", err)
+			}
+			t.Logf("token measures off: %v (RETRIEVALBENCH_REQUIRE=tokenizer makes this fail)", err)
+		} else if tk != nil {
+			cfg.Tokens = tk
+		}
+	}
 	if n := s.flags().Slow; n > 1 {
 		cfg.TaskTimeout *= time.Duration(n)
 		cfg.AbandonWait *= time.Duration(n)

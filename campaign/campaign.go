@@ -85,6 +85,11 @@ type Config struct {
 	// per-repository excludes: cases.Manifest.ChunkOptions).
 	Chunk chunk.Options
 	Logf  func(format string, args ...any)
+	// Tokens, when set, counts the tokens of every hit (package tokens):
+	// the records then carry the token measures, and a decision rule can
+	// gain on quality at a token budget (a Gain on ndcg_tok@2000). Nil:
+	// none (docs/judging.md, Tokens).
+	Tokens harness.Counter
 }
 
 // DefaultConfig returns pool depth 10, a 60 s task timeout,
@@ -396,6 +401,7 @@ func runConfig(cfg Config) harness.RunConfig {
 	rc.Depth = max(cfg.PoolDepth, slices.Max(cfg.Report.Ks))
 	rc.TaskTimeout, rc.CacheDir, rc.NoCache, rc.Logf = cfg.TaskTimeout, cfg.CacheDir, cfg.NoCache, cfg.Logf
 	rc.Measures = cfg.Report.Measures()
+	rc.Tokens = cfg.Tokens
 	return rc
 }
 

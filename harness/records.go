@@ -28,7 +28,7 @@ func (r *Result) Records(kinds map[string]string, judgedAll bool) []resultfmt.Re
 		}
 		for _, h := range tr.Hits {
 			rh := resultfmt.Hit{Rank: h.Rank, DocID: h.DocID, Kind: kinds[h.DocID], Path: h.Path, Symbol: h.Symbol,
-				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0}
+				Score: h.Score, Grade: h.Grade, Judged: judgedAll || h.Grade > 0, Tokens: h.Tokens}
 			// Lines of every hit that has them (a chunk's, or what a location
 			// points at), so that score judges the record as the cell did.
 			rh.StartLine, rh.EndLine = h.StartLine, h.EndLine
@@ -53,7 +53,8 @@ func (r *Result) Records(kinds map[string]string, judgedAll bool) []resultfmt.Re
 func (r *Result) Cell(peakRSSMB float64, commit string) resultfmt.Cell {
 	c := resultfmt.Cell{Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
 		ConfigHash: r.ConfigHash, DataHash: r.DataHash, IndexSeconds: r.IndexTime.Seconds(),
-		IndexedDocs: r.IndexedDocs, PeakRSSMB: peakRSSMB, CPUClass: r.CPUClass, Commit: commit}
+		IndexedDocs: r.IndexedDocs, PeakRSSMB: peakRSSMB, CPUClass: r.CPUClass, Commit: commit,
+		Tokenizer: r.Tokenizer}
 	if len(r.Versions) > 0 {
 		c.Versions = map[string]string{}
 		for k, v := range r.Versions {

@@ -54,6 +54,10 @@ type RunConfig struct {
 	// systems, for the peak RSS of their processes, and probes a vector
 	// dimension there). Nil: nothing is called.
 	Indexed func(ctx context.Context, sys systems.System)
+	// Tokens, when set, counts the tokens of every hit's text: the cell
+	// then measures metrics.TokenMeasures too (docs/judging.md, "Tokens").
+	// Nil: no token measures.
+	Tokens Counter
 }
 
 // defaultProgressEvery is RunConfig.ProgressEvery's default.
@@ -75,6 +79,10 @@ type JudgedHit struct {
 	Score     float64 `json:"score"`
 	Grade     int     `json:"grade"`
 	Library   string  `json:"library,omitempty"`
+	// Tokens are the tokens of the hit's text (RunConfig.Tokens), counted
+	// for the hits the token measures read; a composite answer's, all its
+	// text, on its first hit. 0: not counted.
+	Tokens int `json:"tokens,omitempty"`
 }
 
 // TaskResult is the outcome of one task.
@@ -118,6 +126,9 @@ type Result struct {
 	// Models are the models the system embeds with
 	// (systems.ModelReporter), each once, in the order first reported.
 	Models []systems.ModelInfo
+	// Tokenizer names the tokenizer that counted the hits' tokens
+	// (Counter.ID); "" when none did.
+	Tokenizer string
 }
 
 // Failed returns the tasks the system failed on.
@@ -162,11 +173,18 @@ func Run(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfig) (*R
 		// first: was it the task's? (judge.LibraryMatches)
 		ms = append(ms, judge.LibraryResolution.At(1))
 	}
+	if cfg.Tokens != nil {
+		// Not cut by the composite rule above: a token budget is not a rank.
+		ms = append(ms, metrics.TokenMeasures()...)
+	}
 	res := &Result{
 		Dataset: p.Dataset.Name, Split: p.Dataset.Split,
 		System: spec.System, Config: spec.Config, ConfigHash: spec.Hash,
 		DataHash: p.Hash, Measures: ms, Undefined: undefined,
 		Versions: p.Versions(), CPUClass: cpuclass.Current(),
+	}
+	if cfg.Tokens != nil {
+		res.Tokenizer = cfg.Tokens.ID()
 	}
 	byCorpus := make(map[string][]int)
 	var order []string
@@ -264,6 +282,10 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		logf(cfg, "task timeout of %s raised from %v to %v: the system's own bound on a search", cid, cfg.TaskTimeout, b.SearchTimeout())
 		cfg.TaskTimeout = b.SearchTimeout()
 	}
+	var tt *tokenText
+	if cfg.Tokens != nil {
+		tt = newTokenText(cfg.Tokens, p.Dataset.Corpora[cid])
+	}
 	every := cfg.ProgressEvery
 	if every <= 0 {
 		every = defaultProgressEvery
@@ -321,7 +343,7 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 			continue
 		}
 		composite := p.Dataset.CompositeBudget > 0 || spec.Composite
-		if err := score(t, hits, jc, res.Measures, p.Dataset.CompositeBudget, composite, tr); err != nil {
+		if err := score(t, hits, jc, tt, res.Measures, p.Dataset.CompositeBudget, composite, tr); err != nil {
 			tr.Err = err.Error()
 		}
 	}
@@ -455,7 +477,7 @@ func items(hits []systems.Hit, jc *judge.Corpus) ([]judge.Item, error) {
 	return out, nil
 }
 
-func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.Measure, budget int, composite bool, tr *TaskResult) error {
+func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, tt *tokenText, ms []metrics.Measure, budget int, composite bool, tr *TaskResult) error {
 	its, err := items(hits, jc)
 	if err != nil {
 		return err
@@ -473,7 +495,11 @@ func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.
 	if len(hits) > 0 {
 		res.Resolved = hits[0].Library
 	}
-	vals, err := metrics.Score(r.Units, r.Qrels, ms, metrics.Options{Task: res})
+	opt := metrics.Options{Task: res}
+	if tt != nil {
+		opt.Tokens = tt.tokens(its, composite, jc)
+	}
+	vals, err := metrics.Score(r.Units, r.Qrels, ms, opt)
 	if err != nil {
 		return err
 	}
@@ -488,6 +514,11 @@ func score(t *datasets.Task, hits []systems.Hit, jc *judge.Corpus, ms []metrics.
 	}
 	if composite && len(tr.Hits) > 0 {
 		tr.Hits[0].Grade = r.Grades[0]
+	}
+	for i, n := range opt.Tokens {
+		if i < len(tr.Hits) {
+			tr.Hits[i].Tokens = n
+		}
 	}
 	return nil
 }

@@ -333,6 +333,10 @@ func orderMeasures(names []string) ([]string, error) {
 		if i := slices.Index(builtin, m.Def); i >= 0 {
 			return fmt.Sprintf("%02d", i)
 		}
+		if i := slices.Index(metrics.TokenDefs(), m.Def); i >= 0 {
+			// After the rank measures: tokens, covered_tok, ndcg_tok.
+			return fmt.Sprintf("98%02d", i)
+		}
 		return "99" + m.Name
 	}
 	sort.Slice(ps, func(i, j int) bool {

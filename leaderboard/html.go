@@ -133,6 +133,7 @@ func (b *Board) HTML(figs Figures) []byte {
 			w.WriteString("</tr>\n")
 		}
 		w.WriteString("</tbody>\n</table></div>\n")
+		w.WriteString(d.tokensHTML())
 		if lines := d.warningLines(); len(lines) > 0 {
 			w.WriteString("<h3>Warnings</h3>\n<ul class=\"warnings\">\n")
 			for _, l := range lines {

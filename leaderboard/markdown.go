@@ -100,6 +100,10 @@ func (d *Dataset) Cells(i int) []string {
 			c = append(c, "—") // the system does not record this measure
 			continue
 		}
+		if isTokenCost(m) {
+			c = append(c, tokenStat(s))
+			continue
+		}
 		c = append(c, stat(s))
 	}
 	diff, p, holm := vsBest(r, r.Model == d.Best)
@@ -209,6 +213,7 @@ func (b *Board) DatasetMarkdown(d *Dataset) string {
 		w.WriteString(mdRow(d.Cells(i)))
 	}
 	w.WriteString("\n")
+	w.WriteString(d.tokensMD())
 	w.WriteString(d.modelsMD())
 	w.WriteString(d.warningsMD())
 	if pf := d.PlotFiles(); len(pf) > 0 {

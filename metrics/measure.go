@@ -220,6 +220,9 @@ func ParseRecorded(s string) (Measure, error) {
 	if m, err := ParseMeasure(s); err == nil {
 		return m, nil
 	}
+	if m, err := parse(s, TokenDefs()); err == nil {
+		return m, nil
+	}
 	name, cut, hasCut := strings.Cut(s, "@")
 	if name == "" || name[0] < 'a' || name[0] > 'z' || strings.IndexFunc(name, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')

@@ -18,6 +18,9 @@ type Options struct {
 	// library_resolution reads a judge.Resolution). The built-in measures
 	// ignore it.
 	Task any
+	// Tokens holds the tokens of each ranked document, rank 1 first, for
+	// the token measures (budget.go); nil for none.
+	Tokens []int
 }
 
 func (o Options) relLevel() int {
@@ -70,7 +73,7 @@ func Score(ranked []string, qrels map[string]int, ms []Measure, opt Options) ([]
 		grades[i] = gradeOf(qrels, d)
 	}
 	lvl := opt.relLevel()
-	r := Ranking{Grades: grades, Level: lvl, Judged: summarize(qrels, lvl), Task: opt.Task}
+	r := Ranking{Grades: grades, Level: lvl, Judged: summarize(qrels, lvl), Task: opt.Task, Tokens: opt.Tokens}
 	out := make([]float64, len(ms))
 	r.score(ms, out)
 	return out, nil
@@ -150,6 +153,8 @@ type Ranking struct {
 	Judged
 	// Task is Options.Task.
 	Task any
+	// Tokens is Options.Tokens.
+	Tokens []int
 }
 
 // cut returns the number of ranked documents a measure at cutoff k looks

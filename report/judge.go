@@ -222,7 +222,7 @@ func Rescore(recs []resultfmt.Record, q metrics.Qrels, ms []metrics.Measure) err
 				r.FirstRelevant = h.Rank
 			}
 		}
-		vals, err := metrics.Score(ranked, q[r.Task], ms, metrics.Options{})
+		vals, err := metrics.Score(ranked, q[r.Task], ms, metrics.Options{Tokens: hitTokens(r.Hits)})
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", r.Model(), r.Task, err)
 		}
@@ -232,6 +232,21 @@ func Rescore(recs []resultfmt.Record, q metrics.Qrels, ms []metrics.Measure) err
 		}
 	}
 	return nil
+}
+
+// hitTokens are the tokens the cell counted for hits (sorted by rank), for
+// the token measures (docs/judging.md, Tokens); nil when it counted none.
+func hitTokens(hits []resultfmt.Hit) []int {
+	var out []int
+	counted := false
+	for _, h := range hits {
+		out = append(out, h.Tokens)
+		counted = counted || h.Tokens > 0
+	}
+	if !counted {
+		return nil
+	}
+	return out
 }
 
 // relevant counts the relevant docs (grade ≥ 1) of a task's qrels.

@@ -1,17 +1,28 @@
 package report
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // PlotFiles are the base names the plots package draws for s, each as
 // .svg and .png: a score figure (means and CIs) per PlotMeasures, then timing and
-// pareto.
+// pareto; and pareto-tokens when the summary has TokensMeasure.
 func (s *Summary) PlotFiles() []string {
 	var fs []string
 	for _, g := range s.PlotMeasures() {
 		fs = append(fs, ScoreFigure(g))
 	}
-	return append(fs, "timing", "pareto")
+	fs = append(fs, "timing", "pareto")
+	if slices.Contains(s.Measures, TokensMeasure) {
+		fs = append(fs, "pareto-tokens")
+	}
+	return fs
 }
+
+// TokensMeasure is the token cost the pareto-tokens figure draws quality
+// against (docs/judging.md, Tokens).
+const TokensMeasure = "tokens@10"
 
 // PlotMeasures are the measures of the gain rules, or the first three measures when
 // there are none.

@@ -57,6 +57,11 @@ type Cell struct {
 	// system's one, a hybrid's members'); none for lexical systems and in
 	// cell files written before they were recorded.
 	Models []CellModel `json:"models,omitempty"`
+	// Tokenizer names the tokenizer that counted the hits' tokens, with
+	// its file's hash ("qwen3 sha256:aeb13307a71a"): the token measures
+	// (tokens@k, covered_tok@B, ndcg_tok@B) are its counts. Empty when
+	// none did.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // CellModel describes one embedding model of a cell (systems.ModelInfo).

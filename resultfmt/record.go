@@ -65,6 +65,10 @@ type Hit struct {
 	Unit string `json:"unit,omitempty"`
 	// Judged is false for a hit nobody graded; its Grade is 0 then.
 	Judged bool `json:"judged"`
+	// Tokens are the tokens of the hit's text under the cell's tokenizer
+	// (Cell.Tokenizer), for the hits the token measures read; a composite
+	// answer's, all of its text, on its first hit. 0: not counted.
+	Tokens int `json:"tokens,omitempty"`
 }
 
 // Model names the system configuration of r as reports show it:

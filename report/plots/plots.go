@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,7 +96,13 @@ func Write(dir string, s *report.Summary) error {
 	if err := save(dir, "timing", rowsSize(len(live)), p.Draw); err != nil {
 		return err
 	}
-	return pareto(dir, s, live, st)
+	if err := pareto(dir, s, live, st); err != nil {
+		return err
+	}
+	if slices.Contains(s.PlotFiles(), "pareto-tokens") {
+		return paretoTokens(dir, s, live, st)
+	}
+	return nil
 }
 
 // minLatencyMS is where the log-scale latency axes start: a p50 below it
@@ -228,15 +235,43 @@ func pareto(dir string, s *report.Summary, live []report.SystemSummary, st map[s
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s — %s vs query latency (Pareto front)", s.Meta.Dataset, prim)
 	p.X.Label.Text = "query latency p50 (ms, log scale)"
-	p.Y.Label.Text = prim
-	p.Y.Min, p.Y.Max = 0, 1
 	logX(p, live, func(ss report.SystemSummary) []float64 { return []float64{float64(ss.LatencyP50MS)} })
-	g := plotter.NewGrid()
-	p.Add(g)
 	pts := make(plotter.XYs, len(live))
 	for i, ss := range live {
 		pts[i] = plotter.XY{X: clampLatency(float64(ss.LatencyP50MS)), Y: float64(ss.Micro[prim].Mean)}
 	}
+	return frontFigure(dir, "pareto", p, prim, live, pts, st)
+}
+
+// paretoTokens draws primary quality against the context the top 10 hits
+// cost (report.TokensMeasure), with the same front: the systems that
+// record both (docs/judging.md, Tokens).
+func paretoTokens(dir string, s *report.Summary, live []report.SystemSummary, st map[string]style) error {
+	prim := s.Primary()
+	var drawn []report.SystemSummary
+	var pts plotter.XYs
+	for _, ss := range live {
+		t, ok1 := ss.Micro[report.TokensMeasure]
+		q, ok2 := ss.Micro[prim]
+		if ok1 && ok2 {
+			drawn = append(drawn, ss)
+			pts = append(pts, plotter.XY{X: float64(t.Mean), Y: float64(q.Mean)})
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s — %s vs context tokens (Pareto front)", s.Meta.Dataset, prim)
+	p.X.Label.Text = report.TokensMeasure + " (tokens of the top 10 hits)"
+	p.X.Min = 0
+	return frontFigure(dir, "pareto-tokens", p, prim, drawn, pts, st)
+}
+
+// frontFigure draws pts (one per system of live, X lower is better) on p
+// with the Pareto front dashed and a legend beside the plot, as base.
+func frontFigure(dir, base string, p *plot.Plot, prim string, live []report.SystemSummary, pts plotter.XYs, st map[string]style) error {
+	p.Y.Label.Text = prim
+	p.Y.Min, p.Y.Max = 0, 1
+	g := plotter.NewGrid()
+	p.Add(g)
 	onFront := front(pts)
 	var line plotter.XYs
 	for i, xy := range pts {
@@ -274,7 +309,7 @@ func pareto(dir string, s *report.Summary, live []report.SystemSummary, st map[s
 	legendW := widest + leg.ThumbnailWidth + vg.Points(24)
 	plotW := 6.5 * vg.Inch
 	h := max(4.5*vg.Inch, vg.Length(len(live))*(leg.TextStyle.Font.Size+leg.Padding)*1.25+vg.Inch)
-	return save(dir, "pareto", size{w: plotW + legendW, h: h}, func(c draw.Canvas) {
+	return save(dir, base, size{w: plotW + legendW, h: h}, func(c draw.Canvas) {
 		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
 		right := draw.Crop(c, plotW+vg.Points(12), 0, 0, -vg.Points(28))
 		leg.Draw(right)
