@@ -119,3 +119,23 @@ func TestDirSymlink(t *testing.T) {
 		t.Errorf("corpus paths (-want +got):\n%s", diff)
 	}
 }
+
+// TestRootSymlink: a manifest path that is itself a symbolic link to the
+// checkout (relative, without a trailing slash) is read as that checkout;
+// before, WalkDir did not follow the root and the repository had "no text
+// files".
+func TestRootSymlink(t *testing.T) {
+	real := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(real, "a.py"), []byte("x = 1\n"), 0o644))
+	base := t.TempDir()
+	require.NoError(t, os.Symlink(real, filepath.Join(base, "linked")))
+	c, _, err := LoadRepo("linked", RepoSpec{Path: "linked", Commit: "x"}, base)
+	require.NoError(t, err)
+	var got []string
+	for _, d := range c.Docs {
+		got = append(got, d.Path)
+	}
+	if diff := cmp.Diff([]string{"a.py"}, got); diff != "" {
+		t.Errorf("corpus paths (-want +got):\n%s", diff)
+	}
+}

@@ -87,6 +87,12 @@ func language(p string) string { return codetext.LanguageOf(p) }
 func hidden(name string) bool { return strings.HasPrefix(name, ".") && name != "." }
 
 func walkDir(root string, fn func(p string, b []byte)) error {
+	// A root that is a symbolic link (a checkout linked into place) is
+	// walked as the directory it points at: WalkDir does not follow it
+	// and would find no files.
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
