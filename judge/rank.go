@@ -314,8 +314,16 @@ func pointsAt(it *Item) string {
 // A doc of the corpus, a text without a path, and a location whose path no
 // doc with lines has are returned as they are.
 func (c *Corpus) Target(it Item) Item {
-	it, _ = c.target(it)
+	it, _, _ = c.target(it)
 	return it
+}
+
+// TargetLines returns the lines of the definition or doc a location points
+// at (Target), and false when it points at no such thing: its whole file,
+// a path no doc with lines has, or an item that is not a location.
+func (c *Corpus) TargetLines(it Item) (start, end int, ok bool) {
+	t, _, ok := c.target(it)
+	return t.StartLine, t.EndLine, ok
 }
 
 // TargetDoc returns the doc of the corpus a location points at (Target):
@@ -325,20 +333,21 @@ func (c *Corpus) Target(it Item) Item {
 // turns location hits into docs by it, so that the judge and the wrapper
 // read a hit alike.
 func (c *Corpus) TargetDoc(it Item) (*corpus.Doc, bool) {
-	_, d := c.target(it)
+	_, d, _ := c.target(it)
 	return d, d != nil
 }
 
 // target is Target, with the doc whose lines it took (nil for none, and
-// for a definition no chunk has exactly the lines of).
-func (c *Corpus) target(it Item) (Item, *corpus.Doc) {
+// for a definition no chunk has exactly the lines of), and whether it
+// took a definition's or doc's lines.
+func (c *Corpus) target(it Item) (Item, *corpus.Doc, bool) {
 	if c == nil || c.placed || it.DocID != "" && !it.Located || it.Path == "" {
-		return it, nil
+		return it, nil, false
 	}
 	c.index()
 	ps := c.places[it.Path]
 	if len(ps) == 0 {
-		return it, nil
+		return it, nil, false
 	}
 	var best *place
 	if it.StartLine > 0 {
@@ -356,14 +365,14 @@ func (c *Corpus) target(it Item) (Item, *corpus.Doc) {
 	}
 	it.StartLine, it.EndLine = 0, 0
 	if best == nil {
-		return it, nil
+		return it, nil, false
 	}
 	it.StartLine, it.EndLine = best.start, best.end
 	d := best.doc
 	if d == nil {
 		d, _ = c.at(it.Path, best.start, best.end)
 	}
-	return it, d
+	return it, d, true
 }
 
 func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
