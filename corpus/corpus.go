@@ -49,6 +49,25 @@ type Corpus struct {
 	// hybrid, a graph) can give a whole-file member what the harness would.
 	// Hash leaves it out: it is a view of the same content, not more of it.
 	Files *Corpus
+	// Defs are the definitions a parser finds in the corpus's code files
+	// at every nesting level (chunk.Definitions: a method in a class, a
+	// function in a function), whether or not a chunk is cut for them, by
+	// path and start line. harness.Prepare sets it for the judge (docs/
+	// judging.md: a location resolves against definitions, not chunks);
+	// nil leaves the judge the chunks. Hash leaves it out: it is derived
+	// from the files.
+	Defs []Definition
+}
+
+// Definition is one definition of a code file as the parser finds it.
+type Definition struct {
+	Path, Language string
+	Symbol         string // qualified within the file as the chunker names chunks ("Outer.method.helper")
+	Kind           string // the chunker's kind: function, method or class
+	// Start and End are its lines, with the comments and decorators
+	// directly above it (the span a chunk of it has); To is End extended
+	// over the blank lines that follow it (a tool's range may take them).
+	Start, End, To int
 }
 
 // Hash returns a content hash of the corpus: its ID, commit and every

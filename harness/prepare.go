@@ -85,6 +85,13 @@ func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
 			// A wrapper (hybrid, graph) hands its whole-file members the
 			// files as loaded (corpus.Corpus.Files); Hash leaves them out.
 			cc.Files = WholeFiles(c)
+			// Every definition the parser finds, at every nesting level:
+			// the judge resolves locations against them, not against
+			// where the chunker cut (docs/judging.md). Hash leaves them
+			// out: they are derived from the files.
+			if cc.Defs, err = chunk.Definitions(c); err != nil {
+				return nil, fmt.Errorf("corpus %s: %w", id, err)
+			}
 			c = cc
 		} else if wf := WholeFiles(c); wf != c {
 			// Sections of one file joined back; a copy, so that the

@@ -23,18 +23,22 @@
 //
 // A hit is an Item: a doc of the corpus (built-in systems, by doc id), or a
 // location (external systems: path, maybe lines, a symbol, a text). The
-// judge first resolves what a hit points at (Corpus.Target): a chunk id its
-// chunk; lines the narrowest chunk of the path that holds all of them, or
-// the whole file when none does; a path and a symbol the chunk that defines
-// it; a path alone the whole file. It then credits the gold that contains
-// that thing, never the gold the thing contains, by gold kind:
+// judge first resolves what a hit points at (Corpus.Target), against every
+// definition the parser found in the file at every nesting level
+// (corpus.Corpus.Defs, handed over as data: the judge links no parser) and
+// the docs with lines: a chunk id its chunk; lines the narrowest definition
+// or doc of the path that holds all of them (a definition holds the blank
+// lines after it), or the whole file when none does; a path and a symbol
+// the definition it names, at any depth; a path alone the whole file. It
+// then credits the gold that contains that thing, never the gold the thing
+// contains (a class's chunk earns the class, not its methods), by gold kind:
 //
 //   - doc: the doc id; a location never matches a doc id.
 //   - file, test, config: the path.
 //   - symbol, doc_section: the target's lines lie within the range of a
-//     chunk the gold names (a definition whose fully qualified name the
-//     written symbol names, codetext.SymbolMatches; the section by id or
-//     heading). So a method earns its class's gold, a class never its
+//     definition the gold names (at any nesting level, whose fully
+//     qualified name the written symbol names, codetext.SymbolMatches; the
+//     section by id or heading). So a method earns its class's gold, a class never its
 //     methods', a whole file no definition's.
 //   - needle: the text of the chunk the hit points at holds the needle's
 //     tokens (codetext.Contains).

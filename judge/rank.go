@@ -40,6 +40,14 @@ type Corpus struct {
 	c      *corpus.Corpus
 	lookup map[string]int
 	files  map[string][]int // path → positions in c.Docs of its docs with lines, by start line; built on first use
+	// places: path → what a location can point at, by start line: every
+	// definition the parser found (corpus.Corpus.Defs, any nesting
+	// level) and every doc with lines (chunks, sections); without Defs,
+	// the docs alone. Built on first use.
+	places map[string][]place
+	// placed: locations are already what they point at (records judged
+	// again, SpanCorpus); Target leaves them as they are.
+	placed bool
 	// Qualify returns the fully qualified name of a chunk's symbol (module
 	// path + symbol); nil leaves symbols as the chunker names them.
 	Qualify func(path, language, symbol string) string
@@ -88,44 +96,69 @@ func (c *Corpus) qualified(path, lang, symbol string) string {
 	return c.Qualify(path, lang, symbol)
 }
 
-// index builds files on first use.
+// place is something of a file a location can point at: a definition or
+// a doc with lines.
+type place struct {
+	symbol, kind, lang string
+	start, end         int
+	to                 int // end, or past the blank lines after a definition
+	doc                *corpus.Doc
+}
+
+// index builds files and places on first use.
 func (c *Corpus) index() {
 	if c.files != nil {
 		return
 	}
 	c.files = map[string][]int{}
+	c.places = map[string][]place{}
 	for i := range c.c.Docs {
 		if d := &c.c.Docs[i]; d.Path != "" && d.StartLine > 0 {
 			c.files[d.Path] = append(c.files[d.Path], i)
+			end := max(d.EndLine, d.StartLine)
+			c.places[d.Path] = append(c.places[d.Path], place{symbol: d.Symbol, kind: d.Kind, lang: d.Language, start: d.StartLine, end: end, to: end, doc: d})
 		}
+	}
+	for _, d := range c.c.Defs {
+		if _, ok := c.places[d.Path]; !ok || d.Start <= 0 {
+			continue // a file no doc has: nothing can point at it
+		}
+		end := max(d.End, d.Start)
+		c.places[d.Path] = append(c.places[d.Path], place{symbol: d.Symbol, kind: d.Kind, lang: d.Language, start: d.Start, end: end, to: max(d.To, end)})
 	}
 	for _, ds := range c.files {
 		sort.SliceStable(ds, func(a, b int) bool { return c.c.Docs[ds[a]].StartLine < c.c.Docs[ds[b]].StartLine })
 	}
+	for _, ps := range c.places {
+		sort.SliceStable(ps, func(a, b int) bool { return ps[a].start < ps[b].start })
+	}
 }
 
-// Define returns the doc of file path that defines symbol as a system
+// define returns the place of file path that defines symbol as a system
 // names it: the first (by start line) whose symbol is written exactly so,
 // by the chunker or fully qualified, else the first whose fully qualified
-// name symbol is a dotted suffix of (SymbolMatches). A location hit with a
-// path and a symbol but no lines points at that doc.
-func (c *Corpus) Define(path, symbol string) (*corpus.Doc, bool) {
+// name symbol is a dotted suffix of (SymbolMatches). Definitions at every
+// nesting level are looked at (corpus.Corpus.Defs), and documentation
+// sections by heading. A location hit with a path and a symbol but no
+// lines points at it.
+func (c *Corpus) define(path, symbol string) (*place, bool) {
 	if symbol == "" || path == "" {
 		return nil, false
 	}
 	c.index()
-	var suffix *corpus.Doc
-	for _, i := range c.files[path] {
-		d := &c.c.Docs[i]
-		if d.Symbol == "" {
+	var suffix *place
+	ps := c.places[path]
+	for i := range ps {
+		p := &ps[i]
+		if p.symbol == "" {
 			continue
 		}
-		q := c.qualified(d.Path, d.Language, d.Symbol)
-		if d.Symbol == symbol || q == symbol {
-			return d, true
+		q := c.qualified(path, p.lang, p.symbol)
+		if p.symbol == symbol || q == symbol {
+			return p, true
 		}
 		if suffix == nil && c.names(q, symbol) {
-			suffix = d
+			suffix = p
 		}
 	}
 	return suffix, suffix != nil
@@ -281,8 +314,16 @@ func pointsAt(it *Item) string {
 // A doc of the corpus, a text without a path, and a location whose path no
 // doc with lines has are returned as they are.
 func (c *Corpus) Target(it Item) Item {
-	it, _ = c.target(it)
+	it, _, _ = c.target(it)
 	return it
+}
+
+// TargetLines returns the lines of the definition or doc a location points
+// at (Target), and false when it points at no such thing: its whole file,
+// a path no doc with lines has, or an item that is not a location.
+func (c *Corpus) TargetLines(it Item) (start, end int, ok bool) {
+	t, _, ok := c.target(it)
+	return t.StartLine, t.EndLine, ok
 }
 
 // TargetDoc returns the doc of the corpus a location points at (Target):
@@ -292,41 +333,46 @@ func (c *Corpus) Target(it Item) Item {
 // turns location hits into docs by it, so that the judge and the wrapper
 // read a hit alike.
 func (c *Corpus) TargetDoc(it Item) (*corpus.Doc, bool) {
-	_, d := c.target(it)
+	_, d, _ := c.target(it)
 	return d, d != nil
 }
 
-// target is Target, with the doc whose lines it took (nil for none).
-func (c *Corpus) target(it Item) (Item, *corpus.Doc) {
-	if c == nil || it.DocID != "" && !it.Located || it.Path == "" {
-		return it, nil
+// target is Target, with the doc whose lines it took (nil for none, and
+// for a definition no chunk has exactly the lines of), and whether it
+// took a definition's or doc's lines.
+func (c *Corpus) target(it Item) (Item, *corpus.Doc, bool) {
+	if c == nil || c.placed || it.DocID != "" && !it.Located || it.Path == "" {
+		return it, nil, false
 	}
 	c.index()
-	docs := c.files[it.Path]
-	if len(docs) == 0 {
-		return it, nil
+	ps := c.places[it.Path]
+	if len(ps) == 0 {
+		return it, nil, false
 	}
+	var best *place
 	if it.StartLine > 0 {
+		// The narrowest definition (or doc) holding every line; a
+		// definition holds the blank lines after it too.
 		end := max(it.EndLine, it.StartLine)
-		var best *corpus.Doc
-		for _, i := range docs {
-			d := &c.c.Docs[i]
-			if d.StartLine <= it.StartLine && end <= max(d.EndLine, d.StartLine) &&
-				(best == nil || d.EndLine-d.StartLine < best.EndLine-best.StartLine) {
-				best = d
+		for i := range ps {
+			p := &ps[i]
+			if p.start <= it.StartLine && end <= p.to && (best == nil || p.end-p.start < best.end-best.start) {
+				best = p
 			}
 		}
-		it.StartLine, it.EndLine = 0, 0
-		if best != nil {
-			it.StartLine, it.EndLine = best.StartLine, max(best.EndLine, best.StartLine)
-		}
-		return it, best
+	} else {
+		best, _ = c.define(it.Path, it.Symbol)
 	}
-	if d, ok := c.Define(it.Path, it.Symbol); ok {
-		it.StartLine, it.EndLine = d.StartLine, max(d.EndLine, d.StartLine)
-		return it, d
+	it.StartLine, it.EndLine = 0, 0
+	if best == nil {
+		return it, nil, false
 	}
-	return it, nil
+	it.StartLine, it.EndLine = best.start, best.end
+	d := best.doc
+	if d == nil {
+		d, _ = c.at(it.Path, best.start, best.end)
+	}
+	return it, d, true
 }
 
 func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
@@ -551,19 +597,56 @@ func SpanCorpus(spans map[int][]corpus.Span, gold []datasets.Relevant) *Corpus {
 	}
 	sort.Slice(c.Docs, func(i, j int) bool { return c.Docs[i].ID < c.Docs[j].ID })
 	sc := NewCorpus(c)
-	// The stand-ins are not the repository's definitions: a location the
-	// cell could not place (Target) stays unplaced here too.
-	sc.files = map[string][]int{}
+	// The stand-ins are not the repository's definitions: a recorded
+	// location is what the cell made of it (Target), placed or not.
+	sc.placed = true
 	return sc
 }
 
-// spansOf returns where gold unit gi lies in the corpus.
+// spansOf returns where gold unit gi lies in the corpus: for a symbol,
+// every definition it names (at any nesting level, corpus.Corpus.Defs);
+// for a section or a needle, the docs.
 func (l *locator) spansOf(gi int) []span {
 	if s, ok := l.spans[gi]; ok {
 		return s
 	}
 	g := &l.gold[gi]
 	var out []span
+	seen := map[span]bool{}
+	add := func(s span) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if g.Kind == "symbol" {
+		l.c.index()
+		paths := make([]string, 0, len(l.c.places))
+		for p := range l.c.places {
+			if g.Path == "" || p == g.Path {
+				paths = append(paths, p)
+			}
+		}
+		sort.Strings(paths)
+		for _, path := range paths {
+			for _, p := range l.c.places[path] {
+				// A definition of code, in the judgment's file when it
+				// names one; never a documentation section that has the
+				// name as its heading (a README's "Flask").
+				if p.symbol != "" && p.kind != "doc_section" && (p.doc == nil || p.doc.Kind != "doc_section") && l.c.names(l.c.qualified(path, p.lang, p.symbol), g.ID) {
+					add(span{path, p.start, p.end})
+				}
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].path != out[j].path {
+				return out[i].path < out[j].path
+			}
+			return out[i].start < out[j].start
+		})
+		l.spans[gi] = out
+		return out
+	}
 	for i := range l.c.c.Docs {
 		d := &l.c.c.Docs[i]
 		if d.Path == "" || d.StartLine <= 0 {
@@ -571,11 +654,6 @@ func (l *locator) spansOf(gi int) []span {
 		}
 		ok := false
 		switch g.Kind {
-		case "symbol":
-			// A definition of code, in the judgment's file when it names
-			// one; never a documentation section that has the name as its
-			// heading (a README's "Flask").
-			ok = d.Symbol != "" && d.Kind != "doc_section" && (g.Path == "" || d.Path == g.Path) && l.c.names(l.c.qualified(d.Path, d.Language, d.Symbol), g.ID)
 		case "doc_section":
 			ok = d.ID == g.ID || d.Symbol == g.ID
 		case "needle":
@@ -586,7 +664,7 @@ func (l *locator) spansOf(gi int) []span {
 			ok = codetext.Contains(lang, d.Text, g.Body)
 		}
 		if ok {
-			out = append(out, span{d.Path, d.StartLine, max(d.EndLine, d.StartLine)})
+			add(span{d.Path, d.StartLine, max(d.EndLine, d.StartLine)})
 		}
 	}
 	l.spans[gi] = out

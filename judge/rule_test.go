@@ -43,6 +43,10 @@ func ruleCorpus(t *testing.T) *Corpus {
 		corpus.Doc{ID: "docs/guide.md#install", Path: "docs/guide.md", Kind: "doc_section", Symbol: "Install", StartLine: 3, EndLine: 9, Text: "# Install\npip install pkg"},
 		corpus.Doc{ID: "docs/guide.md#usage", Path: "docs/guide.md", Kind: "doc_section", Symbol: "Usage", StartLine: 10, EndLine: 20, Text: "# Usage\nimport pkg"},
 	)
+	// Every definition the parser finds, as harness.Prepare hands them over.
+	if c.Defs, err = chunk.Definitions(files); err != nil {
+		t.Fatal(err)
+	}
 	jc := NewCorpus(c)
 	jc.Qualify = codetext.NewQualifier(files).Name
 	return jc
@@ -90,7 +94,8 @@ func TestRuleTable(t *testing.T) {
 		{"start-line-only", Item{Path: a, StartLine: 7}, []string{"file", "class", "method"}, "a start line (Codira's lineno) is that one line"},
 		{"lines-class", Item{Path: a, StartLine: 5, EndLine: 11}, []string{"file", "class"}, "a class's range does not earn its methods"},
 		{"lines-two-methods", Item{Path: a, StartLine: 7, EndLine: 11}, []string{"file", "class"}, "merged neighbours point at what holds both"},
-		{"lines-past-method", Item{Path: a, StartLine: 7, EndLine: 9}, []string{"file", "class"}, "one line past the method is no longer the method"},
+		{"lines-and-blank-after", Item{Path: a, StartLine: 7, EndLine: 9}, []string{"file", "class", "method"}, "the method and the blank line after it: a definition holds the blank lines after it"},
+		{"lines-past-method", Item{Path: a, StartLine: 7, EndLine: 10}, []string{"file", "class"}, "into the next method's code is no longer the method"},
 		{"lines-across-defs", Item{Path: a, StartLine: 8, EndLine: 14}, []string{"file"}, "lines across two top-level definitions: the file"},
 		{"lines-whole-file", Item{Path: a, StartLine: 1, EndLine: 15}, []string{"file"}, "a whole file earns file-level credit only"},
 		{"lines-huge", Item{Path: a, StartLine: 1, EndLine: 999999}, []string{"file"}, "lines past the end: the whole file"},

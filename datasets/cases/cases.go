@@ -371,6 +371,16 @@ func newRepoIndex(c *corpus.Corpus) (*repoIndex, error) {
 			parsed[ch.Path] = true
 		}
 	}
+	// Definitions no chunk is cut for (nested ones) are judged too
+	// (docs/judging.md), so a case may name them.
+	defs, err := chunk.Definitions(c)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", c.ID, err)
+	}
+	for _, d := range defs {
+		idx.symbols[d.Path] = append(idx.symbols[d.Path], q.Name(d.Path, d.Language, d.Symbol))
+		parsed[d.Path] = true
+	}
 	for i := range c.Docs {
 		d := &c.Docs[i]
 		idx.paths[d.Path] = true

@@ -9,15 +9,24 @@
 //     (a file the tool was given besides the corpus, say), and the caller
 //     counts it (Tally) to report it;
 //  2. a hit that points at a chunk becomes that chunk's doc id: lines, the
-//     narrowest chunk of the path whose range holds all of them (a start
-//     line without an end line is that one line); a symbol without lines,
-//     the chunk that defines it (the symbol rule, re-exports resolved);
-//  3. a hit that points at its whole file — lines no chunk holds (across
-//     two top-level definitions, the whole file, past its end), a path
-//     alone, a name the file does not define — stays a location of the
-//     whole file (Hit with the path only): no chunk stands for a whole
-//     file, and the judge gives it file-level credit only, as it would the
-//     member's own hit. A wrapper fuses and ranks it by Key.
+//     narrowest definition or chunk of the path whose range holds all of
+//     them (a start line without an end line is that one line; a
+//     definition holds the blank lines after it), when a chunk has exactly
+//     its lines; a symbol without lines, the chunk that defines it (the
+//     symbol rule, re-exports resolved);
+//  3. a hit that points at a definition no chunk is cut for (a function
+//     nested in a method: the judge resolves against every definition the
+//     parser finds, corpus.Corpus.Defs) stays a location of that
+//     definition (Hit with its path and lines), which the judge credits as
+//     it would the member's own hit;
+//  4. a hit that points at its whole file — lines no definition or chunk
+//     holds (across two top-level definitions, the whole file, past its
+//     end), a path alone, a name the file does not define — stays a
+//     location of the whole file (Hit with the path only): no chunk stands
+//     for a whole file, and the judge gives it file-level credit only, as
+//     it would the member's own hit.
+//
+// A wrapper fuses and ranks the locations of 3 and 4 by Key.
 //
 // Hits that name a doc id pass as they are. The result is a ranking: a
 // chunk (or a whole file) that several hits resolve to is listed once, at
@@ -26,6 +35,7 @@ package locate
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/codetext"
@@ -61,24 +71,33 @@ func New(c *corpus.Corpus) *Chunks {
 	return x
 }
 
-// Resolve returns what location hit h points at (see the package doc): a
-// chunk's doc id, or "" for its whole file; false when no doc has its path.
-func (x *Chunks) Resolve(h systems.Hit) (string, bool) {
+// Resolve returns what location hit h points at (see the package doc), as
+// the hit a wrapper ranks: a chunk's doc id; a definition no chunk is cut
+// for (a function nested in a method), as a location of its path and
+// lines; or its whole file, as a location of its path alone. False when no
+// doc has its path. The score is h's.
+func (x *Chunks) Resolve(h systems.Hit) (systems.Hit, bool) {
 	if h.Path == "" || !x.paths[h.Path] {
-		return "", false
+		return systems.Hit{}, false
 	}
 	it := judge.Item{Located: true, Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Symbol: h.Symbol, Language: codetext.LanguageOf(h.Path)}
 	if d, ok := x.jc.TargetDoc(it); ok {
-		return d.ID, true
+		return systems.Hit{DocID: d.ID, Score: h.Score}, true
 	}
-	return "", true
+	if start, end, ok := x.jc.TargetLines(it); ok {
+		return systems.Hit{Path: h.Path, StartLine: start, EndLine: end, Score: h.Score}, true
+	}
+	return systems.Hit{Path: h.Path, Score: h.Score}, true
 }
 
 // Key is what a wrapper fuses and ranks a hit by: its doc id, or for a
-// whole-file location its path (in a namespace no doc id uses).
+// location its path and lines (in a namespace no doc id uses).
 func Key(h systems.Hit) string {
 	if h.DocID != "" {
 		return h.DocID
+	}
+	if h.StartLine > 0 {
+		return defKey + h.Path + "\x00" + strconv.Itoa(h.StartLine) + "-" + strconv.Itoa(max(h.EndLine, h.StartLine))
 	}
 	return fileKey + h.Path
 }
@@ -88,12 +107,25 @@ func FromKey(key string, s float64) systems.Hit {
 	if p, ok := strings.CutPrefix(key, fileKey); ok {
 		return systems.Hit{Path: p, Score: s}
 	}
+	if rest, ok := strings.CutPrefix(key, defKey); ok {
+		if i := strings.LastIndexByte(rest, 0); i >= 0 {
+			a, b, _ := strings.Cut(rest[i+1:], "-")
+			start, err1 := strconv.Atoi(a)
+			end, err2 := strconv.Atoi(b)
+			if err1 == nil && err2 == nil {
+				return systems.Hit{Path: rest[:i], StartLine: start, EndLine: end, Score: s}
+			}
+		}
+	}
 	return systems.Hit{DocID: key, Score: s}
 }
 
-// fileKey starts the key of a whole-file location: a NUL, which no doc id
-// holds.
-const fileKey = "\x00file:"
+// fileKey starts the key of a whole-file location, defKey that of a
+// definition's: a NUL, which no doc id holds.
+const (
+	fileKey = "\x00file:"
+	defKey  = "\x00def:"
+)
 
 // Tally counts what Hits did with one system's location hits.
 type Tally struct {
@@ -115,7 +147,7 @@ func (x *Chunks) Hits(hits []systems.Hit, t *Tally) []systems.Hit {
 	seen := make(map[string]bool, len(hits))
 	for _, h := range hits {
 		if h.DocID == "" {
-			id, ok := x.Resolve(h)
+			r, ok := x.Resolve(h)
 			if t != nil {
 				t.Located++
 			}
@@ -129,11 +161,7 @@ func (x *Chunks) Hits(hits []systems.Hit, t *Tally) []systems.Hit {
 				}
 				continue
 			}
-			if id != "" {
-				h = systems.Hit{DocID: id, Score: h.Score}
-			} else {
-				h = systems.Hit{Path: h.Path, Score: h.Score} // the whole file
-			}
+			h = r
 		}
 		k := Key(h)
 		if seen[k] {

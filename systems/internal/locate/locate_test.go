@@ -1,6 +1,7 @@
 package locate
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,6 +61,9 @@ func chunked(t *testing.T) *corpus.Corpus {
 	}
 	require.Equal(t, []string{module, class, render, size, helper, "README.md"}, ids, "the chunks this test is worked out for")
 	c.Files = files
+	// The definitions, as harness.Prepare hands them to the judge.
+	c.Defs, err = chunk.Definitions(files)
+	require.NoError(t, err)
 	return c
 }
 
@@ -104,14 +108,19 @@ func TestResolve(t *testing.T) {
 			systems.Hit{Path: "pkg/b.py", Symbol: "pkg.b.Widget.size"}, size},
 		{"bare-symbol", "a dotted suffix of the qualified name",
 			systems.Hit{Path: "pkg/b.py", Symbol: "render"}, render},
+		{"method-and-blank-line", "L9-11: size and the blank line after it, which a definition holds",
+			systems.Hit{Path: "pkg/b.py", StartLine: 9, EndLine: 11}, size},
 		{"symbol-not-a-suffix", "idget is no dotted suffix of Widget: the file defines no such name, the whole file",
 			systems.Hit{Path: "pkg/b.py", Symbol: "idget"}, whole},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := x.Resolve(tc.hit)
+			h, ok := x.Resolve(tc.hit)
+			got := h.DocID
 			switch {
 			case !ok:
 				got = ""
+			case got == "" && h.StartLine > 0:
+				got = fmt.Sprintf("lines %d-%d", h.StartLine, h.EndLine)
 			case got == "":
 				got = whole
 			}
@@ -163,7 +172,7 @@ func TestAgreesWithJudge(t *testing.T) {
 			require.True(t, ok)
 			wrapped = judge.DocItem(d)
 		} else {
-			wrapped = jc.Target(judge.Item{Located: true, Path: out[0].Path})
+			wrapped = jc.Target(judge.Item{Located: true, Path: out[0].Path, StartLine: out[0].StartLine, EndLine: out[0].EndLine})
 		}
 		for gi, g := range gold {
 			a := judge.Rank(gold[gi:gi+1], []judge.Item{raw}, jc, nil)
@@ -228,8 +237,47 @@ func TestQualifiedGoSymbol(t *testing.T) {
 	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
 	require.NoError(t, err)
 	c.Files = files
-	got, ok := New(c).Resolve(systems.Hit{Path: "store/store.go", Symbol: "example.com/kv/store.Store.Put"})
-	if !ok || got != "store/store.go#Store.Put@L9-L10" {
+	h, ok := New(c).Resolve(systems.Hit{Path: "store/store.go", Symbol: "example.com/kv/store.Store.Put"})
+	if got := h.DocID; !ok || got != "store/store.go#Store.Put@L9-L10" {
 		t.Errorf("Resolve(kv/store.Store.Put) = %q, %v; want the Put method's chunk (chunks: %v)", got, ok, c.Docs)
+	}
+}
+
+// TestNestedDefinition: a hit on a definition no chunk is cut for (a
+// function in a method) stays a location of that definition's lines, so
+// that a fusion credits it as the judge credits the member's own hit; the
+// key keeps its lines.
+func TestNestedDefinition(t *testing.T) {
+	files := &corpus.Corpus{ID: "n", Docs: []corpus.Doc{{ID: "n.py", Path: "n.py", Kind: "file", Language: "python",
+		Text: "class A:\n    def m(self):\n        def helper():\n            return 1\n\n        return helper()\n"}}}
+	c, _, err := chunk.Corpus(files, chunk.DefaultOptions())
+	require.NoError(t, err)
+	c.Files = files
+	c.Defs, err = chunk.Definitions(files)
+	require.NoError(t, err)
+	x := New(c)
+	want := systems.Hit{Path: "n.py", StartLine: 3, EndLine: 4, Score: 1}
+	for _, h := range []systems.Hit{
+		{Path: "n.py", StartLine: 3, EndLine: 5, Score: 1},
+		{Path: "n.py", StartLine: 4, Score: 1},
+		{Path: "n.py", Symbol: "A.m.helper", Score: 1},
+		{Path: "n.py", Symbol: "n.A.m.helper", Score: 1},
+	} {
+		got := x.Hits([]systems.Hit{h}, nil)
+		if diff := cmp.Diff([]systems.Hit{want}, got); diff != "" {
+			t.Errorf("Hits(%+v) (-want +got):\n%s", h, diff)
+		}
+	}
+	if back := FromKey(Key(want), 1); !cmp.Equal(want, back) {
+		t.Errorf("FromKey(Key(%+v)) = %+v", want, back)
+	}
+	if got := x.Hits([]systems.Hit{{Path: "n.py", StartLine: 2, EndLine: 6}}, nil); len(got) != 1 || got[0].DocID != "n.py#A.m@L2-L6" {
+		t.Errorf("the method's lines: %+v, want its chunk", got)
+	}
+	gold := []datasets.Relevant{{Kind: "symbol", ID: "A.m.helper", Grade: 3}, {Kind: "symbol", ID: "A.m", Grade: 2}}
+	jc := judge.NewCorpus(c)
+	it := jc.Target(judge.Item{Located: true, Path: want.Path, StartLine: want.StartLine, EndLine: want.EndLine})
+	if r := judge.Rank(gold, []judge.Item{it}, jc, nil); r.Grades[0] != 3 {
+		t.Errorf("the judge gives what locate made of the helper hit %d, want 3", r.Grades[0])
 	}
 }

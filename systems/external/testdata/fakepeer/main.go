@@ -3,6 +3,8 @@
 //
 //	fakepeer search [-k N] [-abs] DIR QUERY   print JSON results and exit
 //	fakepeer searchjsonl [-k N] FILE QUERY    the same over the docs of a docs.jsonl; results {"id", "score"}
+//	fakepeer replay FILE QUERY                print {"results": R} where FILE is a JSON object {QUERY: R, …}:
+//	                                          hits of any shape, written by a test
 //	fakepeer index DIR OUT                    write an index file (a file list) to OUT
 //	fakepeer mcp DIR                          an MCP server over stdio (official Go SDK)
 //	fakepeer mcphttp [-sse] -addr HOST:PORT DIR  the same over Streamable HTTP (/mcp) or HTTP+SSE (/sse)
@@ -74,6 +76,8 @@ func run(args []string) error {
 		return search(args[1:])
 	case "searchjsonl":
 		return searchJSONL(args[1:])
+	case "replay":
+		return replay(args[1:])
 	case "mcp":
 		return serveMCP(args[1:])
 	case "mcphttp":
@@ -582,4 +586,27 @@ func searchJSONL(args []string) error {
 		out = out[:*k]
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"results": out})
+}
+
+// replay prints the results FILE lists for QUERY (a JSON object from query
+// to a list of result objects, any fields), so that a test can hand a
+// system's hits of every shape to the code that judges them; a query FILE
+// does not list is an error.
+func replay(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("usage: fakepeer replay FILE QUERY")
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		return err
+	}
+	var all map[string][]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	r, ok := all[args[1]]
+	if !ok {
+		return fmt.Errorf("%s: no results for query %q", args[0], args[1])
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"results": r})
 }
