@@ -92,16 +92,15 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 			for _, spec := range pl.configs[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
 					for _, c := range pl.cellsOf(spec) {
-						d := pl.dataset(c)
-						t.Run(d.Name, func(t *testing.T) {
+						t.Run(c.Key.Dataset, func(t *testing.T) {
 							switch {
 							case c.Skip.Kind == matrix.SkipUnsupported:
 								skipUnsupported(t, spec, c.Skip.Why)
 							case !pl.Mine(*c):
 								t.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.Part, sh.N)
 							}
-							t.Logf("cell %d of %d: %s/%s/%s", c.N, pl.Total, f.Name, spec.Name(), d.Name)
-							runCell(t, &s, f, d, c)
+							t.Logf("cell %d of %d: %s/%s/%s", c.N, pl.Total, f.Name, spec.Name(), c.Key.Dataset)
+							runCell(t, &s, f, pl.dataset(c), c)
 						})
 					}
 				})
