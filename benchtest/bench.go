@@ -121,8 +121,8 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 	fl := s.flags()
 	// -shard deals whole cells (op=index and op=search together) among
 	// the cells -bench and -skip select, as Test deals its cells (plan).
-	pl, err := s.plan(&benchPlanner, f, benchSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
-		return b.Name() + "/system=" + spec.System + "/config=" + spec.Config + "/dataset=" + d.Name
+	pl, err := s.plan(&benchPlanner, f, benchSelection(), func(k matrix.Key) string {
+		return b.Name() + "/system=" + k.System + "/config=" + k.Config + "/dataset=" + k.Dataset
 	}, s.benchCommand)
 	if err != nil {
 		b.Fatal(err)
@@ -130,31 +130,31 @@ func Benchmark(b *testing.B, s Suite, f catalogue.Family) {
 	if pl.note != "" {
 		b.Log(pl.note)
 	}
-	sh := pl.shard
+	sh := pl.Shard
 	for _, sys := range pl.systems {
 		b.Run("system="+sys, func(b *testing.B) {
 			for _, spec := range pl.configs[sys] {
 				b.Run("config="+spec.Config, func(b *testing.B) {
-					cells := pl.cellsOf(spec, f)
+					cells := pl.cellsOf(spec)
 					// A config whose every cell here is unsupported needs
 					// nothing installed to skip them.
-					runs := slices.ContainsFunc(cells, func(c *planCell) bool { return c.unsupported == "" })
+					runs := slices.ContainsFunc(cells, func(c *matrix.Cell) bool { return c.Skip.Kind != matrix.SkipUnsupported })
 					if r := spec.Missing(testenv.CacheDir()); r != nil && runs {
 						testenv.Missing(b, r.Kind, r.Reason)
 					}
 					for _, c := range cells {
-						d := c.d
+						d := pl.dataset(c)
 						b.Run("dataset="+d.Name, func(b *testing.B) {
 							switch {
-							case c.unsupported != "":
-								skipUnsupported(b, spec, c.unsupported)
-							case !c.mine(sh):
-								b.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
+							case c.Skip.Kind == matrix.SkipUnsupported:
+								skipUnsupported(b, spec, c.Skip.Why)
+							case !pl.Mine(*c):
+								b.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.Part, sh.N)
 							}
 							// The cells' rules: a heavy or fixtures-only config
 							// and a corpus over its budget skip by design.
-							if c.byDesign != "" {
-								b.Skip("SKIP (by design): " + c.byDesign)
+							if k := c.Skip.Kind; k == matrix.SkipHeavy || k == matrix.SkipFixturesOnly {
+								b.Skip("SKIP (by design): " + c.Skip.Why)
 							}
 							again := s.benchCommand(b.Name(), fl)
 							p := Prepare(b, fl, f.Name, d)

@@ -13,6 +13,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/catalogue"
 	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/systems"
 )
@@ -94,28 +95,34 @@ func TestByDesign(t *testing.T) {
 		family catalogue.Family
 		d      catalogue.Dataset
 		want   []string // substrings of the reason; nil: the cell runs
+		kind   matrix.SkipKind
 		reason string
 	}{
-		{"heavy-small", heavy, Flags{Size: SizeSmall}, sweqa, data, []string{"peer/slow is a heavy config", "unless asked", "Run this cell with: " + again + " -heavy"}, "a heavy config skips a data-pack cell at the CI size, naming the command that runs it"},
-		{"heavy-small-asked", heavy, Flags{Size: SizeSmall, Heavy: true}, sweqa, data, nil, "-heavy runs it at the CI size"},
-		{"heavy-full", heavy, Flags{Size: SizeFull}, sweqa, data, nil, "full size runs everything"},
-		{"heavy-fixture", heavy, Flags{Size: SizeSmall}, sweqa, fixture, nil, "the hermetic fixtures always run"},
-		{"heavy-repoqa", heavy, Flags{Size: SizeSmall}, repoqa, data, nil, "a family that allows heavy configs at small runs them"},
-		{"fixtures-only", fixturesOnly, Flags{Size: SizeSmall}, repoqa, data, []string{"dense/big is slow enough to run on the fixtures only", "Run this cell with: " + again + " -heavy"}, "a fixtures-only config skips even where heavy configs run, naming the command"},
-		{"fixtures-only-asked", fixturesOnly, Flags{Size: SizeSmall, Heavy: true}, repoqa, data, nil, "-heavy runs every cell skipped for its cost"},
-		{"fixtures-only-fixture", fixturesOnly, Flags{Size: SizeSmall}, repoqa, fixture, nil, "fixtures-only configs run on fixtures"},
-		{"light", light, Flags{Size: SizeSmall}, sweqa, data, nil, "a light config runs everywhere"},
+		{"heavy-small", heavy, Flags{Size: SizeSmall}, sweqa, data, []string{"peer/slow is a heavy config", "unless asked", "Run this cell with: " + again + " -heavy"}, matrix.SkipHeavy, "a heavy config skips a data-pack cell at the CI size, naming the command that runs it"},
+		{"heavy-small-asked", heavy, Flags{Size: SizeSmall, Heavy: true}, sweqa, data, nil, "", "-heavy runs it at the CI size"},
+		{"heavy-full", heavy, Flags{Size: SizeFull}, sweqa, data, nil, "", "full size runs everything"},
+		{"heavy-fixture", heavy, Flags{Size: SizeSmall}, sweqa, fixture, nil, "", "the hermetic fixtures always run"},
+		{"heavy-repoqa", heavy, Flags{Size: SizeSmall}, repoqa, data, nil, "", "a family that allows heavy configs at small runs them"},
+		{"fixtures-only", fixturesOnly, Flags{Size: SizeSmall}, repoqa, data, []string{"dense/big is slow enough to run on the fixtures only", "Run this cell with: " + again + " -heavy"}, matrix.SkipFixturesOnly, "a fixtures-only config skips even where heavy configs run, naming the command"},
+		{"fixtures-only-asked", fixturesOnly, Flags{Size: SizeSmall, Heavy: true}, repoqa, data, nil, "", "-heavy runs every cell skipped for its cost"},
+		{"fixtures-only-fixture", fixturesOnly, Flags{Size: SizeSmall}, repoqa, fixture, nil, "", "fixtures-only configs run on fixtures"},
+		{"light", light, Flags{Size: SizeSmall}, sweqa, data, nil, "", "a light config runs everywhere"},
+		{"light-size-fixture", light, Flags{Size: SizeFixture}, sweqa, data, []string{sizeFixtureSkip}, matrix.SkipSize, "a data-pack dataset is not of the fixture size"},
+		{"heavy-size-fixture", heavy, Flags{Size: SizeFixture}, sweqa, data, []string{"peer/slow is a heavy config"}, matrix.SkipHeavy, "a heavy config's reason comes first (Benchmark prints it)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := byDesign(tt.spec, &tt.flags, tt.family, tt.d, again)
+			if got.Kind != tt.kind {
+				t.Errorf("byDesign kind = %q, want %q (%s)", got.Kind, tt.kind, tt.reason)
+			}
 			if tt.want == nil {
-				if got != "" {
-					t.Errorf("byDesign = %q, want \"\" (%s)", got, tt.reason)
+				if got != (matrix.Skip{}) {
+					t.Errorf("byDesign = %q, want none (%s)", got, tt.reason)
 				}
 				return
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(got, w) {
+				if !strings.Contains(got.Why, w) {
 					t.Errorf("byDesign = %q, lacks %q (%s)", got, w, tt.reason)
 				}
 			}

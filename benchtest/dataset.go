@@ -65,7 +65,7 @@ func Prepare(t testing.TB, f *Flags, family string, d catalogue.Dataset) *harnes
 	dir := ""
 	if !d.Hermetic {
 		if f.Size == SizeFixture {
-			t.Skipf("-size=fixture runs hermetic fixtures only")
+			t.Skip(sizeFixtureSkip)
 		}
 		dir = dataDir(t, f)
 	}

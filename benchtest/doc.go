@@ -31,10 +31,11 @@
 // family) as the same matrix, with the numbers a campaign of the same
 // systems gives.
 //
-// Test and Benchmark walk one plan per family: the cells that exist, their
-// keys (matrix.Key, family/system/config/dataset), which the patterns
-// select, which skip by design or as unsupported, and the shard each is
-// dealt to (matrix.Costs.Deal, by the costs of -shard-costs).
+// Test and Benchmark walk one plan per family, a matrix.Plan (the one
+// campaigns run too): the cells that exist, their keys (matrix.Key,
+// family/system/config/dataset), which the patterns select, which skip by
+// design or as unsupported, and the shard each is dealt to
+// (matrix.Costs.Deal, by the costs of -shard-costs).
 //
 // Sizes (-size): fixture runs only the hermetic fixtures shipped with
 // retrievalbench; small (the default, what CI runs) adds small splits of the

@@ -12,8 +12,13 @@ import (
 // parentheses) into one unanchored regexp per level of the test name.
 // -run selects a name when, for some alternative, every level the name and
 // the pattern both have matches; -skip removes a name when some
-// alternative matches all its levels. Test uses it to count only the
-// cells a run will actually run ("cell 2 of 5" under -run, not "of 60").
+// alternative matches all its levels. It is the one matcher of go test's
+// patterns: the plan (matrix.NewPlan's Selected) asks it which cells a run
+// selects, before any runs, to deal only those to the shards and to count
+// only those ("cell 2 of 5" under -run, not "of 60"). The testing package
+// offers no way to ask (docs/ARCHITECTURE.md, Decisions: "One plan, one
+// matcher of -run"), so TestSelectionMatchesGoTest holds it to what go
+// test runs.
 type selection struct {
 	run, skip [][]*regexp.Regexp // alternatives × levels; nil: no pattern
 }

@@ -49,16 +49,6 @@ var testPlanner, benchPlanner planner
 // assignment is the shard (1-based) of each cell (matrix.Dealt).
 type assignment = matrix.Dealt
 
-// shardOfKey is the shard of the cell k in a: the first for a cell left
-// out of the assignment (one that skips at once: see Flags.mayRun), so
-// that its skip line appears once.
-func shardOfKey(a assignment, k matrix.Key) int {
-	if i, ok := a[k]; ok {
-		return i
-	}
-	return 1
-}
-
 // assign deals keys to n shards by costs (matrix.Costs.Deal), carrying
 // the loads on from the calls before; err is Deal's (costs that record
 // none of keys).
@@ -100,25 +90,13 @@ var costsOnce struct {
 	err   error
 }
 
-// shardOf assigns the cells keyed for this run's -shard; nil for a whole
-// run. note is non-empty when -shard-costs records none of the cells: they
-// are then dealt round-robin, which the caller logs.
-func (f *Flags) shardOf(p *planner, keys []matrix.Key) (a assignment, sh Shard, note string, err error) {
-	sh, err = ParseShard(f.Shard)
-	if err != nil || sh.IsWhole() {
-		return nil, sh, "", err
-	}
+// costs reads -shard-costs once per binary (matrix.ReadCosts).
+func (f *Flags) costs() (matrix.Costs, error) {
 	costsOnce.Do(func() { costsOnce.costs, costsOnce.err = matrix.ReadCosts(f.ShardCosts) })
 	if costsOnce.err != nil {
-		return nil, sh, "", fmt.Errorf("-shard-costs: %w", costsOnce.err)
+		return matrix.Costs{}, fmt.Errorf("-shard-costs: %w", costsOnce.err)
 	}
-	a, err = p.assign(sh.N, keys, costsOnce.costs)
-	if err != nil {
-		// Not a failure: a family new since the costs were recorded has
-		// none; every shard given the same costs still deals alike.
-		note = "SHARD COSTS: " + err.Error() + " These cells are dealt round-robin."
-	}
-	return a, sh, note, nil
+	return costsOnce.costs, nil
 }
 
 // keyOf is the key of the cell of spec on dataset d of family f (the

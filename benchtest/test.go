@@ -82,8 +82,8 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 	}
 	// Count only the cells -run and -skip leave, so that progress reads
 	// "cell 2 of 5" under a pattern.
-	pl, err := s.plan(&testPlanner, f, testSelection(), func(spec systems.Spec, d catalogue.Dataset) string {
-		return t.Name() + "/" + spec.System + "/" + spec.Config + "/" + d.Name
+	pl, err := s.plan(&testPlanner, f, testSelection(), func(k matrix.Key) string {
+		return t.Name() + "/" + k.System + "/" + k.Config + "/" + k.Dataset
 	}, s.command)
 	if err != nil {
 		t.Fatal(err)
@@ -96,21 +96,21 @@ func Test(t *testing.T, s Suite, f catalogue.Family) {
 			t.Log(line)
 		}
 	})
-	sh := pl.shard
+	sh := pl.Shard
 	for _, sys := range pl.systems {
 		t.Run(sys, func(t *testing.T) {
 			for _, spec := range pl.configs[sys] {
 				t.Run(spec.Config, func(t *testing.T) {
-					for _, c := range pl.cellsOf(spec, f) {
-						t.Run(c.d.Name, func(t *testing.T) {
+					for _, c := range pl.cellsOf(spec) {
+						t.Run(c.Key.Dataset, func(t *testing.T) {
 							switch {
-							case c.unsupported != "":
-								skipUnsupported(t, spec, c.unsupported)
-							case !c.mine(sh):
-								t.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.part, sh.N)
+							case c.Skip.Kind == matrix.SkipUnsupported:
+								skipUnsupported(t, spec, c.Skip.Why)
+							case !pl.Mine(*c):
+								t.Skipf("shard %s: this cell runs in shard %d/%d", sh, c.Part, sh.N)
 							}
-							t.Logf("cell %d of %d: %s/%s/%s", c.n, pl.total, f.Name, spec.Name(), c.d.Name)
-							runCell(t, &s, f, c)
+							t.Logf("cell %d of %d: %s/%s/%s", c.N, pl.Total, f.Name, spec.Name(), c.Key.Dataset)
+							runCell(t, &s, f, pl.dataset(c), c)
 						})
 					}
 				})
@@ -147,14 +147,14 @@ func bySystem(specs []systems.Spec) ([]string, map[string][]systems.Spec) {
 	return order, by
 }
 
-func runCell(t *testing.T, s *Suite, f catalogue.Family, c *planCell) {
-	d, spec := c.d, c.spec
+func runCell(t *testing.T, s *Suite, f catalogue.Family, d catalogue.Dataset, c *matrix.Cell) {
+	spec := c.Spec
 	fl := s.flags()
 	again := s.command(t.Name(), fl)
-	if why := c.byDesign; why != "" {
+	if c.Skip.Kind == matrix.SkipHeavy || c.Skip.Kind == matrix.SkipFixturesOnly {
 		// A baseline made for this cell once stays its own (not an orphan).
 		p := Prepare(t, fl, f.Name, d)
-		skipByDesign(t, s, p, spec, why)
+		skipByDesign(t, s, p, spec, c.Skip.Why)
 	}
 	cfg := s.runConfig(t)
 	if r := spec.Missing(cfg.CacheDir); r != nil {
@@ -263,20 +263,28 @@ func writeBaseline(t *testing.T, path string, res *harness.Result, spec systems.
 const maxFailedLogged = 3
 
 // byDesign says why the cell of spec on dataset d of family f does not run
-// at this size ("" when it runs); again is the command that runs the cell
-// alone, which the reason names so that a skipped cell is one command away.
-func byDesign(spec systems.Spec, fl *Flags, f catalogue.Family, d catalogue.Dataset, again string) string {
+// at this size (the zero Skip when it runs); again is the command that
+// runs the cell alone, which the reason names so that a skipped cell is
+// one command away. A data-pack dataset at -size=fixture skips when
+// Prepare finds it is one (matrix.SkipSize).
+func byDesign(spec systems.Spec, fl *Flags, f catalogue.Family, d catalogue.Dataset, again string) matrix.Skip {
 	switch {
 	case fl.Size == SizeFull || d.Hermetic:
-		return ""
+		return matrix.Skip{}
 	case spec.Bench.FixturesOnly && !fl.Heavy:
-		return fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s unless asked. Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
+		return matrix.Skip{Kind: matrix.SkipFixturesOnly, Why: fmt.Sprintf("%s is slow enough to run on the fixtures only at -size=%s unless asked. Run this cell with: %s -heavy", spec.Name(), fl.Size, again)}
 	case spec.Bench.Heavy && !f.HeavyAtSmall && !fl.Heavy:
-		return fmt.Sprintf("%s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA) unless asked. "+
-			"Run this cell with: %s -heavy", spec.Name(), fl.Size, again)
+		return matrix.Skip{Kind: matrix.SkipHeavy, Why: fmt.Sprintf("%s is a heavy config; at -size=%s it runs on the fixtures and the families that allow it (RepoQA) unless asked. "+
+			"Run this cell with: %s -heavy", spec.Name(), fl.Size, again)}
+	case fl.Size == SizeFixture:
+		return matrix.Skip{Kind: matrix.SkipSize, Why: sizeFixtureSkip}
 	}
-	return ""
+	return matrix.Skip{}
 }
+
+// sizeFixtureSkip is why a data-pack dataset's cell skips at
+// -size=fixture (Prepare).
+const sizeFixtureSkip = "-size=fixture runs hermetic fixtures only"
 
 // overBudget says why a config held to spec.Bench.MaxDocs does not index a
 // dataset of docs documents ("" when it does): -heavy lifts the limit.

@@ -340,10 +340,10 @@ func loadCases(cfg Config, run *campaignfmt.Campaign) (*datasets.Dataset, map[st
 				Message: fmt.Sprintf("%v; its %d cases are left out", err, perRepo[name])})
 			continue
 		}
-		if strings.HasPrefix(note, "commit drift") {
-			run.Failures = append(run.Failures, campaignfmt.Failure{Kind: campaignfmt.FailCommitDrift, Repo: name, Message: note})
+		if note.Status == cases.CommitDrift {
+			run.Failures = append(run.Failures, campaignfmt.Failure{Kind: campaignfmt.FailCommitDrift, Repo: name, Message: note.Text})
 		}
-		info[name] = campaignfmt.RepoInfo{Name: name, Source: source(spec), Commit: c.Commit, Docs: len(c.Docs), Note: note}
+		info[name] = campaignfmt.RepoInfo{Name: name, Source: source(spec), Commit: c.Commit, Docs: len(c.Docs), Note: note.Text}
 	}
 	for _, l := range lines {
 		if !bad[l.repo] {

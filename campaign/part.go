@@ -76,7 +76,18 @@ type PlanSystem struct {
 	Dimension int `json:"dimension,omitempty"`
 }
 
-// PlanCell is one cell and the part it is dealt to.
+// dealt is the part each cell of the plan is dealt to (matrix.Plan.Dealt,
+// as part.json records it): what every part of a campaign must agree on.
+func (pl Plan) dealt() matrix.Dealt {
+	d := make(matrix.Dealt, len(pl.Cells))
+	for _, c := range pl.Cells {
+		d[cellKey(c.System, c.Repo)] = c.Shard
+	}
+	return d
+}
+
+// PlanCell is one cell of the campaign's matrix.Plan and the part it is
+// dealt to.
 type PlanCell struct {
 	System string `json:"system"`
 	Repo   string `json:"repo"`
@@ -187,6 +198,15 @@ func RunPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs, outDi
 	return p, writePartFile(outDir, p)
 }
 
+// newPlan is the campaign's matrix.Plan: every system of cfg on every
+// repository, in that order (system-major, repositories in name order),
+// dealt to the parts of sh by costs. Costs that record none of the cells
+// fail the run.
+func newPlan(cfg Config, repos []string, sh shard.Shard, costs Costs) (*matrix.Plan, error) {
+	pl := matrix.NewPlan(matrix.PlanInput{Family: matrix.CampaignFamily, Specs: cfg.Specs, Datasets: repos, Costs: costs, Shard: sh})
+	return pl, pl.NoCosts
+}
+
 // runPart loads the cases, describes the campaign, deals its cells, chunks
 // the repositories of part sh's cells and runs them.
 func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Part, []resultfmt.Record, error) {
@@ -213,25 +233,18 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 	p.Campaign = Plan{Meta: run.Meta, PoolDepth: cfg.PoolDepth, Report: cfg.Report, Tasks: reportTasks(ds), Failures: run.Failures}
 
 	repoNames := slices.Sorted(maps.Keys(ds.Corpora))
-	var keys []matrix.Key
-	for _, spec := range cfg.Specs {
-		p.Campaign.Systems = append(p.Campaign.Systems, PlanSystem{Name: spec.Name(), Dimension: spec.Dimension})
-		for _, r := range repoNames {
-			keys = append(keys, cellKey(spec.Name(), r))
-		}
-	}
-	dealt, err := costs.Deal(make([]float64, sh.N), keys)
+	pl, err := newPlan(cfg, repoNames, sh, costs)
 	if err != nil {
 		return nil, nil, err
 	}
 	mine := map[string]bool{}
 	for _, spec := range cfg.Specs {
-		for _, r := range repoNames {
-			at := dealt[cellKey(spec.Name(), r)]
-			p.Campaign.Cells = append(p.Campaign.Cells, PlanCell{System: spec.Name(), Repo: r, Shard: at})
-			if at == sh.I {
-				mine[r] = true
-			}
+		p.Campaign.Systems = append(p.Campaign.Systems, PlanSystem{Name: spec.Name(), Dimension: spec.Dimension})
+	}
+	for _, c := range pl.Cells {
+		p.Campaign.Cells = append(p.Campaign.Cells, PlanCell{System: c.Spec.Name(), Repo: c.Key.Dataset, Shard: c.Part})
+		if pl.Mine(c) {
+			mine[c.Key.Dataset] = true
 		}
 	}
 
@@ -253,9 +266,9 @@ func runPart(ctx context.Context, cfg Config, sh shard.Shard, costs Costs) (*Par
 	for _, spec := range cfg.Specs {
 		name := spec.Name()
 		var cells []string
-		for _, c := range p.Campaign.Cells {
-			if c.System == name && c.Shard == sh.I {
-				cells = append(cells, c.Repo)
+		for _, c := range pl.Cells {
+			if c.Spec.Name() == name && pl.Mine(c) {
+				cells = append(cells, c.Key.Dataset)
 			}
 		}
 		if len(cells) == 0 {
@@ -411,9 +424,11 @@ func mergeParts(dirs []string, parts []*Part) (*Part, error) {
 			}
 			cells[k] = c
 		}
+		dealt := p.Campaign.dealt()
 		for _, c := range p.Campaign.Cells {
-			if _, ok := cells[cellKey(c.System, c.Repo)]; c.Shard == sh.I && !ok {
-				return nil, fmt.Errorf("%s: part %s lacks its cell %s", dirs[i], p.Shard, cellKey(c.System, c.Repo))
+			k := cellKey(c.System, c.Repo)
+			if _, ok := cells[k]; dealt[k] == sh.I && !ok {
+				return nil, fmt.Errorf("%s: part %s lacks its cell %s", dirs[i], p.Shard, k)
 			}
 		}
 	}

@@ -249,8 +249,8 @@ func read(casesFile string, m *Manifest, keepGoing bool) (ds *datasets.Dataset, 
 					bad(line, "%s: repo %s (manifest %s): %v; its cases' judgments are not checked", r.ID, r.Repo, m.File, err)
 					failed[r.Repo] = true
 				default:
-					if note != "" {
-						ds.Notes = append(ds.Notes, note)
+					if note.Text != "" {
+						ds.Notes = append(ds.Notes, note.Text)
 					}
 					ds.Corpora[c.ID] = c
 					repos[r.Repo] = idx

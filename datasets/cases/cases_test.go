@@ -201,20 +201,24 @@ func TestCommitDrift(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(checkout, "kv.py"), []byte(body), 0o644))
 
 	for _, tc := range []struct {
-		name     string
-		spec     RepoSpec
-		wantNote string
+		name       string
+		spec       RepoSpec
+		wantStatus CommitStatus
+		wantNote   string
 	}{
-		{"archive same", RepoSpec{Archive: "kv.tar.gz", Commit: "0123456"}, ""},
-		{"archive drift", RepoSpec{Archive: "kv.tar.gz", Commit: "fedcba9"}, `commit drift: kv corpus is at ` + commit + `, manifest pins "fedcba9"`},
-		{"checkout same", RepoSpec{Path: "co", Commit: commit}, ""},
-		{"checkout drift", RepoSpec{Path: "co", Commit: "abc"}, "commit drift: kv corpus is at " + commit},
+		{"archive same", RepoSpec{Archive: "kv.tar.gz", Commit: "0123456"}, CommitMatches, ""},
+		{"archive drift", RepoSpec{Archive: "kv.tar.gz", Commit: "fedcba9"}, CommitDrift, `commit drift: kv corpus is at ` + commit + `, manifest pins "fedcba9"`},
+		{"checkout same", RepoSpec{Path: "co", Commit: commit}, CommitMatches, ""},
+		{"checkout drift", RepoSpec{Path: "co", Commit: "abc"}, CommitDrift, "commit drift: kv corpus is at " + commit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, note, err := LoadRepo("kv", tc.spec, dir)
 			require.NoError(t, err)
-			if !strings.HasPrefix(note, tc.wantNote) || (tc.wantNote == "") != (note == "") {
-				t.Errorf("note = %q, want prefix %q", note, tc.wantNote)
+			if note.Status != tc.wantStatus {
+				t.Errorf("note status = %v, want %v (%q)", note.Status, tc.wantStatus, note.Text)
+			}
+			if !strings.HasPrefix(note.Text, tc.wantNote) || (tc.wantNote == "") != (note.Text == "") {
+				t.Errorf("note = %q, want prefix %q", note.Text, tc.wantNote)
 			}
 			if len(c.Docs) != 1 || c.Docs[0].Path != "kv.py" || c.Commit != commit {
 				t.Errorf("corpus = %d docs, first %q, commit %q; want kv.py at %s", len(c.Docs), c.Docs[0].Path, c.Commit, commit)

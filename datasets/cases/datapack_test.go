@@ -89,7 +89,7 @@ func TestDatapackRepoQA(t *testing.T) {
 
 	c, note, err := LoadRepo("b", RepoSpec{Datapack: "repoqa/corpora.json.gz", Entry: "o/b", Commit: "bbbbbbbbbb"}, "")
 	require.NoError(t, err)
-	require.Empty(t, note)
+	require.Equal(t, CommitNote{}, note)
 	var paths []string
 	for _, d := range c.Docs {
 		paths = append(paths, d.Path)
@@ -134,7 +134,7 @@ func TestDatapackReal(t *testing.T) {
 	testenv.MustHaveData(t, "swe-qa/corpora/flask.jsonl.gz")
 	c, note, err := LoadRepo("flask", RepoSpec{Datapack: "swe-qa/corpora/flask.jsonl.gz", Commit: "85c5d93cbd049c4bd0679c36fd1ddcae8c37b642"}, "")
 	require.NoError(t, err)
-	require.Empty(t, note, "SWE-QA records flask at 85c5d93")
+	require.Equal(t, CommitNote{}, note, "SWE-QA records flask at 85c5d93")
 	if _, ok := c.Lookup()["src/flask/app.py"]; !ok {
 		t.Errorf("flask corpus lacks src/flask/app.py (%d docs)", len(c.Docs))
 	}

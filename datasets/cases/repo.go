@@ -22,12 +22,34 @@ import (
 // MaxFileBytes skips larger files when building a repository corpus.
 const MaxFileBytes = 1 << 20
 
+// CommitStatus is how a repository's corpus stands to the commit its
+// manifest pins.
+type CommitStatus int
+
+const (
+	// CommitMatches: the corpus is at the pinned commit.
+	CommitMatches CommitStatus = iota
+	// CommitUnverifiable: the corpus carries no git metadata to check.
+	CommitUnverifiable
+	// CommitDrift: the corpus is at another commit than the pinned one.
+	CommitDrift
+)
+
+// CommitNote is what LoadRepo found about a repository's commit: its
+// status, and the sentence a report shows ("" when the commit matches).
+// Callers decide on Status, never on Text.
+type CommitNote struct {
+	Status CommitStatus
+	Text   string
+}
+
 // LoadRepo builds the corpus of one manifest repository: every UTF-8 text
 // file under MaxFileBytes (hidden directories such as .git skipped), as
 // whole files with ID = Path, except Markdown and reStructuredText files,
-// which are cut into sections (see sectionDocs). The note reports commit drift, or that the
-// commit could not be verified; it is empty when the commit matches.
-func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, string, error) {
+// which are cut into sections (see sectionDocs). The note reports commit
+// drift, or that the commit could not be verified; its Text is empty when
+// the commit matches.
+func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, CommitNote, error) {
 	c := &corpus.Corpus{ID: name, Commit: spec.Commit}
 	var actual string
 	var err error
@@ -49,18 +71,18 @@ func LoadRepo(name string, spec RepoSpec, baseDir string) (*corpus.Corpus, strin
 		actual, err = walkArchive(file, func(p string, b []byte) { addFile(c, p, b) })
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, CommitNote{}, err
 	}
 	if len(c.Docs) == 0 {
-		return nil, "", fmt.Errorf("no text files")
+		return nil, CommitNote{}, fmt.Errorf("no text files")
 	}
 	sort.SliceStable(c.Docs, func(i, j int) bool { return c.Docs[i].Path < c.Docs[j].Path })
-	var note string
+	var note CommitNote
 	switch {
 	case actual == "":
-		note = fmt.Sprintf("%s: commit not verifiable (no git metadata); manifest says %q", name, spec.Commit)
+		note = CommitNote{CommitUnverifiable, fmt.Sprintf("%s: commit not verifiable (no git metadata); manifest says %q", name, spec.Commit)}
 	case !sameCommit(actual, spec.Commit):
-		note = fmt.Sprintf("commit drift: %s corpus is at %s, manifest pins %q", name, actual, spec.Commit)
+		note = CommitNote{CommitDrift, fmt.Sprintf("commit drift: %s corpus is at %s, manifest pins %q", name, actual, spec.Commit)}
 		c.Commit = actual
 	default:
 		if len(actual) > len(spec.Commit) {
