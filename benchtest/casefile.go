@@ -1,6 +1,7 @@
 package benchtest
 
 import (
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,23 @@ func CaseFile(casesFile, manifest string) catalogue.Family {
 			cfg := cases.DefaultConfig()
 			cfg.Split = split
 			return cases.Load(casesFile, manifest, cfg)
-		}}}}
+		},
+		Chunking: caseFileChunking(manifest)}}}
+}
+
+// caseFileChunking is how a campaign chunks the repositories of manifest
+// (campaign.DefaultConfig's chunk.RepoOptions, then each entry's
+// excludes), so that a case file's go test cells judge the chunks its
+// campaign judges. A manifest that cannot be read chunks with
+// chunk.RepoOptions; loading the case file then fails naming the problem.
+func caseFileChunking(manifest string) func(string) chunk.Options {
+	m, err := cases.ReadManifest(manifest)
+	return func(repo string) chunk.Options {
+		if err != nil {
+			return chunk.RepoOptions()
+		}
+		return m.ChunkOptions(repo, chunk.RepoOptions())
+	}
 }
 
 // TestCaseFile runs s on the user's case file of -cases over the

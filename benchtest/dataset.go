@@ -83,7 +83,12 @@ func Prepare(t testing.TB, f *Flags, family string, d catalogue.Dataset) *harnes
 			e.err = fmt.Errorf("loading %s: %w", d.Name, err)
 			return
 		}
-		if e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions()); e.err != nil {
+		if d.Chunking != nil {
+			e.p, e.err = harness.PrepareWith(ds, d.Chunking)
+		} else {
+			e.p, e.err = harness.Prepare(ds, chunk.DefaultOptions())
+		}
+		if e.err != nil {
 			return
 		}
 		if sum, err := leakage.SummaryLine(ds); err != nil {

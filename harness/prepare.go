@@ -29,6 +29,9 @@ type Prepared struct {
 	Corpora map[string]*corpus.Corpus // chunked
 	judges  map[string]*judge.Corpus  // corpus id → what the judge reads
 	chunk   chunk.Options
+	// perCorpus is set when the corpora were chunked with different
+	// options (PrepareWith); chunk is then the first corpus's.
+	perCorpus bool
 	// Hash covers the chunked corpora, the tasks (queries and gold) and the
 	// chunker options (chunk.Options.Key): if it changes, golden baselines
 	// are stale.
@@ -46,26 +49,55 @@ type Prepared struct {
 // every corpus whose docs are code files and hashes the result. Document
 // collections pass through unchanged.
 func Prepare(ds *datasets.Dataset, opt chunk.Options) (*Prepared, error) {
-	if err := opt.Validate(); err != nil {
+	return PrepareWith(ds, func(string) chunk.Options { return opt })
+}
+
+// PrepareWith is Prepare with each corpus's own options, optFor(corpus
+// id): a user's repositories each with the exclusions of its manifest
+// entry (cases.Manifest.ChunkOptions), as a campaign chunks them. When
+// every corpus has the same options the hash is Prepare's.
+func PrepareWith(ds *datasets.Dataset, optFor func(corpus string) chunk.Options) (*Prepared, error) {
+	ids := make([]string, 0, len(ds.Corpora))
+	for id := range ds.Corpora {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	opts := make(map[string]chunk.Options, len(ids))
+	keys := map[string]bool{}
+	for _, id := range ids {
+		o := optFor(id)
+		if err := o.Validate(); err != nil {
+			return nil, fmt.Errorf("dataset %s: corpus %s: %w", ds.Name, id, err)
+		}
+		opts[id] = o
+		keys[o.Key()] = true
+	}
+	first := optFor("")
+	if len(ids) > 0 {
+		first = opts[ids[0]]
+	} else if err := first.Validate(); err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", ds.Name, err)
 	}
 	p := &Prepared{
 		Dataset: ds,
 		Corpora: make(map[string]*corpus.Corpus, len(ds.Corpora)),
 		judges:  make(map[string]*judge.Corpus, len(ds.Corpora)),
-		chunk:   opt,
+		chunk:   first,
 	}
-	ids := make([]string, 0, len(ds.Corpora))
-	for id := range ds.Corpora {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	h := sha256.New()
-	fmt.Fprintf(h, "chunk %s\n", opt.Key())
+	if len(keys) <= 1 {
+		fmt.Fprintf(h, "chunk %s\n", first.Key())
+	} else {
+		p.perCorpus = true
+		for _, id := range ids {
+			fmt.Fprintf(h, "chunk %s %s\n", id, opts[id].Key())
+		}
+	}
 	excluded := map[string]map[string]bool{} // corpus → excluded paths
-	noExclude := opt
-	noExclude.Exclude = chunk.Exclude{}
 	for _, id := range ids {
+		opt := opts[id]
+		noExclude := opt
+		noExclude.Exclude = chunk.Exclude{}
 		c := ds.Corpora[id]
 		// Excluded files leave the chunks and the whole files alike.
 		c, ex := opt.Exclude.Filter(c)
@@ -215,6 +247,9 @@ func (p *Prepared) Versions() map[string]string {
 	v := tsgrammar.Versions()
 	v["go"] = runtime.Version()
 	v["chunker"] = p.chunk.Key()
+	if p.perCorpus {
+		v["chunker"] += " (the first corpus's; each corpus has its own)"
+	}
 	return v
 }
 

@@ -106,3 +106,43 @@ func TestPrepareExcludes(t *testing.T) {
 	_, err = Prepare(ds, bad)
 	require.ErrorContains(t, err, `"[x"`)
 }
+
+// TestPrepareWith: each corpus is chunked with its own options (a
+// manifest entry's excludes), and options that agree hash as Prepare's.
+func TestPrepareWith(t *testing.T) {
+	mk := func(id string) *corpus.Corpus {
+		return &corpus.Corpus{ID: id, Docs: []corpus.Doc{
+			{ID: "a.py", Path: "a.py", Kind: "file", Language: "python", Text: "def f():\n    return 1\n"},
+			{ID: "testdata/in.json", Path: "testdata/in.json", Kind: "file", Text: "{\"a\": 1}\n"},
+		}}
+	}
+	ds := &datasets.Dataset{Name: "unit", Split: "all",
+		Corpora: map[string]*corpus.Corpus{"keep": mk("keep"), "drop": mk("drop")},
+		Tasks:   []datasets.Task{{ID: "t", Query: "q", CorpusID: "keep", Gold: []datasets.Relevant{{Kind: "file", ID: "a.py", Grade: 1}}}},
+	}
+	keep := chunk.RepoOptions()
+	keep.Exclude.Paths = append(keep.Exclude.Paths, "!testdata/")
+	p, err := PrepareWith(ds, func(id string) chunk.Options {
+		if id == "keep" {
+			return keep
+		}
+		return chunk.RepoOptions()
+	})
+	require.NoError(t, err)
+	paths := func(c *corpus.Corpus) []string {
+		var out []string
+		for _, d := range c.Docs {
+			out = append(out, d.Path)
+		}
+		return out
+	}
+	require.Contains(t, paths(p.Corpora["keep"].Files), "testdata/in.json", "keep's own options bring testdata back")
+	require.NotContains(t, paths(p.Corpora["drop"].Files), "testdata/in.json", "drop keeps the default exclusion")
+
+	same, err := PrepareWith(ds, func(string) chunk.Options { return chunk.RepoOptions() })
+	require.NoError(t, err)
+	whole, err := Prepare(ds, chunk.RepoOptions())
+	require.NoError(t, err)
+	require.Equal(t, whole.Hash, same.Hash, "one set of options hashes as Prepare")
+	require.NotEqual(t, whole.Hash, p.Hash)
+}

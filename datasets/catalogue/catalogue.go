@@ -13,6 +13,7 @@ package catalogue
 
 import (
 	"fmt"
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,6 +50,12 @@ type Dataset struct {
 	// judged in the whole dataset (datasets.JudgedPool): for document
 	// collections too large to embed in CI.
 	Pool bool
+	// Chunking, when set, is how each corpus (by id) is chunked; nil is
+	// chunk.DefaultOptions, the chunking the catalogue's golden files were
+	// recorded with. A user's case file sets it to what a campaign uses
+	// (chunk.RepoOptions plus the manifest's excludes), so that its go test
+	// cells and its campaign judge the same chunks.
+	Chunking func(corpus string) chunk.Options
 }
 
 // SmallSplit is the split label of what LoadSmall returns for a dataset
