@@ -296,3 +296,22 @@ func TestWarningsAndReuseInReport(t *testing.T) {
 		t.Errorf("ext/a warnings = %d, want 2", got)
 	}
 }
+
+// TestOnlyWithoutTheRulesMeasures: a measure list (Only) that leaves out a
+// measure the decision rules read is an error naming it; Summarize
+// panicked in its paired tests before.
+func TestOnlyWithoutTheRulesMeasures(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Only = []string{"hit@1"}
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "the decision rules read") {
+		t.Fatalf("Validate with Only %v and rules on %s: %v, want an error naming the measure", cfg.Only, cfg.Rules.Primary, err)
+	}
+	cfg.Only = nil
+	for _, m := range cfg.Measures() {
+		cfg.Only = append(cfg.Only, m.String())
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("Validate with every measure in Only: %v", err)
+	}
+}

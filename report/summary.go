@@ -97,7 +97,27 @@ func (c Config) Validate() error {
 			return fmt.Errorf("report: K %d is not positive", k)
 		}
 	}
-	return c.Rules.validate(c.measure)
+	if err := c.Rules.validate(c.measure); err != nil {
+		return err
+	}
+	if len(c.Only) > 0 {
+		// The decision rules read their gains and primary from the
+		// records' values: one Only leaves out has nothing to read.
+		have := map[string]bool{}
+		for _, m := range c.Measures() {
+			have[m.String()] = true
+		}
+		need := []string{c.Rules.Primary}
+		for _, g := range c.Rules.Gains {
+			need = append(need, g.Measure)
+		}
+		for _, n := range need {
+			if m, err := c.measure(n); n != "" && (err != nil || !have[m.String()]) {
+				return fmt.Errorf("report: the decision rules read %s, which the measure list (%s) does not have", n, strings.Join(c.Only, ", "))
+			}
+		}
+	}
+	return nil
 }
 
 // Measures returns the measures of a report over ks: hit@k, recall@k and
