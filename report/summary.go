@@ -26,7 +26,10 @@ type Config struct {
 	// judge's, a user's): a name "Def.Name" or "Def.Name@k" in Only, the
 	// gains or the primary is that Def, and its Lower decides which way is
 	// better in the ranking, the decisions, the Pareto set and the gate.
-	Defs []*metrics.Def
+	// They are code (a Def scores with a func), so they are not written
+	// with the config (a sharded campaign's part.json): a caller passes
+	// them again to whatever reads it back.
+	Defs []*metrics.Def `json:"-"`
 }
 
 // measure resolves a measure name to its value: one of Defs, else a

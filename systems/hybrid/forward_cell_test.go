@@ -1,4 +1,4 @@
-package matrix
+package hybrid_test
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/corpus"
+	"github.com/retrievalbench/retrievalbench/datasets"
+	"github.com/retrievalbench/retrievalbench/harness"
+	"github.com/retrievalbench/retrievalbench/matrix"
 	"github.com/retrievalbench/retrievalbench/systems"
 	"github.com/retrievalbench/retrievalbench/systems/graph"
 	"github.com/retrievalbench/retrievalbench/systems/hybrid"
@@ -43,11 +47,30 @@ func (n *noticer) IndexReport() systems.IndexReport {
 }
 func (n *noticer) VectorDim(context.Context) (int, error) { return 12, nil }
 
+// twoCorpora is a dataset of two one-doc corpora, prepared.
+func twoCorpora(t *testing.T) *harness.Prepared {
+	t.Helper()
+	ds := &datasets.Dataset{Name: "unit", Split: "all", Corpora: map[string]*corpus.Corpus{}}
+	for _, r := range []string{"r1", "r2"} {
+		ds.Corpora[r] = &corpus.Corpus{ID: r, Docs: []corpus.Doc{{ID: r + "/a", Path: "a.md", Kind: "doc", Text: "alpha"}}}
+		ds.Tasks = append(ds.Tasks, datasets.Task{ID: r + "-t", Query: "alpha", CorpusID: r,
+			Gold: []datasets.Relevant{{Kind: "doc", ID: r + "/a", Grade: 1}}})
+	}
+	p, err := harness.Prepare(ds, chunk.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestWrappedMemberReachesRecord: what a hybrid's member or a graph's base
 // notices and costs — its warnings at Index (the cell's) and at search (the
 // task's), an index it reused, its vector dimension — reaches the cell's
 // result through the wrapper (members.Forward), as it does for the member
-// run alone.
+// run alone. It lives in hybrid's tests, not matrix's: matrix is in a user
+// module's build through benchtest, go mod tidy keeps the code of its
+// dependencies' tests, and those must not bring ONNX Runtime through graph
+// and dense (TestWalkthrough checks the user module's go.sum).
 func TestWrappedMemberReachesRecord(t *testing.T) {
 	wrappers := map[string]func() (systems.System, error){
 		"alone": func() (systems.System, error) { return &noticer{}, nil },
@@ -65,7 +88,10 @@ func TestWrappedMemberReachesRecord(t *testing.T) {
 	}
 	for _, name := range []string{"alone", "hybrid", "graph"} {
 		t.Run(name, func(t *testing.T) {
-			o := Run(t.Context(), prepared(t), spec(name, func(int) (systems.System, error) { return wrappers[name]() }), runConfig(t))
+			cfg := harness.DefaultRunConfig()
+			cfg.CacheDir = t.TempDir()
+			s := systems.Spec{System: "double", Config: name, Hash: name, New: func(systems.Options) (systems.System, error) { return wrappers[name]() }}
+			o := matrix.Run(t.Context(), twoCorpora(t), s, cfg)
 			if o.Err != nil {
 				t.Fatal(o.Err)
 			}
