@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -39,16 +40,18 @@ func (e *env) ensureTrecEval() error {
 	if sum, err := fileSHA256(e.trecEval); err == nil && sum == trecEvalSHA256 {
 		return nil
 	}
-	home, err := os.UserHomeDir()
+	// dependency:copy puts the jar where we say: the local repository is
+	// where Maven's user.home says (the passwd entry's home), which need
+	// not be $HOME.
+	tmp, err := os.MkdirTemp("", "perfrun-jtreceval-")
 	if err != nil {
 		return err
 	}
-	jar := filepath.Join(home, ".m2", "repository", filepath.FromSlash(jtrecevalJar))
-	if _, err := os.Stat(jar); err != nil {
-		fmt.Fprintln(os.Stderr, "perfrun: fetching", jtrecevalArtifact, "with mvn")
-		if err := runLoud("mvn", "-q", "dependency:get", "-Dartifact="+jtrecevalArtifact, "-Dtransitive=false"); err != nil {
-			return fmt.Errorf("trec_eval: %w (needs Maven: apt-get install maven)", err)
-		}
+	defer os.RemoveAll(tmp)
+	jar := filepath.Join(tmp, path.Base(jtrecevalJar))
+	fmt.Fprintln(os.Stderr, "perfrun: fetching", jtrecevalArtifact, "with mvn")
+	if err := runLoud("mvn", "-q", "-B", "dependency:copy", "-Dartifact="+jtrecevalArtifact, "-DoutputDirectory="+tmp); err != nil {
+		return fmt.Errorf("trec_eval: %w (needs Maven: apt-get install maven)", err)
 	}
 	if sum, err := fileSHA256(jar); err != nil {
 		return err
