@@ -580,3 +580,35 @@ func TestMoreCasesFasterSettles(t *testing.T) {
 		t.Errorf("with %d cases (30 + %d asked for): %s (%s), want interactive_profile or default", total, d.MoreCases, got["dense/cand"], decisionOf(t, s, "dense/cand").Detail)
 	}
 }
+
+// TestParetoFloors: a latency ratio, however significant, between two
+// systems whose medians are under ParetoLatencyFloorMS apart does not
+// tell them apart (it came and went with the load in the x/perf study's
+// reruns); the same ratio between slower systems does.
+func TestParetoFloors(t *testing.T) {
+	systems := []string{"bm25/a", "bm25/b"}
+	run, recs := runOf(30, systems, func(string, int) int { return 3 })
+	for _, c := range []struct {
+		name   string
+		a, b   float64
+		tied   bool
+		reason string
+	}{
+		{"sub-millisecond", 0.2, 0.35, true, "1.75× but 0.15 ms apart: below the floor"},
+		{"milliseconds", 2, 3.5, false, "1.75× and 1.5 ms apart: b is beaten"},
+		{"close", 4, 4.4, true, "1.1×: within ParetoCostTolerance"},
+	} {
+		setLatency(recs, func(system string, i int) float64 {
+			v := map[string]float64{"bm25/a": c.a, "bm25/b": c.b}[system]
+			return v * (1 + 0.02*float64(i%3))
+		})
+		_, s := verdicts(t, run, recs)
+		want := "bm25/a"
+		if c.tied {
+			want = "bm25/a, bm25/b (tied: bm25/a = bm25/b)"
+		}
+		if got := s.Front.String(); got != want {
+			t.Errorf("%s (%s): front %q, want %q", c.name, c.reason, got, want)
+		}
+	}
+}
