@@ -56,7 +56,7 @@ func (s *Suite) runConfig(t testing.TB) harness.RunConfig {
 	cfg.Logf = t.Logf
 	if cfg.Tokens == nil {
 		if tk, err := loadTokenizer(s.flags().Tokenizer); err != nil {
-			if testenv.Required("tokenizer") {
+			if testenv.Required(testenv.Tokenizer) {
 				t.Fatalf("token measures: %v", err)
 			}
 			t.Logf("token measures off: %v (RETRIEVALBENCH_REQUIRE=tokenizer makes this fail)", err)

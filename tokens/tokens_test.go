@@ -30,7 +30,7 @@ func load(t *testing.T) *Tokenizer {
 	t.Helper()
 	tk, err := Load(testenv.CacheDir(), Default)
 	if err != nil {
-		if testenv.Required("tokenizer") {
+		if testenv.Required(testenv.Tokenizer) {
 			t.Fatalf("%v", err)
 		}
 		t.Skipf("SKIP: %v (RETRIEVALBENCH_REQUIRE=tokenizer makes this fail)", err)

@@ -10,7 +10,7 @@
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
 //	                        "data", "onnx", "models", "chromium", "mlflow",
-//	                        "trec_eval", "gomodules",
+//	                        "trec_eval", "gomodules", "tokenizer",
 //	                        or "all"; "-kind" takes one out ("all,-mlflow")
 package testenv
 
@@ -52,6 +52,9 @@ const (
 	// GoModules is a Go module cache holding every module of this module's
 	// graph (make modules), for the tests that run the go command offline.
 	GoModules = "gomodules"
+	// Tokenizer is the pinned LLM tokenizer of the token measures (make
+	// tokenizer, a prerequisite of make setup).
+	Tokenizer = "tokenizer"
 	// TrecEval is the trec_eval binary make perf-setup installs
 	// (TrecEvalPath).
 	TrecEval = "trec_eval"

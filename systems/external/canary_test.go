@@ -233,7 +233,7 @@ func TestSecretNeverWrittenChild(t *testing.T) {
 		specs = append(specs, spec)
 	}
 	suite := benchtest.Suite{Systems: specs, Golden: os.Getenv(envCanaryGolden),
-		Flags: &benchtest.Flags{Size: benchtest.SizeFixture, Update: true, Results: os.Getenv(envCanaryResults)}}
+		Flags: &benchtest.Flags{Size: benchtest.SizeFixture, Update: true, Results: os.Getenv(envCanaryResults), Tokenizer: "none"}}
 	benchtest.Test(t, suite, canaryFamily())
 	t.Run("echoes", func(t *testing.T) {
 		// Two LEAK tasks of leaks and one of fails per config, two hits each.
