@@ -217,6 +217,9 @@ func printCampaign(res *campaign.Result, out string, stdout io.Writer) error {
 	for _, d := range res.Summary.Decisions {
 		fmt.Fprintf(stdout, "  %-*s %-20s (%s, gold only)\n", width, d.Model, d.Outcome, d.Rule)
 	}
+	if f := res.Summary.Front; f != nil {
+		fmt.Fprintf(stdout, "Pareto set (quality, latency, memory, cold index cost; gold only): %s\n", f)
+	}
 	return failedSystems(res.Summary, out)
 }
 

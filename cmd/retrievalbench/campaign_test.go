@@ -26,6 +26,7 @@ func TestCampaignScoreReport(t *testing.T) {
 		"-models", "none", "-pool", "3", "-cache", t.TempDir(), "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
 	require.Contains(t, stdout.String(), "10 cases, 1 systems, 0 failures")
+	require.Contains(t, stdout.String(), "Pareto set (quality, latency, memory, cold index cost; gold only): bm25/code-weighted\n", "the one verdict across all systems is printed")
 
 	// Grade the first ungraded pooled result 3 with labels.jsonl.
 	b, err := os.ReadFile(filepath.Join(out, "pooled-results.jsonl"))
