@@ -34,9 +34,9 @@ func TestCacheRestore(t *testing.T) {
 	}
 	first := filepath.Join(t.TempDir(), "cache")
 	require.NoError(t, os.MkdirAll(first, 0o755))
-	// ONNX Runtime and the models come from the real cache: what a CI
+	// ONNX Runtime, the models and the tokenizer come from the real cache: what a CI
 	// setup cache restores.
-	for _, d := range []string{"onnxruntime", "models"} {
+	for _, d := range []string{"onnxruntime", "models", "tokenizers"} {
 		require.NoError(t, os.Symlink(filepath.Join(real, d), filepath.Join(first, d)))
 	}
 	child := func(dir string) string {
