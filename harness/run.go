@@ -276,11 +276,11 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 		}
 	}
 	jc := p.JudgeCorpus(cid)
-	if b, ok := sys.(searchBounder); ok && b.SearchTimeout() > cfg.TaskTimeout {
+	if bound := systems.SearchTimeoutOf(sys); bound > cfg.TaskTimeout {
 		// The system bounds its own searches (an external system's config
 		// "timeout"): the task timeout must not cut a search it allows.
-		logf(cfg, "task timeout of %s raised from %v to %v: the system's own bound on a search", cid, cfg.TaskTimeout, b.SearchTimeout())
-		cfg.TaskTimeout = b.SearchTimeout()
+		logf(cfg, "task timeout of %s raised from %v to %v: the system's own bound on a search", cid, cfg.TaskTimeout, bound)
+		cfg.TaskTimeout = bound
 	}
 	var tt *tokenText
 	if cfg.Tokens != nil {
@@ -351,14 +351,6 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 }
 
 var errTimeout = errors.New("timed out")
-
-// searchBounder is a System that bounds each of its searches itself (an
-// external system: its config's timeout, and a server restart's
-// start_timeout). Run raises the task timeout to that bound, so a config's
-// own timeout is the one that applies.
-type searchBounder interface {
-	SearchTimeout() time.Duration
-}
 
 // stalled is the error of a search that was abandoned: timed out, or
 // interrupted (the run's context was cancelled); done is closed when the

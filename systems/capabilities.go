@@ -1,6 +1,9 @@
 package systems
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The optional capabilities of a System: the interfaces a system may
 // implement beyond System, each with the one accessor every caller asks
@@ -150,4 +153,22 @@ func VectorDimOf(ctx context.Context, s System) (dim int, ok bool, err error) {
 		return 0, false, nil // a wrapper without vectors
 	}
 	return dim, true, err
+}
+
+// SearchBounder is implemented by systems that bound each of their searches
+// themselves (an external system: its config's timeout, and a server
+// restart's start_timeout; hybrid and graph over one, through their
+// members). The harness raises a cell's task timeout to that bound, so the
+// config's own timeout is the one that applies.
+type SearchBounder interface {
+	SearchTimeout() time.Duration
+}
+
+// SearchTimeoutOf is the most one search of s may take by s's own bound
+// (SearchBounder); 0 for a system that sets none.
+func SearchTimeoutOf(s System) time.Duration {
+	if b, ok := s.(SearchBounder); ok {
+		return b.SearchTimeout()
+	}
+	return 0
 }

@@ -394,6 +394,8 @@ func callTimeout(ctx, callCtx context.Context, what string, d time.Duration, err
 // config's own limit, which names its field, fires first.
 const searchGrace = 10 * time.Second
 
+var _ systems.SearchBounder = (*System)(nil)
+
 // SearchTimeout is the most one Search may take by the config: "timeout"
 // for each call of the query (each MCP call of mcp.calls), plus
 // "start_timeout" for a server that is restarted first, plus searchGrace.

@@ -20,8 +20,8 @@ import (
 
 // noticer is a member that finds the corpus's first doc, warns at Index
 // and at every search, reuses an index an earlier run built in 7 s, and
-// has 12-dimensional vectors: an external or dense member, as a wrapper
-// sees it.
+// has 12-dimensional vectors, and bounds its own searches at 5 s while
+// each takes 60 ms: an external or dense member, as a wrapper sees it.
 type noticer struct {
 	docs  []corpus.Doc
 	warns []string
@@ -32,7 +32,12 @@ func (n *noticer) Index(_ context.Context, c *corpus.Corpus) error {
 	n.warns = append(n.warns, "noticer: 1 hit outside the corpus at index")
 	return nil
 }
-func (n *noticer) Search(context.Context, string, int) ([]systems.Hit, error) {
+func (n *noticer) Search(ctx context.Context, _ string, _ int) ([]systems.Hit, error) {
+	select {
+	case <-time.After(60 * time.Millisecond):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	n.warns = append(n.warns, "noticer: the same hit twice")
 	return []systems.Hit{{DocID: n.docs[0].ID, Score: 1}}, nil
 }
@@ -46,6 +51,7 @@ func (n *noticer) IndexReport() systems.IndexReport {
 	return systems.IndexReport{Reused: true, BuildTime: 7 * time.Second}
 }
 func (n *noticer) VectorDim(context.Context) (int, error) { return 12, nil }
+func (n *noticer) SearchTimeout() time.Duration           { return 5 * time.Second }
 
 // twoCorpora is a dataset of two one-doc corpora, prepared.
 func twoCorpora(t *testing.T) *harness.Prepared {
@@ -65,7 +71,8 @@ func twoCorpora(t *testing.T) *harness.Prepared {
 
 // TestWrappedMemberReachesRecord: what a hybrid's member or a graph's base
 // notices and costs — its warnings at Index (the cell's) and at search (the
-// task's), an index it reused, its vector dimension — reaches the cell's
+// task's), an index it reused, its vector dimension, its own bound on a
+// search (above the task timeout here) — reaches the cell's
 // result through the wrapper (members.Forward), as it does for the member
 // run alone. It lives in hybrid's tests, not matrix's: matrix is in a user
 // module's build through benchtest, go mod tidy keeps the code of its
@@ -90,12 +97,16 @@ func TestWrappedMemberReachesRecord(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := harness.DefaultRunConfig()
 			cfg.CacheDir = t.TempDir()
+			cfg.TaskTimeout = 20 * time.Millisecond // below the member's 60 ms searches, within its 5 s bound
 			s := systems.Spec{System: "double", Config: name, Hash: name, New: func(systems.Options) (systems.System, error) { return wrappers[name]() }}
 			o := matrix.Run(t.Context(), twoCorpora(t), s, cfg)
 			if o.Err != nil {
 				t.Fatal(o.Err)
 			}
 			res := o.Result
+			if f := res.Failed(); len(f) != 0 {
+				t.Errorf("failed tasks %v: the member's own bound (5 s) did not raise the task timeout (20 ms)", f)
+			}
 			if len(res.Warnings) != 2 || !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "1 hit outside the corpus at index") }) {
 				t.Errorf("cell warnings = %q, want the member's at Index, one per corpus", res.Warnings)
 			}

@@ -5,7 +5,7 @@
 // Tally logged at the next Index or Close), and what the wrapper reports
 // about them is gathered here, also after Close: every optional capability
 // of systems/capabilities.go that describes a member (warnings, index
-// report, models, versions, peak RSS, vector dimension), which a wrapper
+// report, models, versions, peak RSS, vector dimension, search bound), which a wrapper
 // forwards by embedding Forward. The other two are the wrapper's own: it
 // answers queries itself (QuerySearcher) and indexes chunks, giving whole
 // files to a member that wants them (FileIndexer).
@@ -192,6 +192,17 @@ func (s *Set) VectorDim(ctx context.Context) (int, error) {
 	return 0, nil
 }
 
+// SearchTimeout is the sum of the members' own bounds on one search
+// (systems.SearchTimeoutOf): a wrapper asks its members one after another,
+// so one search of it may take that long. 0 when no member sets a bound.
+func (s *Set) SearchTimeout() time.Duration {
+	var sum time.Duration
+	for _, sys := range s.systems {
+		sum += systems.SearchTimeoutOf(sys)
+	}
+	return sum
+}
+
 // Forward is what a wrapper embeds to forward every capability of its
 // members that describes them (see the package doc): the one place a
 // wrapper's record learns what its members noticed and cost.
@@ -218,3 +229,6 @@ func (f Forward) PeakRSS() uint64 { return f.set.PeakRSS() }
 
 // VectorDim is Set.VectorDim (systems.VectorDimer).
 func (f Forward) VectorDim(ctx context.Context) (int, error) { return f.set.VectorDim(ctx) }
+
+// SearchTimeout is Set.SearchTimeout (systems.SearchBounder).
+func (f Forward) SearchTimeout() time.Duration { return f.set.SearchTimeout() }
