@@ -172,6 +172,13 @@ func loadMemIndex(db *sql.DB, docs int, weights [3]float64) (*memIndex, error) {
 	// Every instance belongs to exactly one (term, row): the rows' column
 	// sizes are the sums of their instances.
 	got := make([][3]uint32, docs)
+	total := 0
+	for _, b := range d.acc {
+		total += len(b.rows)
+	}
+	// Every term's f and fk are slices of one allocation.
+	slab := make([]float64, 2*total)
+	m.terms = make(map[string]termPostings, len(d.acc))
 	for t, b := range d.acc {
 		for k, r := range b.rows {
 			if r < 0 || int(r) >= docs {
@@ -186,7 +193,9 @@ func loadMemIndex(db *sql.DB, docs int, weights [3]float64) (*memIndex, error) {
 		if len(t) == 0 || t[0] != '0' {
 			return nil, fmt.Errorf("%w: term %q of a prefix index", errLayout, t)
 		}
-		m.terms[t[1:]] = m.postings(b)
+		n := len(b.rows)
+		m.terms[t[1:]] = m.postings(b, slab[:n:n], slab[n:2*n:2*n])
+		slab = slab[2*n:]
 	}
 	for r := range got {
 		if got[r] != sizes[r] {
@@ -203,9 +212,10 @@ func loadMemIndex(db *sql.DB, docs int, weights [3]float64) (*memIndex, error) {
 
 // postings computes the query-independent parts of one term's shares:
 // f adds each instance's column weight in FTS5's xInst order (columns in
-// order), as fts5Bm25Function does.
-func (m *memIndex) postings(b *building) termPostings {
-	p := termPostings{rows: b.rows, f: make([]float64, len(b.rows)), fk: make([]float64, len(b.rows))}
+// order), as fts5Bm25Function does. fs and fk, one value per row of b, are
+// filled and become p.f and p.fk.
+func (m *memIndex) postings(b *building, fs, fk []float64) termPostings {
+	p := termPostings{rows: b.rows, f: fs, fk: fk}
 	kp1 := k1 + 1.0
 	for i := range b.rows {
 		var f float64

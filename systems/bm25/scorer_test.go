@@ -56,3 +56,51 @@ func TestSearchMatchesFTS5(t *testing.T) {
 		})
 	}
 }
+
+// TestHashSizeSameScores builds one corpus with the build's FTS5 hashsize
+// (the whole corpus pending in memory: one segment, written once at
+// commit) and with a small one (many segments, merged by automerge and
+// 'optimize', as before the hashsize was set): both must decode and score
+// every query identically, and the segment ids show which path each build
+// took.
+func TestHashSizeSameScores(t *testing.T) {
+	c := generatedCorpus(3000)
+	queries := append(generatedQueries(40), "ParseHTTPResponse2 read_file", "the")
+	cfg, err := ConfigByName("porter")
+	require.NoError(t, err)
+	build := func(hashSize int) (*Index, int64) {
+		old := ftsHashSize
+		ftsHashSize = hashSize
+		defer func() { ftsHashSize = old }()
+		x, err := New(cfg, systems.Options{CacheDir: t.TempDir(), NoCache: true})
+		require.NoError(t, err)
+		t.Cleanup(func() { x.Close() })
+		require.NoError(t, x.Index(t.Context(), c))
+		if x.mem == nil {
+			t.Fatalf("hashsize %d: the index was not decoded", hashSize)
+		}
+		var seg int64
+		require.NoError(t, x.db.QueryRow(`SELECT max(id >> 37) FROM fts_data WHERE id > 10`).Scan(&seg))
+		return x, seg
+	}
+	one, oneSeg := build(ftsHashSize)
+	many, manySeg := build(32 << 10)
+	if oneSeg != 1 {
+		t.Errorf("hashsize %d: segment id %d, want 1 (one segment, never merged)", ftsHashSize, oneSeg)
+	}
+	if manySeg <= 1 {
+		t.Fatalf("hashsize 32 KiB: segment id %d: the corpus did not make several segments, so this test compares nothing", manySeg)
+	}
+	for _, q := range queries {
+		want, err := many.Search(t.Context(), q, 100)
+		require.NoError(t, err)
+		got, err := one.Search(t.Context(), q, 100)
+		require.NoError(t, err)
+		if len(want) == 0 {
+			t.Fatalf("query %q: no hits", q)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("query %q (-many segments +one):\n%s", q, diff)
+		}
+	}
+}
