@@ -274,11 +274,6 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		return err
 	}
 	defer tx.Rollback()
-	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO docs(rowid, id) VALUES(?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insDoc.Close()
 	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, symbol, path, body) VALUES(?, ?, ?, ?)`)
 	if err != nil {
 		return err
@@ -298,9 +293,6 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		if code {
 			sym, p, body = codeText(sym), codeText(p), codeText(body)
 		}
-		if _, err := insDoc.ExecContext(ctx, rowid, d.ID); err != nil {
-			return fmt.Errorf("doc %q: %w", d.ID, err)
-		}
 		if _, err := insFTS.ExecContext(ctx, rowid, sym, p, body); err != nil {
 			return fmt.Errorf("doc %q: %w", d.ID, err)
 		}
@@ -308,6 +300,31 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 			last = time.Now()
 			r := rate(done, start)
 			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s, ETA %s)", x.cfg.Name, c.ID, done, len(order), r, progress.ETA(len(order)-done, r))
+		}
+	}
+	// The docs rows, insertBatch per statement: one cgo call and one
+	// database/sql round trip a batch. After the FTS5 rows: a statement
+	// that writes several rows opens a savepoint, at which FTS5 writes its
+	// pending postings out as a segment; here, once, all of them.
+	var insDoc *sql.Stmt
+	args := make([]any, 0, 2*insertBatch)
+	for b := 0; b < len(order); b += insertBatch {
+		batch := order[b:min(b+insertBatch, len(order))]
+		if insDoc == nil || len(batch) < insertBatch {
+			if insDoc != nil {
+				insDoc.Close()
+			}
+			if insDoc, err = tx.PrepareContext(ctx, `INSERT INTO docs(rowid, id) VALUES`+valuesList(len(batch), 2)); err != nil {
+				return err
+			}
+			defer insDoc.Close()
+		}
+		args = args[:0]
+		for k, i := range batch {
+			args = append(args, int64(b+k+1), c.Docs[i].ID)
+		}
+		if _, err := insDoc.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("docs %q to %q: %w", c.Docs[batch[0]].ID, c.Docs[batch[len(batch)-1]].ID, err)
 		}
 	}
 	for _, kv := range [][2]string{
@@ -333,6 +350,15 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// insertBatch is the rows of one INSERT into docs while building.
+const insertBatch = 100
+
+// valuesList is " (?, ?), (?, ?)" for rows rows of cols columns.
+func valuesList(rows, cols int) string {
+	one := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return " " + strings.Repeat(one+", ", rows-1) + one
 }
 
 // ftsHashSize is FTS5's hashsize while building: the bytes of pending
