@@ -153,7 +153,7 @@ func run() error {
 func (e *env) report(out, jobs, loadBefore string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","))
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s -bm25-datasets %s -bm25-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","), strings.Join(e.bm25DatasetNames, ","), strings.Join(e.bm25PeerNames, ","))
 	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
 	for _, r := range e.rows {
 		b.WriteString(r + "\n")
