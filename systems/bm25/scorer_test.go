@@ -62,17 +62,20 @@ func TestSearchMatchesFTS5(t *testing.T) {
 // commit) and with a small one (many segments, merged by automerge and
 // 'optimize', as before the hashsize was set): both must decode and score
 // every query identically, and the segment ids show which path each build
-// took.
+// took; the many-segment index, left in the cache, is reused by a new
+// Index (as an index built before the hashsize was set would be) and
+// scores the same.
 func TestHashSizeSameScores(t *testing.T) {
 	c := generatedCorpus(3000)
 	queries := append(generatedQueries(40), "ParseHTTPResponse2 read_file", "the")
 	cfg, err := ConfigByName("porter")
 	require.NoError(t, err)
+	cache := t.TempDir()
 	build := func(hashSize int) (*Index, int64) {
 		old := ftsHashSize
 		ftsHashSize = hashSize
 		defer func() { ftsHashSize = old }()
-		x, err := New(cfg, systems.Options{CacheDir: t.TempDir(), NoCache: true})
+		x, err := New(cfg, systems.Options{CacheDir: cache, NoCache: true})
 		require.NoError(t, err)
 		t.Cleanup(func() { x.Close() })
 		require.NoError(t, x.Index(t.Context(), c))
@@ -91,6 +94,15 @@ func TestHashSizeSameScores(t *testing.T) {
 	if manySeg <= 1 {
 		t.Fatalf("hashsize 32 KiB: segment id %d: the corpus did not make several segments, so this test compares nothing", manySeg)
 	}
+	// The index built last (many segments, as the code before the hashsize
+	// built them) is in the cache: a new Index reuses it and scores alike.
+	reused, err := New(cfg, systems.Options{CacheDir: cache})
+	require.NoError(t, err)
+	defer reused.Close()
+	require.NoError(t, reused.Index(t.Context(), c))
+	if !reused.Stats().Reused || reused.mem == nil {
+		t.Fatalf("the cached index: reused %v, decoded %v; want both", reused.Stats().Reused, reused.mem != nil)
+	}
 	for _, q := range queries {
 		want, err := many.Search(t.Context(), q, 100)
 		require.NoError(t, err)
@@ -101,6 +113,11 @@ func TestHashSizeSameScores(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("query %q (-many segments +one):\n%s", q, diff)
+		}
+		got, err = reused.Search(t.Context(), q, 100)
+		require.NoError(t, err)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("query %q (-built +reused from the cache):\n%s", q, diff)
 		}
 	}
 }
