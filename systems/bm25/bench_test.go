@@ -118,7 +118,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // BenchmarkSearchVaswani searches the 93 Vaswani queries over its 11,429
-// abstracts at depth 100 (the side-by-side with bm25s in
+// abstracts at depth 100 (the side-by-side with tantivy and bm25s in
 // docs/performance.md), one query per op, with Search (the decoded index
 // scored in Go) and SearchFTS5 (FTS5's bm25() in SQL), so a regression of
 // either shows and so does their ratio.

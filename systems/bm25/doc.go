@@ -16,6 +16,15 @@
 // is reused only when its recorded hashes and doc count match and SQLite's
 // quick_check passes. Options.NoCache rebuilds it.
 //
+// A build is one transaction on a file with no journal and no syncs (a
+// failed build is discarded, never recovered). FTS5's hashsize is set so
+// that the pending postings of the whole corpus stay in memory: the commit
+// writes them out as one segment, with no merges, and the 'optimize' that
+// follows has nothing to do (a corpus past the hashsize still ends as one
+// segment, merged). The index just built and renamed is opened without a
+// second quick_check. Open decodes the index into memory (postings.go),
+// where Search scores it.
+//
 // # Tokenizers
 //
 //   - unicode61: FTS5's unicode61 tokenizer (case folding, diacritics
@@ -45,7 +54,9 @@
 // User text never reaches FTS5 as query syntax. The query is tokenized in
 // Go the way the index tokenizer would see it, each distinct term is
 // written as an FTS5 string ("term", inner quotes doubled), and the terms are
-// joined with OR. So quotes, AND/OR/NOT/NEAR, *, ^, :, -, + and parentheses
+// joined with OR (for SearchFTS5 and the SQL fallback); Search looks each
+// term up in the decoded index under the tokens FTS5's own tokenizer, called
+// from C (ftstok.go), gives it. So quotes, AND/OR/NOT/NEAR, *, ^, :, -, + and parentheses
 // are searched as words or dropped as punctuation, and a query with no
 // word characters returns no hits.
 package bm25

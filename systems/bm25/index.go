@@ -125,7 +125,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	path := filepath.Join(dir, "index.db")
 
 	if !x.opt.NoCache {
-		err := x.open(path, want, ids)
+		err := x.open(path, want, ids, false)
 		if err == nil {
 			x.stats = IndexStats{Path: path, Docs: len(ids), Reused: true}
 			x.built = readBuild(filepath.Join(dir, buildFile))
@@ -141,7 +141,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	if err := x.build(ctx, c, dir, path, want); err != nil {
 		return fmt.Errorf("bm25[%s]: indexing %s: %w", x.cfg.Name, c.ID, err)
 	}
-	if err := x.open(path, want, ids); err != nil {
+	if err := x.open(path, want, ids, true); err != nil {
 		return fmt.Errorf("bm25[%s]: opening new index of %s: %w", x.cfg.Name, c.ID, err)
 	}
 	x.stats = IndexStats{Path: path, Docs: len(ids), BuildTime: time.Since(start)}
@@ -248,6 +248,13 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 		`CREATE TABLE docs(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL)`,
 		`CREATE VIRTUAL TABLE fts USING fts5(symbol, path, body, content='', tokenize=` + sqlString(x.cfg.ftsTokenizer()) + `)`,
+		// FTS5 keeps the terms of pending rows in memory and writes them out
+		// as a new segment when they pass hashsize (1 MiB by default), merging
+		// segments as they pile up, and 'optimize' below merges the rest into
+		// one. With room for the whole corpus the commit writes the one
+		// segment and 'optimize' has nothing to do; the index holds the
+		// same postings, sizes and totals, so scores are unchanged.
+		`INSERT INTO fts(fts, rank) VALUES('hashsize', ` + strconv.Itoa(ftsHashSize) + `)`,
 	}
 	for _, q := range schema {
 		if _, err := db.ExecContext(ctx, q); err != nil {
@@ -267,11 +274,6 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		return err
 	}
 	defer tx.Rollback()
-	insDoc, err := tx.PrepareContext(ctx, `INSERT INTO docs(rowid, id) VALUES(?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insDoc.Close()
 	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, symbol, path, body) VALUES(?, ?, ?, ?)`)
 	if err != nil {
 		return err
@@ -291,9 +293,6 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 		if code {
 			sym, p, body = codeText(sym), codeText(p), codeText(body)
 		}
-		if _, err := insDoc.ExecContext(ctx, rowid, d.ID); err != nil {
-			return fmt.Errorf("doc %q: %w", d.ID, err)
-		}
 		if _, err := insFTS.ExecContext(ctx, rowid, sym, p, body); err != nil {
 			return fmt.Errorf("doc %q: %w", d.ID, err)
 		}
@@ -301,6 +300,31 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 			last = time.Now()
 			r := rate(done, start)
 			x.logf("bm25[%s]: %s: %d/%d docs (%.0f docs/s, ETA %s)", x.cfg.Name, c.ID, done, len(order), r, progress.ETA(len(order)-done, r))
+		}
+	}
+	// The docs rows, insertBatch per statement: one cgo call and one
+	// database/sql round trip a batch. After the FTS5 rows: a statement
+	// that writes several rows opens a savepoint, at which FTS5 writes its
+	// pending postings out as a segment; here, once, all of them.
+	var insDoc *sql.Stmt
+	args := make([]any, 0, 2*insertBatch)
+	for b := 0; b < len(order); b += insertBatch {
+		batch := order[b:min(b+insertBatch, len(order))]
+		if insDoc == nil || len(batch) < insertBatch {
+			if insDoc != nil {
+				insDoc.Close()
+			}
+			if insDoc, err = tx.PrepareContext(ctx, `INSERT INTO docs(rowid, id) VALUES`+valuesList(len(batch), 2)); err != nil {
+				return err
+			}
+			defer insDoc.Close()
+		}
+		args = args[:0]
+		for k, i := range batch {
+			args = append(args, int64(b+k+1), c.Docs[i].ID)
+		}
+		if _, err := insDoc.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("docs %q to %q: %w", c.Docs[batch[0]].ID, c.Docs[batch[len(batch)-1]].ID, err)
 		}
 	}
 	for _, kv := range [][2]string{
@@ -327,6 +351,20 @@ func (x *Index) build(ctx context.Context, c *corpus.Corpus, dir, path string, m
 	}
 	return os.Rename(tmp, path)
 }
+
+// insertBatch is the rows of one INSERT into docs while building.
+const insertBatch = 100
+
+// valuesList is " (?, ?), (?, ?)" for rows rows of cols columns.
+func valuesList(rows, cols int) string {
+	one := "(" + strings.Repeat("?, ", cols-1) + "?)"
+	return " " + strings.Repeat(one+", ", rows-1) + one
+}
+
+// ftsHashSize is FTS5's hashsize while building: the bytes of pending
+// postings held in memory before a segment is written. A variable so that
+// tests can force many segments.
+var ftsHashSize = 256 << 20
 
 // tempPattern names the files an index is built in before the rename.
 const tempPattern = "index.db.tmp-*"
@@ -356,8 +394,11 @@ func rate(n int, since time.Time) float64 {
 
 // open opens the finished index at path read-only and checks that it is
 // complete, intact and made for m and ids. A missing file gives an error
-// wrapping fs.ErrNotExist.
-func (x *Index) open(path string, m meta, ids []string) (err error) {
+// wrapping fs.ErrNotExist. fresh is set for the index this process has
+// just built and renamed into place: its pages are not checked again
+// (PRAGMA quick_check reads every page) and its doc ids are ids, not read
+// back; its meta is still checked.
+func (x *Index) open(path string, m meta, ids []string, fresh bool) (err error) {
 	if _, err := os.Stat(path); err != nil {
 		return err
 	}
@@ -371,12 +412,14 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 		}
 	}()
 	db.SetMaxOpenConns(1)
-	var check string
-	if err := db.QueryRow(`PRAGMA quick_check`).Scan(&check); err != nil {
-		return fmt.Errorf("%s: quick_check: %w", path, err)
-	}
-	if check != "ok" {
-		return fmt.Errorf("%s: quick_check: %s", path, check)
+	if !fresh {
+		var check string
+		if err := db.QueryRow(`PRAGMA quick_check`).Scan(&check); err != nil {
+			return fmt.Errorf("%s: quick_check: %w", path, err)
+		}
+		if check != "ok" {
+			return fmt.Errorf("%s: quick_check: %s", path, check)
+		}
 	}
 	got := map[string]string{}
 	rows, err := db.Query(`SELECT key, value FROM meta`)
@@ -404,29 +447,14 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 			return fmt.Errorf("%s: meta %s = %q, want %q", path, k, got[k], v)
 		}
 	}
-	stored := make([]string, 0, len(ids))
-	rows, err = db.Query(`SELECT rowid, id FROM docs ORDER BY rowid`)
-	if err != nil {
-		return fmt.Errorf("%s: reading docs: %w", path, err)
-	}
-	for rows.Next() {
-		var rowid int64
-		var id string
-		if err := rows.Scan(&rowid, &id); err != nil {
-			rows.Close()
-			return fmt.Errorf("%s: reading docs: %w", path, err)
+	stored := ids
+	if !fresh {
+		if stored, err = readDocIDs(db, path, len(ids)); err != nil {
+			return err
 		}
-		if rowid != int64(len(stored)+1) {
-			rows.Close()
-			return fmt.Errorf("%s: docs: rowid %d at position %d", path, rowid, len(stored)+1)
+		if !slices.Equal(stored, ids) {
+			return fmt.Errorf("%s: doc ids differ from the corpus", path)
 		}
-		stored = append(stored, id)
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("%s: reading docs: %w", path, err)
-	}
-	if !slices.Equal(stored, ids) {
-		return fmt.Errorf("%s: doc ids differ from the corpus", path)
 	}
 	w := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	score := `-bm25(fts, ` + w(x.cfg.SymbolWeight) + `, ` + w(x.cfg.PathWeight) + `, ` + w(x.cfg.BodyWeight) + `)`
@@ -449,6 +477,32 @@ func (x *Index) open(path string, m meta, ids []string) (err error) {
 		x.mem, x.toks = mem, toks
 	}
 	return nil
+}
+
+// readDocIDs reads the docs table: the doc id of each rowid, in order.
+func readDocIDs(db *sql.DB, path string, n int) ([]string, error) {
+	stored := make([]string, 0, n)
+	rows, err := db.Query(`SELECT rowid, id FROM docs ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading docs: %w", path, err)
+	}
+	for rows.Next() {
+		var rowid int64
+		var id string
+		if err := rows.Scan(&rowid, &id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: reading docs: %w", path, err)
+		}
+		if rowid != int64(len(stored)+1) {
+			rows.Close()
+			return nil, fmt.Errorf("%s: docs: rowid %d at position %d", path, rowid, len(stored)+1)
+		}
+		stored = append(stored, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("%s: reading docs: %w", path, err)
+	}
+	return stored, nil
 }
 
 // Search returns the k best docs for query, best first; ties are broken by

@@ -131,7 +131,7 @@ func loadMemIndex(db *sql.DB, docs int, weights [3]float64) (*memIndex, error) {
 		return nil, fmt.Errorf("%w: %d docsize rows for %d docs", errLayout, n, docs)
 	}
 
-	d := &decoder{m: m, acc: map[string]*building{}}
+	d := &decoder{weights: weights, got: make([][3]uint32, docs), cur: -1}
 	rows, err = db.Query(`SELECT id, block FROM fts_data WHERE id > 10 ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -171,22 +171,26 @@ func loadMemIndex(db *sql.DB, docs int, weights [3]float64) (*memIndex, error) {
 	}
 	// Every instance belongs to exactly one (term, row): the rows' column
 	// sizes are the sums of their instances.
-	got := make([][3]uint32, docs)
-	for t, b := range d.acc {
-		for k, r := range b.rows {
-			if r < 0 || int(r) >= docs {
-				return nil, fmt.Errorf("%w: term %q: rowid %d", errLayout, t, r+1)
-			}
-			for c := 0; c < 3; c++ {
-				got[r][c] += b.cnt[k][c]
-			}
+	got := d.got
+	// f·(k1+1) of every posting; each term's postings are slices of the
+	// decoder's arrays, one allocation each.
+	kp1 := k1 + 1.0
+	fk := make([]float64, len(d.f))
+	for i, f := range d.f {
+		fk[i] = f * kp1
+	}
+	m.terms = make(map[string]termPostings, len(d.terms))
+	for i, t := range d.terms {
+		end := len(d.rows)
+		if i+1 < len(d.terms) {
+			end = d.terms[i+1].start
 		}
 		// Terms of the main index carry the prefix byte '0' (prefix indexes,
 		// which this schema does not have, '1'…).
-		if len(t) == 0 || t[0] != '0' {
-			return nil, fmt.Errorf("%w: term %q of a prefix index", errLayout, t)
+		if len(t.term) == 0 || t.term[0] != '0' {
+			return nil, fmt.Errorf("%w: term %q of a prefix index", errLayout, t.term)
 		}
-		m.terms[t[1:]] = m.postings(b)
+		m.terms[t.term[1:]] = termPostings{rows: d.rows[t.start:end:end], f: d.f[t.start:end:end], fk: fk[t.start:end:end]}
 	}
 	for r := range got {
 		if got[r] != sizes[r] {
@@ -201,40 +205,29 @@ func loadMemIndex(db *sql.DB, docs int, weights [3]float64) (*memIndex, error) {
 	return m, nil
 }
 
-// postings computes the query-independent parts of one term's shares:
-// f adds each instance's column weight in FTS5's xInst order (columns in
-// order), as fts5Bm25Function does.
-func (m *memIndex) postings(b *building) termPostings {
-	p := termPostings{rows: b.rows, f: make([]float64, len(b.rows)), fk: make([]float64, len(b.rows))}
-	kp1 := k1 + 1.0
-	for i := range b.rows {
-		var f float64
-		for c := 0; c < 3; c++ {
-			for range b.cnt[i][c] {
-				f += m.weights[c]
-			}
-		}
-		p.f[i], p.fk[i] = f, f*kp1
-	}
-	return p
-}
-
-// building is one term's postings while the pages are decoded.
-type building struct {
-	rows []int32
-	cnt  [][3]uint32
-}
-
-// decoder walks the leaf pages of one segment in order.
+// decoder walks the leaf pages of one segment in order. The postings of
+// every term go to rows and f, term after term (terms in index order): f
+// adds each instance's column weight in FTS5's xInst order (columns in
+// order, as position lists are), as fts5Bm25Function does, so it is the
+// weighted frequency that FTS5 sums, computed with the same additions.
 type decoder struct {
-	m       *memIndex
-	acc     map[string]*building
+	weights [3]float64
+	got     [][3]uint32 // decoded instances per row and column
+	rows    []int32     // rowid - 1 of each posting
+	f       []float64   // weighted frequency of each posting
+	terms   []termStart
 	term    []byte
-	cur     *building
+	cur     int // the current posting (index in rows), -1 before any term
 	rowid   int64
 	pending int  // bytes of the current position list still to come
 	col     int  // column of the current position list
 	colNext bool // the next varint is a column number
+}
+
+// termStart is a term and the index of its first posting.
+type termStart struct {
+	term  string
+	start int
 }
 
 // page decodes one leaf page (format: the FTS5 DATA FORMAT comment of
@@ -274,7 +267,7 @@ func (d *decoder) page(b []byte) error {
 		d.pending -= n
 	}
 	if rowidOff != 0 {
-		if d.pending != 0 || pos != rowidOff || d.cur == nil {
+		if d.pending != 0 || pos != rowidOff || d.cur < 0 {
 			return fmt.Errorf("rowid at %d, position list at %d", rowidOff, pos)
 		}
 		var err error
@@ -302,11 +295,10 @@ func (d *decoder) page(b []byte) error {
 		d.term = append(d.term[:nPrefix], b[pos:pos+int(nNew)]...)
 		pos += int(nNew)
 		t := string(d.term)
-		if d.acc[t] != nil {
-			return fmt.Errorf("term %q twice", t)
+		if n := len(d.terms); n > 0 && t <= d.terms[n-1].term {
+			return fmt.Errorf("term %q after %q", t, d.terms[n-1].term)
 		}
-		d.cur = &building{}
-		d.acc[t] = d.cur
+		d.terms = append(d.terms, termStart{t, len(d.rows)})
 		end := szLeaf
 		if j+1 < len(termOffs) {
 			end = termOffs[j+1]
@@ -347,8 +339,12 @@ func (d *decoder) doclist(b []byte, pos, end int, abs bool) (int, error) {
 			return 0, errors.New("delete flag")
 		}
 		pos = p2
-		d.cur.rows = append(d.cur.rows, int32(d.rowid-1))
-		d.cur.cnt = append(d.cur.cnt, [3]uint32{})
+		if d.rowid < 1 || d.rowid > int64(len(d.got)) {
+			return 0, fmt.Errorf("rowid %d", d.rowid)
+		}
+		d.cur = len(d.rows)
+		d.rows = append(d.rows, int32(d.rowid-1))
+		d.f = append(d.f, 0)
 		d.col, d.colNext = 0, false
 		n := int(sz >> 1)
 		take := min(n, end-pos)
@@ -367,7 +363,8 @@ func (d *decoder) doclist(b []byte, pos, end int, abs bool) (int, error) {
 // positions counts the instances of one piece of a position list into the
 // current posting.
 func (d *decoder) positions(b []byte) error {
-	k := len(d.cur.cnt) - 1
+	got := &d.got[d.rows[d.cur]]
+	f := d.f[d.cur]
 	for i := 0; i < len(b); {
 		v, p := sqliteVarint(b, i)
 		if p < 0 {
@@ -383,9 +380,11 @@ func (d *decoder) positions(b []byte) error {
 		case v == 1:
 			d.colNext = true
 		default:
-			d.cur.cnt[k][d.col]++
+			got[d.col]++
+			f += d.weights[d.col]
 		}
 	}
+	d.f[d.cur] = f
 	return nil
 }
 

@@ -2,9 +2,7 @@ package bm25
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -155,95 +153,43 @@ func topRows(acc []float64, rows []int32, k int) []int32 {
 }
 
 // termTokens turns query terms into FTS5's tokens of them, with the
-// index's own tokenizer run by SQLite (an in-memory FTS5 table and its
-// fts5vocab), so that the decoded postings are looked up under exactly the
-// tokens FTS5 would match. Results are cached per term.
+// index's own tokenizer run by FTS5's C code (ftsTokenizer), so that the
+// decoded postings are looked up under exactly the tokens FTS5 would
+// match. Results are cached per term.
 type termTokens struct {
-	db    *sql.DB
+	tok   *ftsTokenizer
 	cache map[string][]string
 }
 
 func newTermTokens(tokenize string) (*termTokens, error) {
-	db, err := sql.Open("sqlite3", ":memory:")
+	tok, err := newFTSTokenizer(tokenize)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE tok USING fts5(x, tokenize=` + sqlString(tokenize) + `)`,
-		`CREATE VIRTUAL TABLE tokv USING fts5vocab(tok, instance)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	return &termTokens{db: db, cache: map[string][]string{}}, nil
+	return &termTokens{tok: tok, cache: map[string][]string{}}, nil
 }
 
 // tokens returns each term's tokens in order.
 func (t *termTokens) tokens(ctx context.Context, terms []string) ([][]string, error) {
-	var missing []string
-	for _, term := range terms {
-		if _, ok := t.cache[term]; !ok && !slices.Contains(missing, term) {
-			missing = append(missing, term)
-		}
-	}
-	if len(missing) > 0 {
-		var q strings.Builder
-		args := make([]any, 0, 2*len(missing))
-		q.WriteString(`INSERT INTO tok(rowid, x) VALUES `)
-		for i, term := range missing {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?)")
-			args = append(args, i+1, term)
-			t.cache[term] = []string{}
-		}
-		// Inside a transaction that is rolled back: FTS5 tokenizes the rows
-		// into its pending data, which fts5vocab reads, and nothing is
-		// written.
-		tx, err := t.db.BeginTx(ctx, nil)
-		if err != nil {
-			return nil, err
-		}
-		defer tx.Rollback()
-		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return nil, err
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT doc, term FROM tokv ORDER BY doc, offset`)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var doc int
-			var tok string
-			if err := rows.Scan(&doc, &tok); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if doc < 1 || doc > len(missing) {
-				rows.Close()
-				return nil, fmt.Errorf("tokenizing: row %d", doc)
-			}
-			t.cache[missing[doc-1]] = append(t.cache[missing[doc-1]], tok)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-		if err := tx.Rollback(); err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	out := make([][]string, len(terms))
 	for i, term := range terms {
-		out[i] = t.cache[term]
+		toks, ok := t.cache[term]
+		if !ok {
+			var err error
+			if toks, err = t.tok.tokens(term); err != nil {
+				return nil, err
+			}
+			t.cache[term] = toks
+		}
+		out[i] = toks
 	}
 	return out, nil
 }
 
-func (t *termTokens) Close() error { return t.db.Close() }
+func (t *termTokens) Close() error { return t.tok.Close() }
 
 // searchMem is search over the decoded index; ok is false when a term is
 // not exactly one token (FTS5 then matches a phrase, or nothing), which

@@ -2,15 +2,17 @@
 // drives it): it exports a data-pack dataset as plain files both sides read,
 // and runs this repository's BM25 on them with per-query timings.
 //
-//	perfgo export -data DIR -dataset vaswani|cosqa|repoqa -out DIR
+//	perfgo export -data DIR -dataset vaswani|cosqa|repoqa|sweqa -out DIR
 //	perfgo bm25 -in DIR -config porter -k 100 -run RUN [-scorer go|fts5]
 //
 // export writes docs.jsonl ({"id","symbol","path","text"}: the text FTS5
 // indexes, title included), queries.jsonl ({"id","query"}) and qrels.txt
-// (doc-level gold only; empty for RepoQA, whose gold are needles).
+// (doc-level gold; empty for RepoQA, whose gold are needles; for SWE-QA the
+// file-level pseudo-qrels, by path: a chunk counts for its file).
 //
-// bm25 prints one JSON object: index seconds and each query's search
-// milliseconds, and writes the ranked results as a TREC run.
+// bm25 prints one JSON object: index seconds (wall and CPU), each query's
+// search milliseconds and the CPU seconds of all searches, and writes the
+// ranked results as a TREC run.
 package main
 
 import (
@@ -23,7 +25,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/chunk"
@@ -31,6 +35,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/cosqa"
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
+	"github.com/retrievalbench/retrievalbench/datasets/sweqa"
 	"github.com/retrievalbench/retrievalbench/datasets/trec"
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -75,10 +80,14 @@ type Query struct {
 // (the largest of the data pack's ten).
 const repoqaCorpus = "pyg-team/pytorch_geometric"
 
+// sweqaRepo is the SWE-QA repository whose chunks make the other code
+// corpus: sympy, the largest corpus of the data pack (1,935 files).
+const sweqaRepo = "sympy"
+
 func runExport(args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	data := fs.String("data", os.Getenv("RETRIEVALBENCH_DATA"), "data pack directory")
-	name := fs.String("dataset", "", "vaswani, cosqa or repoqa")
+	name := fs.String("dataset", "", "vaswani, cosqa, repoqa or sweqa")
 	out := fs.String("out", "", "output directory")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -118,6 +127,25 @@ func runExport(args []string) error {
 		// Every task's query is a realistic code-search query; all of them
 		// search this one corpus (gold is not judged here).
 		c, tasks = cc, ds.Tasks
+	case "sweqa":
+		cfg := sweqa.DefaultConfig()
+		cfg.Repos = []string{sweqaRepo}
+		ds, err := sweqa.Load(*data, cfg)
+		if err != nil {
+			return err
+		}
+		if len(ds.Corpora) != 1 {
+			return fmt.Errorf("export: swe-qa %s: %d corpora, want 1", sweqaRepo, len(ds.Corpora))
+		}
+		for _, raw := range ds.Corpora {
+			// Chunked as the SWE-QA cells chunk it (harness.Prepare).
+			cc, _, err := chunk.Corpus(raw, chunk.DefaultOptions())
+			if err != nil {
+				return err
+			}
+			c = cc
+		}
+		tasks = ds.Tasks
 	default:
 		return fmt.Errorf("export: unknown dataset %q", *name)
 	}
@@ -159,7 +187,7 @@ func runExport(args []string) error {
 		bw := bufio.NewWriter(w)
 		for _, t := range tasks {
 			for _, g := range t.Gold {
-				if g.Kind == "doc" {
+				if g.Kind == "doc" || g.Kind == "file" {
 					fmt.Fprintf(bw, "%s 0 %s %d\n", t.ID, g.ID, g.Grade)
 				}
 			}
@@ -190,9 +218,21 @@ func readJSONL[T any](path string) ([]T, error) {
 
 // BM25Timing is what the bm25 command prints.
 type BM25Timing struct {
-	Docs       int       `json:"docs"`
-	IndexS     float64   `json:"index_s"`
+	Docs      int     `json:"docs"`
+	IndexS    float64 `json:"index_s"`
+	IndexCPUS float64 `json:"index_cpu_s"` // user+sys of the process while indexing
+	// SearchCPUS is the user+sys time of the process over all searches.
+	SearchCPUS float64   `json:"search_cpu_s"`
 	PerQueryMS []float64 `json:"per_query_ms"`
+}
+
+// cpuSeconds is the user+sys time of the process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func runBM25(args []string) error {
@@ -202,6 +242,8 @@ func runBM25(args []string) error {
 	k := fs.Int("k", 100, "search depth")
 	runPath := fs.String("run", "", "TREC run to write")
 	scorer := fs.String("scorer", "go", "go (Index.Search) or fts5 (Index.SearchFTS5, FTS5's bm25())")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of indexing (all -repeat builds) to this file")
+	repeat := fs.Int("repeat", 1, "build the index this many times (for -cpuprofile); the timing is the last build's")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -227,11 +269,27 @@ func runBM25(args []string) error {
 	}
 	defer x.Close()
 	ctx := context.Background()
-	start := time.Now()
-	if err := x.Index(ctx, c); err != nil {
-		return err
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
 	}
-	tm := BM25Timing{Docs: len(docs), IndexS: time.Since(start).Seconds()}
+	var start time.Time
+	var cpu0 float64
+	for range max(1, *repeat) {
+		start, cpu0 = time.Now(), cpuSeconds()
+		if err := x.Index(ctx, c); err != nil {
+			return err
+		}
+	}
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	tm := BM25Timing{Docs: len(docs), IndexS: time.Since(start).Seconds(), IndexCPUS: cpuSeconds() - cpu0}
 	search := x.Search
 	if *scorer == "fts5" {
 		search = x.SearchFTS5
@@ -239,6 +297,7 @@ func runBM25(args []string) error {
 		return fmt.Errorf("bm25: unknown -scorer %q", *scorer)
 	}
 	results := make([][]systems.Hit, len(queries))
+	cpu0 = cpuSeconds()
 	for i, q := range queries {
 		t0 := time.Now()
 		hits, err := search(ctx, q.Query, *k)
@@ -248,6 +307,7 @@ func runBM25(args []string) error {
 		tm.PerQueryMS = append(tm.PerQueryMS, float64(time.Since(t0).Nanoseconds())/1e6)
 		results[i] = hits
 	}
+	tm.SearchCPUS = cpuSeconds() - cpu0
 	if *runPath != "" {
 		err := atomicfile.Write(*runPath, func(w io.Writer) error {
 			bw := bufio.NewWriter(w)

@@ -5,11 +5,15 @@
 //
 // It creates a virtual environment under $RETRIEVALBENCH_CACHE/perf-venv
 // with the peers pinned in tools/perf/peers/requirements.txt (pytrec-eval-terrier,
-// which is trec_eval's C code; bm25s with PyStemmer; onnxruntime with
-// tokenizers), builds this repository's commands, generates or exports the
-// inputs, and then runs ours and theirs alternating, -runs times each, under
-// /usr/bin/time -v (wall, CPU, peak RSS). Results must agree: eval values to
-// 4 decimals; BM25 rankings of our Go scorer identical to FTS5's bm25();
+// which is trec_eval's C code; tantivy's Python bindings and bm25s with
+// PyStemmer; onnxruntime with tokenizers), builds this repository's
+// commands, generates or exports the inputs, and then runs ours and theirs
+// alternating, -runs times each, under /usr/bin/time -v (wall, CPU, peak
+// RSS). The bm25 job (-bm25-datasets, -bm25-peers) gives every side the same
+// job: index docs.jsonl, then the top 100 ids of every query, one thread.
+// Results must agree: eval values to 4 decimals; BM25 rankings of our Go
+// scorer identical to FTS5's bm25() (the peers' overlap with ours and their
+// nDCG@10 and recall@100 are reported);
 // embedding vectors of 200 RepoQA chunks at cosine >= 0.9999 to Python
 // onnxruntime's (tools/perf/peers/peer_ort.py, same model files, batch 1).
 // It prints the table and writes it with the machine line to -out.
@@ -60,8 +64,10 @@ type env struct {
 	trecEval string
 	// shapes and evalPeerNames are the eval job's inputs and peers.
 	shapes, evalPeerNames []string
-	rows                  []string
-	notes                 []string
+	// bm25DatasetNames and bm25PeerNames are the bm25 job's.
+	bm25DatasetNames, bm25PeerNames []string
+	rows                            []string
+	notes                           []string
 }
 
 func run() error {
@@ -71,17 +77,21 @@ func run() error {
 	data := flag.String("data", os.Getenv("RETRIEVALBENCH_DATA"), "data pack directory (for bm25)")
 	shapes := flag.String("shapes", "few,dense,shuffled", "eval inputs, comma-separated: few, dense, shuffled, dense-shuffled")
 	evalPeers := flag.String("eval-peers", "trec_eval,pytrec_eval,ranx", "eval peers, comma-separated: trec_eval, pytrec_eval, ranx")
+	bm25Datasets := flag.String("bm25-datasets", "vaswani,sweqa,cosqa,repoqa", "bm25 datasets, comma-separated: vaswani, sweqa, cosqa, repoqa")
+	bm25Peers := flag.String("bm25-peers", "tantivy,tantivy-ram,bm25s", "bm25 peers, comma-separated: tantivy (index on disk), tantivy-ram, bm25s")
 	setup := flag.String("setup", "", "install peers and stop: trec_eval (the binary alone) or all (the virtual environment too)")
 	flag.Parse()
 	cache := testenv.CacheDir()
 	e := &env{
-		runs:          *runs,
-		work:          filepath.Join(cache, "perf"),
-		venv:          filepath.Join(cache, "perf-venv"),
-		data:          *data,
-		peers:         filepath.Join("tools", "perf", "peers"),
-		shapes:        strings.Split(*shapes, ","),
-		evalPeerNames: strings.Split(*evalPeers, ","),
+		runs:             *runs,
+		work:             filepath.Join(cache, "perf"),
+		venv:             filepath.Join(cache, "perf-venv"),
+		data:             *data,
+		peers:            filepath.Join("tools", "perf", "peers"),
+		shapes:           strings.Split(*shapes, ","),
+		evalPeerNames:    strings.Split(*evalPeers, ","),
+		bm25DatasetNames: strings.Split(*bm25Datasets, ","),
+		bm25PeerNames:    strings.Split(*bm25Peers, ","),
 	}
 	e.python = filepath.Join(e.venv, "bin", "python")
 	if _, err := os.Stat(filepath.Join(e.peers, "requirements.txt")); err != nil {
@@ -143,7 +153,7 @@ func run() error {
 func (e *env) report(out, jobs, loadBefore string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","))
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s -bm25-datasets %s -bm25-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","), strings.Join(e.bm25DatasetNames, ","), strings.Join(e.bm25PeerNames, ","))
 	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
 	for _, r := range e.rows {
 		b.WriteString(r + "\n")
@@ -539,28 +549,96 @@ func shuffleLines(src, dst string, seed uint64) error {
 	})
 }
 
-// bm25Timing is what perfgo bm25 and peer_bm25s.py print.
+// bm25Timing is what perfgo bm25 and the Python peers print.
 type bm25Timing struct {
 	Docs       int       `json:"docs"`
 	IndexS     float64   `json:"index_s"`
+	IndexCPUS  float64   `json:"index_cpu_s"`
+	SearchCPUS float64   `json:"search_cpu_s"`
 	PerQueryMS []float64 `json:"per_query_ms"`
 }
 
-// bm25Job: our BM25 (FTS5 store, Go scorer) against bm25s on Vaswani,
-// CoSQA and a RepoQA chunk corpus at depth 100.
+// bm25Peer is a BM25 engine a user would pick instead, run as a whole
+// process on the exported files.
+type bm25Peer struct {
+	name, desc string
+	cmd        func(dir string, k int, run string) []string
+}
+
+func (e *env) bm25Peers() ([]bm25Peer, error) {
+	var out []bm25Peer
+	for _, n := range e.bm25PeerNames {
+		switch n {
+		case "tantivy", "tantivy-ram":
+			mode, where := "disk", "on disk"
+			if n == "tantivy-ram" {
+				mode, where = "ram", "in RAM"
+			}
+			out = append(out, bm25Peer{n, "tantivy 0.27 (Python bindings, one writer thread, index " + where + ", en_stem, stored ids read back)", func(dir string, k int, run string) []string {
+				return []string{e.python, filepath.Join(e.peers, "peer_tantivy.py"), dir, strconv.Itoa(k), run, mode}
+			}})
+		case "bm25s":
+			out = append(out, bm25Peer{n, "bm25s (Robertson, k1 1.2, b 0.75, PyStemmer porter)", func(dir string, k int, run string) []string {
+				return []string{e.python, filepath.Join(e.peers, "peer_bm25s.py"), dir, strconv.Itoa(k), run}
+			}})
+		default:
+			return nil, fmt.Errorf("unknown bm25 peer %q (tantivy, tantivy-ram, bm25s)", n)
+		}
+	}
+	return out, nil
+}
+
+// bm25Side is what one side measured over the runs.
+type bm25Side struct {
+	procs                               samples // whole processes
+	idx, idxCPU, p50, p99, searchCPUPer []float64
+}
+
+func (s *bm25Side) add(p sample) error {
+	var t bm25Timing
+	if err := json.Unmarshal(p.stdout, &t); err != nil {
+		return err
+	}
+	s.procs = append(s.procs, p)
+	s.idx, s.idxCPU = append(s.idx, t.IndexS), append(s.idxCPU, t.IndexCPUS)
+	s.p50, s.p99 = append(s.p50, quantile(t.PerQueryMS, 0.5)), append(s.p99, quantile(t.PerQueryMS, 0.99))
+	s.searchCPUPer = append(s.searchCPUPer, t.SearchCPUS*1e3/float64(max(1, len(t.PerQueryMS))))
+	return nil
+}
+
+// bm25Datasets describes the exported datasets of the bm25 job.
+var bm25Datasets = map[string]string{
+	"vaswani": "vaswani",
+	"cosqa":   "cosqa (test split)",
+	"repoqa":  "repoqa pyg-team/pytorch_geometric chunks",
+	"sweqa":   "swe-qa sympy chunks (the largest SWE-QA corpus)",
+}
+
+// bm25Job: our BM25 (FTS5 store, Go scorer) against tantivy and bm25s on
+// Vaswani, the chunks of SWE-QA's largest repository (sympy), CoSQA and a
+// RepoQA chunk corpus: the same job on every side (index the docs, then
+// the top 100 ids of every query), whole processes alternating.
 func (e *env) bm25Job() error {
 	if e.data == "" {
 		return errors.New("set RETRIEVALBENCH_DATA (or -data) to the data pack")
 	}
+	peers, err := e.bm25Peers()
+	if err != nil {
+		return err
+	}
 	const depth = 100
-	for _, ds := range []string{"vaswani", "cosqa", "repoqa"} {
+	for _, ds := range e.bm25DatasetNames {
+		what, ok := bm25Datasets[ds]
+		if !ok {
+			return fmt.Errorf("unknown bm25 dataset %q (vaswani, sweqa, cosqa, repoqa)", ds)
+		}
 		dir := filepath.Join(e.work, "data", ds)
 		if _, err := os.Stat(filepath.Join(dir, "qrels.txt")); err != nil {
 			if err := runLoud(e.perfgo, "export", "-data", e.data, "-dataset", ds, "-out", dir); err != nil {
 				return err
 			}
 		}
-		oursRun, refRun, peerRun := filepath.Join(dir, "ours.run"), filepath.Join(dir, "fts5.run"), filepath.Join(dir, "bm25s.run")
+		oursRun, refRun := filepath.Join(dir, "ours.run"), filepath.Join(dir, "fts5.run")
 		// The reference: FTS5's own bm25() in SQL must rank exactly as the
 		// Go scorer does.
 		ref, err := e.timed(e.perfgo, "bm25", "-in", dir, "-k", strconv.Itoa(depth), "-run", refRun, "-scorer", "fts5")
@@ -571,27 +649,27 @@ func (e *env) bm25Job() error {
 		if err := json.Unmarshal(ref.stdout, &refT); err != nil {
 			return err
 		}
-		var oursP50, oursP99, peerP50, peerP99, oursIdx, peerIdx []float64
+		var ours bm25Side
+		theirs := make([]bm25Side, len(peers))
+		peerRun := func(p bm25Peer) string { return filepath.Join(dir, p.name+".run") }
 		for i := range e.runs {
 			fmt.Fprintf(os.Stderr, "perfrun: bm25 %s run %d/%d\n", ds, i+1, e.runs)
 			o, err := e.timed(e.perfgo, "bm25", "-in", dir, "-k", strconv.Itoa(depth), "-run", oursRun)
 			if err != nil {
 				return err
 			}
-			t, err := e.timed(e.python, filepath.Join(e.peers, "peer_bm25s.py"), dir, strconv.Itoa(depth), peerRun)
-			if err != nil {
-				return err
+			if err := ours.add(o); err != nil {
+				return fmt.Errorf("%s, ours: %w", ds, err)
 			}
-			var ot, tt bm25Timing
-			if err := json.Unmarshal(o.stdout, &ot); err != nil {
-				return err
+			for k, p := range peers {
+				t, err := e.timed(p.cmd(dir, depth, peerRun(p))...)
+				if err != nil {
+					return err
+				}
+				if err := theirs[k].add(t); err != nil {
+					return fmt.Errorf("%s, %s: %w", ds, p.name, err)
+				}
 			}
-			if err := json.Unmarshal(t.stdout, &tt); err != nil {
-				return err
-			}
-			oursP50, oursP99 = append(oursP50, quantile(ot.PerQueryMS, 0.5)), append(oursP99, quantile(ot.PerQueryMS, 0.99))
-			peerP50, peerP99 = append(peerP50, quantile(tt.PerQueryMS, 0.5)), append(peerP99, quantile(tt.PerQueryMS, 0.99))
-			oursIdx, peerIdx = append(oursIdx, ot.IndexS), append(peerIdx, tt.IndexS)
 		}
 		same, err := sameRuns(oursRun, refRun)
 		if err != nil {
@@ -600,42 +678,185 @@ func (e *env) bm25Job() error {
 		if !same {
 			return fmt.Errorf("%s: the Go scorer's ranking differs from FTS5's bm25()", ds)
 		}
-		agree, n, err := top10Agreement(oursRun, peerRun)
+		// Quality against the qrels, at the qrels' level: SWE-QA's gold are
+		// files, so a run's chunks count for their files (the first, best
+		// ranked chunk of each file).
+		var toFile map[string]string
+		if ds == "sweqa" {
+			if toFile, err = docPaths(filepath.Join(dir, "docs.jsonl")); err != nil {
+				return err
+			}
+		}
+		quality := func(run string) (string, error) {
+			if fileMB(filepath.Join(dir, "qrels.txt")) == 0 {
+				return "", nil
+			}
+			if toFile != nil {
+				fr := strings.TrimSuffix(run, ".run") + ".files.run"
+				if err := fileRun(run, fr, toFile); err != nil {
+					return "", err
+				}
+				run = fr
+			}
+			return e.quality(dir, run)
+		}
+		oq, err := quality(oursRun)
 		if err != nil {
 			return err
 		}
-		quality := ""
-		if fileMB(filepath.Join(dir, "qrels.txt")) > 0 {
-			oq, err := e.ndcg10(dir, oursRun)
-			if err != nil {
-				return err
-			}
-			pq, err := e.ndcg10(dir, peerRun)
-			if err != nil {
-				return err
-			}
-			quality = fmt.Sprintf("; nDCG@10 ours %s, bm25s %s", oq, pq)
+		level := ""
+		if toFile != nil {
+			level = " (file level: each chunk counts for its file)"
 		}
-		e.rows = append(e.rows, fmt.Sprintf("| BM25 search, %s (%d queries, %d docs), per query at depth %d | porter, FTS5 store + Go scorer: p50 %.3f ms, p99 %.3f ms (FTS5 bm25() in SQL: p50 %.2f ms, p99 %.2f ms) | bm25s (Robertson, k1 1.2, b 0.75, PyStemmer porter): p50 %.3f ms, p99 %.3f ms | p50 %.1f× faster, p99 %.1f× |",
-			ds, len(refT.PerQueryMS), refT.Docs, depth, median(oursP50), median(oursP99), quantile(refT.PerQueryMS, 0.5), quantile(refT.PerQueryMS, 0.99),
-			median(peerP50), median(peerP99), median(peerP50)/median(oursP50), median(peerP99)/median(oursP99)))
-		e.rows = append(e.rows, fmt.Sprintf("| BM25 index, %s | %.2f s | bm25s %.2f s | %.1f× faster |", ds, median(oursIdx), median(peerIdx), median(peerIdx)/median(oursIdx)))
-		e.notes = append(e.notes, fmt.Sprintf("bm25 %s: the Go scorer's top-%d (doc ids and scores) equals FTS5's bm25() ranking on every query; ours and bm25s agree on the top-10 order (ties aside) for %d of %d queries (different tokenizers: FTS5 unicode61+porter vs bm25s' regex+PyStemmer)%s.", ds, depth, agree, n, quality))
+		q := median(ours.searchCPUPer)
+		oursIdx := fmt.Sprintf("%.3f s (CPU %.3f s); whole process %.2f s wall, %.2f s CPU, %.0f MB",
+			median(ours.idx), median(ours.idxCPU), ours.procs.med(wallOf), ours.procs.med(cpuOf), ours.procs.med(rssOf))
+		oursSearch := fmt.Sprintf("p50 %.3f ms, p99 %.3f ms, CPU %.3f ms/query", median(ours.p50), median(ours.p99), q)
+		note := fmt.Sprintf("bm25 %s (%s, %d docs, %d queries): ours is the porter config (FTS5 store, Go scorer over the decoded index); its top-%d (doc ids and scores) equals FTS5's bm25() ranking in SQL on every query (which takes p50 %.2f ms, p99 %.2f ms)",
+			ds, what, refT.Docs, len(refT.PerQueryMS), depth, quantile(refT.PerQueryMS, 0.5), quantile(refT.PerQueryMS, 0.99))
+		if oq != "" {
+			note += fmt.Sprintf("; ours %s%s", oq, level)
+		}
+		for k, p := range peers {
+			th := &theirs[k]
+			e.rows = append(e.rows, fmt.Sprintf("| BM25 index, %s | %s | %s: %.3f s (CPU %.3f s); whole process %.2f s wall, %.2f s CPU, %.0f MB | index %.2f× faster (CPU %.2f×); process %.2f× wall, %.2f× CPU, %.2f× memory |",
+				ds, oursIdx, p.desc, median(th.idx), median(th.idxCPU), th.procs.med(wallOf), th.procs.med(cpuOf), th.procs.med(rssOf),
+				median(th.idx)/median(ours.idx), median(th.idxCPU)/median(ours.idxCPU),
+				th.procs.med(wallOf)/ours.procs.med(wallOf), th.procs.med(cpuOf)/ours.procs.med(cpuOf), ours.procs.med(rssOf)/th.procs.med(rssOf)))
+			e.rows = append(e.rows, fmt.Sprintf("| BM25 search, %s, top %d ids per query | %s | %s: p50 %.3f ms, p99 %.3f ms, CPU %.3f ms/query | p50 %.2f× faster, p99 %.2f×, CPU %.2f× |",
+				ds, depth, oursSearch, p.name, median(th.p50), median(th.p99), median(th.searchCPUPer),
+				median(th.p50)/median(ours.p50), median(th.p99)/median(ours.p99), median(th.searchCPUPer)/q))
+			agree, n, err := top10Agreement(oursRun, peerRun(p))
+			if err != nil {
+				return err
+			}
+			overlap, err := topOverlap(oursRun, peerRun(p), depth)
+			if err != nil {
+				return err
+			}
+			pq, err := quality(peerRun(p))
+			if err != nil {
+				return err
+			}
+			note += fmt.Sprintf("; %s: top-10 order equal (ties aside) on %d of %d queries, %.0f%% of our top-%d ids in its top %d on the average", p.name, agree, n, 100*overlap, depth, depth)
+			if pq != "" {
+				note += ", " + pq
+			}
+		}
+		e.notes = append(e.notes, note+".")
 	}
 	return nil
 }
 
-// ndcg10 evaluates run against dir/qrels.txt with our eval.
-func (e *env) ndcg10(dir, run string) (string, error) {
-	out, err := exec.Command(e.rb, "eval", "-c", "-m", "ndcg_cut.10", filepath.Join(dir, "qrels.txt"), run).Output()
+// quality is nDCG@10 and recall@100 of run against dir/qrels.txt, by our
+// eval.
+func (e *env) quality(dir, run string) (string, error) {
+	out, err := exec.Command(e.rb, "eval", "-c", "-m", "ndcg_cut.10", "-m", "recall.100", filepath.Join(dir, "qrels.txt"), run).Output()
 	if err != nil {
 		return "", fmt.Errorf("eval %s: %w", run, err)
 	}
-	f := strings.Fields(string(out))
-	if len(f) != 3 {
+	v := map[string]string{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 3 {
+			v[f[0]] = f[2]
+		}
+	}
+	if v["ndcg_cut_10"] == "" || v["recall_100"] == "" {
 		return "", fmt.Errorf("eval %s: unexpected output %q", run, out)
 	}
-	return f[2], nil
+	return fmt.Sprintf("nDCG@10 %s, recall@100 %s", v["ndcg_cut_10"], v["recall_100"]), nil
+}
+
+// docPaths maps the ids of a docs.jsonl to their paths.
+func docPaths(docs string) (map[string]string, error) {
+	b, err := os.ReadFile(docs)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for i, l := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var d struct{ ID, Path string }
+		if err := json.Unmarshal(l, &d); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", docs, i+1, err)
+		}
+		if d.Path == "" {
+			return nil, fmt.Errorf("%s:%d: doc %q has no path", docs, i+1, d.ID)
+		}
+		m[d.ID] = d.Path
+	}
+	return m, nil
+}
+
+// fileRun writes run with each doc replaced by its file, keeping each
+// file's first (best) line per query and renumbering the ranks.
+func fileRun(run, out string, toFile map[string]string) error {
+	b, err := os.ReadFile(run)
+	if err != nil {
+		return err
+	}
+	var w strings.Builder
+	seen := map[[2]string]bool{}
+	ranks := map[string]int{}
+	for i, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 6 {
+			return fmt.Errorf("%s:%d: want 6 fields", run, i+1)
+		}
+		file, ok := toFile[f[2]]
+		if !ok {
+			return fmt.Errorf("%s:%d: doc %q not in docs.jsonl", run, i+1, f[2])
+		}
+		if seen[[2]string{f[0], file}] {
+			continue
+		}
+		seen[[2]string{f[0], file}] = true
+		ranks[f[0]]++
+		fmt.Fprintf(&w, "%s Q0 %s %d %s %s\n", f[0], file, ranks[f[0]], f[4], f[5])
+	}
+	return atomicfile.WriteFile(out, []byte(w.String()))
+}
+
+// topOverlap is the mean over ours' queries of the share of ours' top k
+// ids that the peer's top k also holds.
+func topOverlap(ours, peer string, k int) (float64, error) {
+	ro, err := readRun(ours)
+	if err != nil {
+		return 0, err
+	}
+	rp, err := readRun(peer)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	n := 0
+	for q, ho := range ro {
+		ho = ho[:min(k, len(ho))]
+		if len(ho) == 0 {
+			continue
+		}
+		in := map[string]bool{}
+		for _, h := range rp[q][:min(k, len(rp[q]))] {
+			in[h.doc] = true
+		}
+		shared := 0
+		for _, h := range ho {
+			if in[h.doc] {
+				shared++
+			}
+		}
+		sum += float64(shared) / float64(len(ho))
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return sum / float64(n), nil
 }
 
 type hit struct {
