@@ -161,6 +161,9 @@ func (c Config) Measures() []metrics.Measure {
 			add(m)
 		}
 	}
+	if c.Rules.MaxTokensRatio > 0 {
+		add(metrics.TokensAt.At(10)) // what the token budget compares
+	}
 	return ms
 }
 
@@ -255,6 +258,7 @@ type columns struct {
 	present []bool
 	failed  []bool    // the record carries an error (its values are 0)
 	lat     []float64 // query latency, ms
+	tok     []float64 // tokens@10; NaN when no tokenizer counted the case
 	first   []int     // first relevant rank, 0 = none
 	top1    []bool
 }
@@ -431,7 +435,10 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	ks := s.cfg.Ks
 	maxK := slices.Max(ks)
 	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)), failed: make([]bool, len(s.tasks)),
-		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks)), lat: make([]float64, len(s.tasks))}
+		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks)), lat: make([]float64, len(s.tasks)), tok: make([]float64, len(s.tasks))}
+	for i := range c.tok {
+		c.tok[i] = math.NaN()
+	}
 	for _, m := range s.Measures {
 		c.vals[m] = make([]float64, len(s.tasks))
 	}
@@ -453,6 +460,9 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 		}
 		lat = append(lat, r.LatencyMS)
 		c.lat[i] = r.LatencyMS
+		if v, ok := r.Values[TokensMeasure]; ok {
+			c.tok[i] = v // NaN when the record's hits carry no counts
+		}
 		for _, m := range s.Measures {
 			c.vals[m][i] = r.Values[m]
 		}
