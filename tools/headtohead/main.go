@@ -58,6 +58,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	tokensMode := fs.Bool("tokens", false, "print tokens@10 and quality at each token budget instead, with the ranks at -budget")
 	budget := fs.Int("budget", 2000, "the token `budget` whose ndcg_tok ranks the systems against nDCG@10 (-tokens)")
 	golden := fs.String("golden", "", "comma-separated golden `dirs` (golden/DATASET/SPLIT) to read instead of -results (-tokens)")
+	only := fs.String("systems", "", "comma-separated `systems` to show (-tokens; default: every one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return WriteTokens(stdout, recs, *budget)
+		return WriteTokens(stdout, onlySystems(recs, *only), *budget)
 	}
 	if *golden != "" {
 		return fmt.Errorf("-golden goes with -tokens, instead of -results")
@@ -107,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		maps.Copy(have, mine)
 	}
 	if *tokensMode {
-		return WriteTokens(stdout, recs, *budget)
+		return WriteTokens(stdout, onlySystems(recs, *only), *budget)
 	}
 	return Write(stdout, recs, cells, opt)
 }
@@ -262,4 +263,20 @@ func p50(rw *row) float64 {
 		return ls[n/2]
 	}
 	return (ls[n/2-1] + ls[n/2]) / 2
+}
+
+// onlySystems keeps the records of the comma-separated systems ("" keeps
+// every one).
+func onlySystems(recs []resultfmt.Record, systems string) []resultfmt.Record {
+	if systems == "" {
+		return recs
+	}
+	keep := strings.Split(systems, ",")
+	var out []resultfmt.Record
+	for _, r := range recs {
+		if slices.Contains(keep, r.System) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

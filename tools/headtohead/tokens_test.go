@@ -64,6 +64,10 @@ func TestTokensTable(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, got)
 		}
 	}
+	out.Reset()
+	require.NoError(t, run([]string{"-tokens", "-systems", "bm25,dense", "-golden", dir}, &out, &errb))
+	require.NotContains(t, out.String(), "peer/")
+	require.Contains(t, out.String(), "Ranked among the 2 systems with both measures. Rank by nDCG@10 → by ndcg_tok@2000: bm25/wide 1 → 2; dense/lean 2 → 1.\n")
 	require.Error(t, run([]string{"-tokens", "-budget", "3000", "-golden", dir}, &out, &errb), "3000 is not a measured budget")
 	require.Error(t, run([]string{"-tokens", "-golden", filepath.Join(dir, "missing")}, &out, &errb))
 }
