@@ -94,6 +94,10 @@ func WriteTokens(w io.Writer, recs []resultfmt.Record, budget int) error {
 			}
 		}
 		rank10, rankB := ranks(both, func(n string) float64 { return mean(n, "ndcg@10") }), ranks(both, func(n string) float64 { return mean(n, at) })
+		byBudget := len(both) == 0 // no nDCG@10 at all (a dataset judged at rank 1): the budget alone ranks
+		if byBudget {
+			rankB = ranks(names, func(n string) float64 { return mean(n, at) })
+		}
 		rankOf := func(rk map[string]int, name string) string {
 			if r, ok := rk[name]; ok {
 				return fmt.Sprint(r)
@@ -147,6 +151,10 @@ func WriteTokens(w io.Writer, recs []resultfmt.Record, budget int) error {
 			if r := rankB[name]; r != rank10[name] {
 				moved = append(moved, fmt.Sprintf("%s %d → %d", name, rank10[name], r))
 			}
+		}
+		if byBudget {
+			fmt.Fprintf(w, "\nNo system has nDCG@10 here (answers judged at rank 1 only): ranked by %s alone.\n\n", at)
+			continue
 		}
 		fmt.Fprintf(w, "\nRanked among the %d systems with both measures. ", len(both))
 		if len(moved) == 0 {

@@ -68,6 +68,10 @@ func TestTokensTable(t *testing.T) {
 	require.NoError(t, run([]string{"-tokens", "-systems", "bm25,dense", "-golden", dir}, &out, &errb))
 	require.NotContains(t, out.String(), "peer/")
 	require.Contains(t, out.String(), "Ranked among the 2 systems with both measures. Rank by nDCG@10 → by ndcg_tok@2000: bm25/wide 1 → 2; dense/lean 2 → 1.\n")
+	out.Reset()
+	require.NoError(t, run([]string{"-tokens", "-systems", "peer", "-golden", dir}, &out, &errb))
+	require.Contains(t, out.String(), "| peer/blob | 2000 | – (–) | 0.800 | 0.800 (1) |", "without nDCG@10 anywhere the budget alone ranks")
+	require.Contains(t, out.String(), "No system has nDCG@10 here (answers judged at rank 1 only): ranked by ndcg_tok@2000 alone.")
 	require.Error(t, run([]string{"-tokens", "-budget", "3000", "-golden", dir}, &out, &errb), "3000 is not a measured budget")
 	require.Error(t, run([]string{"-tokens", "-golden", filepath.Join(dir, "missing")}, &out, &errb))
 }
