@@ -58,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	tokensMode := fs.Bool("tokens", false, "print tokens@10 and quality at each token budget instead, with the ranks at -budget")
 	budget := fs.Int("budget", 2000, "the token `budget` whose ndcg_tok ranks the systems against nDCG@10 (-tokens)")
 	golden := fs.String("golden", "", "comma-separated golden `dirs` (golden/DATASET/SPLIT) to read instead of -results (-tokens)")
-	only := fs.String("systems", "", "comma-separated `systems` to show (-tokens; default: every one)")
+	only := fs.String("systems", "", "comma-separated `systems` or system/configs to show (-tokens; default: every one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -265,8 +265,8 @@ func p50(rw *row) float64 {
 	return (ls[n/2-1] + ls[n/2]) / 2
 }
 
-// onlySystems keeps the records of the comma-separated systems ("" keeps
-// every one).
+// onlySystems keeps the records of the comma-separated systems or
+// system/configs ("" keeps every one).
 func onlySystems(recs []resultfmt.Record, systems string) []resultfmt.Record {
 	if systems == "" {
 		return recs
@@ -274,7 +274,7 @@ func onlySystems(recs []resultfmt.Record, systems string) []resultfmt.Record {
 	keep := strings.Split(systems, ",")
 	var out []resultfmt.Record
 	for _, r := range recs {
-		if slices.Contains(keep, r.System) {
+		if slices.Contains(keep, r.System) || slices.Contains(keep, r.Model()) {
 			out = append(out, r)
 		}
 	}
