@@ -161,10 +161,25 @@ func (c Config) Measures() []metrics.Measure {
 			add(m)
 		}
 	}
-	if c.Rules.MaxTokensRatio > 0 {
-		add(metrics.TokensAt.At(10)) // what the token budget compares
-	}
 	return ms
+}
+
+// tokensAt10 is the tokens@10 of hits (metrics.TokensAt over the tokens
+// each hit carries, in rank order), what a token budget compares: from the
+// hits, not the record's values, so that a rescored record (whose values
+// are the report's measures) keeps it; NaN when no hit was counted.
+func tokensAt10(hits []resultfmt.Hit) float64 {
+	hs := slices.Clone(hits)
+	sort.SliceStable(hs, func(a, b int) bool { return hs[a].Rank < hs[b].Rank })
+	ids := make([]string, len(hs))
+	for i := range hs {
+		ids[i] = strconv.Itoa(i) // only the tokens count here
+	}
+	v, err := metrics.Score(ids, nil, []metrics.Measure{metrics.TokensAt.At(metrics.TokensDepth)}, metrics.Options{Tokens: hitTokens(hs)})
+	if err != nil {
+		return math.NaN()
+	}
+	return v[0]
 }
 
 // Summary is everything a report shows.
@@ -460,9 +475,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 		}
 		lat = append(lat, r.LatencyMS)
 		c.lat[i] = r.LatencyMS
-		if v, ok := r.Values[TokensMeasure]; ok {
-			c.tok[i] = v // NaN when the record's hits carry no counts
-		}
+		c.tok[i] = tokensAt10(r.Hits)
 		for _, m := range s.Measures {
 			c.vals[m][i] = r.Values[m]
 		}

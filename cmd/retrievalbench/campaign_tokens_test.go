@@ -155,3 +155,25 @@ func TestCampaignTokenizerUsage(t *testing.T) {
 	require.NoError(t, run(args(), &stdout, &stderr), stderr.String())
 	require.Contains(t, stderr.String(), "campaign: token measures off: tokenizer qwen3")
 }
+
+// TestScoreTokenBudgetWithoutCounts: a token budget asked of score over a
+// campaign that counted no tokens (-tokenizer none) is not checked, and
+// the reports say so; it neither fails nor writes an undefined number.
+func TestScoreTokenBudgetWithoutCounts(t *testing.T) {
+	fx := filepath.Join("..", "..", "fixtures", "cases")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run([]string{"campaign", "-repos", filepath.Join(fx, "manifest.json"), "-cases", filepath.Join(fx, "cases.jsonl"),
+		"-models", "none", "-bm25", "code-weighted,porter", "-tokenizer", "none", "-pool", "3", "-cache", t.TempDir(), "-out", out, "-timestamp", "2026-01-01T00:00:00Z"}, &stdout, &stderr), stderr.String())
+	labels := filepath.Join(t.TempDir(), "labels.jsonl")
+	require.NoError(t, os.WriteFile(labels, nil, 0o644))
+	dir := t.TempDir()
+	require.NoError(t, run([]string{"score", "-run", out, "-labels", labels, "-out", dir, "-max-tokens-ratio", "2", "-min-cases", "5"}, &stdout, &stderr), stderr.String())
+	b, err := os.ReadFile(filepath.Join(dir, "quality-summary.json"))
+	require.NoError(t, err)
+	require.True(t, json.Valid(b), "quality-summary.json is not valid JSON")
+	md, err := os.ReadFile(filepath.Join(dir, "quality-summary.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "| bm25/porter |")
+	require.Contains(t, string(md), "not compared (no token counts) |")
+}
