@@ -71,7 +71,11 @@ type Meta struct {
 	Repos      []RepoInfo  `json:"repos,omitempty"`
 	Judgments  string      `json:"judgments,omitempty"`
 	RSSMethod  string      `json:"rss_method,omitempty"`
-	Notes      []string    `json:"notes,omitempty"`
+	// Tokenizer names the tokenizer that counted every hit's tokens, with
+	// its hash ("qwen3 sha256:aeb13307a71a"); "" when the campaign counted
+	// none (docs/judging.md, Tokens).
+	Tokenizer string   `json:"tokenizer,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 	// Rules and Stats are how the campaign decided: its baseline, decision
 	// rules and the statistics of its confidence intervals. score, report
 	// and gate decide with them unless told otherwise; nil in a run.json
@@ -97,10 +101,15 @@ type Rules struct {
 	// and still count as "no worse"; 0 in an older run.json means the
 	// default.
 	NonInferiorityMargin float64 `json:"non_inferiority_margin,omitempty"`
-	MinCases             int     `json:"min_cases"`
-	MinGroupCases        int     `json:"min_group_cases"`
-	Resamples            int     `json:"resamples"`
-	Seed                 uint64  `json:"seed"`
+	// MaxTokensRatio is the token budget relative to the baseline: the
+	// paired per-case ratio of tokens@10 (the context the top 10 hits
+	// hand an agent), over budget only when its whole interval is above
+	// it; 0 (an older run.json, or none asked) means no token budget.
+	MaxTokensRatio float64 `json:"max_tokens_ratio,omitempty"`
+	MinCases       int     `json:"min_cases"`
+	MinGroupCases  int     `json:"min_group_cases"`
+	Resamples      int     `json:"resamples"`
+	Seed           uint64  `json:"seed"`
 }
 
 // Gain is one quality rule: Measure must improve by at least Threshold.

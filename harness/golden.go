@@ -61,6 +61,10 @@ type Check struct {
 	// through near-tie moves on a CPU class the golden file has no baseline
 	// of (NearRanks); they pass, and are shown.
 	Excused []string
+	// Unchecked lists the golden's token measures a run that counted no
+	// tokens (-tokenizer none, or the tokenizer missing: "token measures
+	// off") could not check; they pass, and are shown.
+	Unchecked []string
 }
 
 // NearRanks is how far a task's first relevant document may move on a CPU
@@ -80,7 +84,8 @@ func (v *Check) OK() bool { return len(v.Failures) == 0 }
 // A measure passes when its mean, at four decimals, is at least
 // golden − tolerance. A failing measure lists the tasks whose value for it
 // dropped. Every measure of the run must have a baseline and every baseline
-// measure must be measured. A different data or config hash is a stale
+// measure must be measured, but for the token measures of a run that
+// counted no tokens (Check.Unchecked). A different data or config hash is a stale
 // baseline and fails regardless of the numbers; so does a golden file made
 // with another tolerance, and any task the system failed on. The run is
 // checked against the baseline of its CPU class (goldenfmt.Golden.For); when the file
@@ -128,6 +133,10 @@ func CheckGolden(g *goldenfmt.Golden, r *Result, tolerance float64) *Check {
 	for _, m := range sortedKeys(base.Metrics) {
 		want := resultfmt.Round4(float64(base.Metrics[m].Mean))
 		got, ok := now.Metrics[m]
+		if !ok && r.Tokenizer == "" && isTokenMeasure(m) {
+			v.Unchecked = append(v.Unchecked, m)
+			continue
+		}
 		if !ok {
 			v.Failures = append(v.Failures, fmt.Sprintf("%s: in golden (%.4f) but not measured by this run", m, want))
 			continue

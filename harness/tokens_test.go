@@ -98,7 +98,8 @@ func TestTokenMeasuresOfComposite(t *testing.T) {
 
 // TestGoldenWithoutTokenMeasures: a golden file made without token
 // measures passes a run that has them; one that has them checks them,
-// tokens@k as a cost with a relative tolerance.
+// tokens@k as a cost with a relative tolerance, and lists them unchecked
+// for a run that counted no tokens (token measures off), which passes.
 func TestGoldenWithoutTokenMeasures(t *testing.T) {
 	p := tokenDataset(t)
 	cfg := DefaultRunConfig()
@@ -114,7 +115,14 @@ func TestGoldenWithoutTokenMeasures(t *testing.T) {
 	require.Empty(t, CheckGolden(g, counted, 0.01).Failures, "token measures need no baseline")
 	withTokens := NewGolden(counted, 0.01, "")
 	require.Empty(t, CheckGolden(withTokens, counted, 0.01).Failures)
-	require.NotEmpty(t, CheckGolden(withTokens, plain, 0.01).Failures, "a golden's token measure must be measured")
+	off := CheckGolden(withTokens, plain, 0.01)
+	require.Empty(t, off.Failures, "a run without a tokenizer checks the rest")
+	require.Equal(t, []string{"covered_tok@1000", "covered_tok@2000", "covered_tok@4000", "covered_tok@8000",
+		"ndcg_tok@1000", "ndcg_tok@2000", "ndcg_tok@4000", "ndcg_tok@8000", "tokens@10"}, off.Unchecked)
+	noHit := cloneGolden(withTokens, 2500)
+	delete(noHit.Metrics, "hit@10")
+	noHit.Metrics["hit@5"] = resultfmt.NewStat(1, 1, 1)
+	require.NotEmpty(t, CheckGolden(noHit, plain, 0.01).Failures, "any other measure of the golden must still be measured")
 
 	costlier := cloneGolden(withTokens, 2400) // the run's 2500 is 4% more
 	c := CheckGolden(costlier, counted, 0.01)

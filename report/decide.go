@@ -47,6 +47,11 @@ const (
 //     baseline's is cheaper (non-inferiority, interactive profile).
 //   - NonInferiorityMargin: how much (absolute) a gate measure may lose and
 //     still be "no worse" (0 = DefaultNonInferiorityMargin).
+//   - MaxTokensRatio: the token budget relative to the baseline — the
+//     per-case paired ratio of tokens@10, the context an agent is handed
+//     (docs/judging.md, Tokens); 0 = none. Like latency, over budget only
+//     when its whole interval is above it; records counted by no tokenizer
+//     leave it unchecked, and the decision says so.
 //   - MinCases paired cases are needed to decide anything; a repository or
 //     intent with at least MinGroupCases cases that loses at least the gain
 //     threshold on a gaining measure makes the gain inconsistent.
@@ -130,6 +135,9 @@ func (g DecisionRules) validate(parse func(string) (metrics.Measure, error)) err
 	if g.MaxLatencyRatio <= 0 || g.MaxIndexRatio <= 0 || g.MaxPeakRSSMB < 0 || g.InteractiveLatencyRatio <= 0 {
 		return fmt.Errorf("decision rules: budgets must be positive")
 	}
+	if g.MaxTokensRatio < 0 || math.IsNaN(g.MaxTokensRatio) || math.IsInf(g.MaxTokensRatio, 0) {
+		return fmt.Errorf("decision rules: token budget %v is not a positive ratio (0 = none)", g.MaxTokensRatio)
+	}
 	return nil
 }
 
@@ -145,6 +153,10 @@ type Decision struct {
 	Latency *LatencyTest `json:"latency,omitempty"`
 	// Index is its cold index cost against the baseline's (IndexCost).
 	Index *IndexCost `json:"index,omitempty"`
+	// Tokens is the paired comparison of its per-case tokens@10 with the
+	// baseline's, under a token budget (MaxTokensRatio); nil without one,
+	// or when no case of both was counted by a tokenizer.
+	Tokens *TokensTest `json:"tokens,omitempty"`
 	// MoreCases, for needs_more_data, is how many more paired cases would
 	// settle the undecided claim at the observed effect and spread (80%
 	// power at α, normal approximation, before Holm's correction); 0 when
@@ -197,6 +209,36 @@ func (l *LatencyTest) String() string {
 		return "latency not compared (no paired latencies)"
 	}
 	return fmt.Sprintf("latency %.2fx (95%% CI %.2fx..%.2fx, %d paired cases)", float64(l.Ratio), float64(l.Low), float64(l.High), l.N)
+}
+
+// TokensTest compares the per-case context cost, tokens@10 (the tokens of
+// the top 10 hits' texts, docs/judging.md), with the baseline's on the
+// cases both ran and a tokenizer counted: Ratio is the geometric mean of
+// the per-case ratios candidate/baseline (each count at least one token),
+// Low..High its 95% paired bootstrap interval and P the test's p-value, as
+// LatencyTest.
+type TokensTest struct {
+	Ratio resultfmt.Fixed `json:"ratio"`
+	Low   resultfmt.Fixed `json:"ci_low"`
+	High  resultfmt.Fixed `json:"ci_high"`
+	P     resultfmt.Fixed `json:"p"`
+	N     int             `json:"n"`
+	// Mean and BaselineMean are the mean tokens@10 of either on those
+	// cases.
+	Mean         resultfmt.Fixed `json:"mean_tokens"`
+	BaselineMean resultfmt.Fixed `json:"baseline_mean_tokens"`
+}
+
+// Above reports whether the tokens ratio is significantly above r (its
+// whole interval is).
+func (t *TokensTest) Above(r float64) bool { return t != nil && t.N > 0 && float64(t.Low) > r }
+
+func (t *TokensTest) String() string {
+	if t == nil || t.N == 0 {
+		return "tokens@10 not compared (no case of both counted by a tokenizer)"
+	}
+	return fmt.Sprintf("tokens@10 %.2fx (95%% CI %.2fx..%.2fx, %d paired cases; %.0f against %.0f tokens)",
+		float64(t.Ratio), float64(t.Low), float64(t.High), t.N, float64(t.Mean), float64(t.BaselineMean))
 }
 
 // IndexCost is a system's cold index cost against the baseline's: what
@@ -361,6 +403,27 @@ func (s *Summary) latencyTest(b, c *SystemSummary) *LatencyTest {
 		P: resultfmt.Fixed(p.P), N: p.N}
 }
 
+// tokensTest compares c's per-case tokens@10 with b's on the cases both
+// ran without an error and a tokenizer counted: a paired bootstrap of the
+// log ratios, as latencyTest.
+func (s *Summary) tokensTest(b, c *SystemSummary) *TokensTest {
+	bc, cc := s.cols[b.Name], s.cols[c.Name]
+	var lb, lc, tb, tc []float64
+	for i := range s.tasks {
+		if bc.present[i] && cc.present[i] && !bc.failed[i] && !cc.failed[i] && !math.IsNaN(bc.tok[i]) && !math.IsNaN(cc.tok[i]) {
+			lb = append(lb, 0)
+			lc = append(lc, math.Log(max(cc.tok[i], 1)/max(bc.tok[i], 1)))
+			tb, tc = append(tb, bc.tok[i]), append(tc, cc.tok[i])
+		}
+	}
+	if len(lb) == 0 {
+		return nil
+	}
+	p := s.cfg.Rules.Stats().Paired(lb, lc)
+	return &TokensTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
+		P: resultfmt.Fixed(p.P), N: p.N, Mean: resultfmt.Fixed(metrics.Mean(tc)), BaselineMean: resultfmt.Fixed(metrics.Mean(tb))}
+}
+
 // minLatencyMS is the floor of a latency in a ratio: a recorded 0 (below
 // the clock's resolution) counts as one microsecond.
 const minLatencyMS = 1e-3
@@ -440,6 +503,9 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 	d.Tests = tests
 	d.Latency = s.latencyTest(b, c)
 	d.Index = indexCost(b, c)
+	if g.MaxTokensRatio > 0 {
+		d.Tokens = s.tokensTest(b, c)
+	}
 	n := 0
 	var gains, losses, weakGains, inferior []string
 	var gainMeasures []string
@@ -474,6 +540,9 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 		}
 	}
 	costs := fmt.Sprintf("%s, %s, peak RSS %.0f MiB", d.Latency, d.Index, float64(c.PeakRSSMB))
+	if g.MaxTokensRatio > 0 {
+		costs += ", " + d.Tokens.String()
+	}
 	faster := d.Latency.Below(g.InteractiveLatencyRatio)
 	switch {
 	case n < g.MinCases:
@@ -499,6 +568,11 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 		}
 		if g.MaxPeakRSSMB > 0 && float64(c.PeakRSSMB) > g.MaxPeakRSSMB {
 			over = append(over, fmt.Sprintf("peak RSS %.0f MiB > %.0f MiB", float64(c.PeakRSSMB), g.MaxPeakRSSMB))
+		}
+		// The token budget, as latency's: over only when the whole
+		// interval of the paired ratio is.
+		if g.MaxTokensRatio > 0 && d.Tokens.Above(g.MaxTokensRatio) {
+			over = append(over, fmt.Sprintf("%s > %.2fx", d.Tokens, g.MaxTokensRatio))
 		}
 		if len(over) == 0 {
 			d.Outcome, d.Rule = Default, "significant_gain_within_budget"

@@ -16,7 +16,10 @@ import (
 // a paired bootstrap test significant after Holm's correction (over the
 // systems compared on that measure), by at least the measure's threshold.
 // Latency is shown, not gated: two runs rarely share a machine's load, and
-// a ratio across runs moves with it (within a run it does not).
+// a ratio across runs moves with it (within a run it does not). Tokens do
+// not move with the load: under a token budget (MaxTokensRatio) a system
+// whose tokens@10 grew significantly past that ratio of the old run's
+// regressed.
 type RunGate struct {
 	// Cases is how many cases both runs have with the same query and gold
 	// (campaignfmt.Task.SHA256); Changed lists those that differ, left out.
@@ -35,9 +38,12 @@ type SystemGate struct {
 	Tests  []Paired `json:"tests,omitempty"`
 	// Latency is the new run's per-case latency against the old's,
 	// informative only.
-	Latency     *LatencyTest `json:"latency,omitempty"`
-	OldDecision string       `json:"old_decision,omitempty"`
-	NewDecision string       `json:"new_decision,omitempty"`
+	Latency *LatencyTest `json:"latency,omitempty"`
+	// Tokens is the new run's per-case tokens@10 against the old's, under
+	// a token budget (nil without one, or without token counts in either).
+	Tokens      *TokensTest `json:"tokens,omitempty"`
+	OldDecision string      `json:"old_decision,omitempty"`
+	NewDecision string      `json:"new_decision,omitempty"`
 	// Regressions name what failed the gate; empty when it passed.
 	Regressions []string `json:"regressions,omitempty"`
 }
@@ -109,6 +115,12 @@ func CompareRuns(old, new *Summary, rules DecisionRules) *RunGate {
 				p := st.Paired(lo, ln)
 				sg.Latency = &LatencyTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)), P: resultfmt.Fixed(p.P), N: p.N}
 			}
+			if rules.MaxTokensRatio > 0 {
+				sg.Tokens = tokensAcross(oc, nc, idx, st)
+				if sg.Tokens.Above(rules.MaxTokensRatio) {
+					sg.Regressions = append(sg.Regressions, fmt.Sprintf("%s new/old > %.2fx (the token budget)", sg.Tokens, rules.MaxTokensRatio))
+				}
+			}
 			for _, r := range rules.Gains {
 				ov, nv := make([]float64, len(idx)), make([]float64, len(idx))
 				for k, p := range idx {
@@ -151,6 +163,27 @@ func CompareRuns(old, new *Summary, rules DecisionRules) *RunGate {
 	return g
 }
 
+// tokensAcross compares the new run's tokens@10 (nc) with the old's (oc)
+// on the paired cases idx (new, old) that both ran and a tokenizer
+// counted; nil when none.
+func tokensAcross(oc, nc *columns, idx [][2]int, st metrics.Stats) *TokensTest {
+	var lo, ln, to, tn []float64
+	for _, p := range idx {
+		o, n := oc.tok[p[1]], nc.tok[p[0]]
+		if nc.failed[p[0]] || oc.failed[p[1]] || math.IsNaN(o) || math.IsNaN(n) {
+			continue
+		}
+		lo, ln = append(lo, 0), append(ln, math.Log(max(n, 1)/max(o, 1)))
+		to, tn = append(to, o), append(tn, n)
+	}
+	if len(lo) == 0 {
+		return nil
+	}
+	p := st.Paired(lo, ln)
+	return &TokensTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
+		P: resultfmt.Fixed(p.P), N: p.N, Mean: resultfmt.Fixed(metrics.Mean(tn)), BaselineMean: resultfmt.Fixed(metrics.Mean(to))}
+}
+
 // Text renders g for a terminal: one block per system, then the verdict.
 func (g *RunGate) Text() string {
 	var b strings.Builder
@@ -175,6 +208,9 @@ func (g *RunGate) Text() string {
 		}
 		if s.Latency != nil {
 			fmt.Fprintf(&b, "  latency    %.2fx [%.2fx, %.2fx] new/old (not gated: it moves with the machines' load)\n", float64(s.Latency.Ratio), float64(s.Latency.Low), float64(s.Latency.High))
+		}
+		if s.Tokens != nil {
+			fmt.Fprintf(&b, "  tokens@10  %.2fx [%.2fx, %.2fx] new/old (%.0f → %.0f)\n", float64(s.Tokens.Ratio), float64(s.Tokens.Low), float64(s.Tokens.High), float64(s.Tokens.BaselineMean), float64(s.Tokens.Mean))
 		}
 		for _, r := range s.Regressions {
 			fmt.Fprintf(&b, "  regression: %s\n", r)

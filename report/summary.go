@@ -164,6 +164,24 @@ func (c Config) Measures() []metrics.Measure {
 	return ms
 }
 
+// tokensAt10 is the tokens@10 of hits (metrics.TokensAt over the tokens
+// each hit carries, in rank order), what a token budget compares: from the
+// hits, not the record's values, so that a rescored record (whose values
+// are the report's measures) keeps it; NaN when no hit was counted.
+func tokensAt10(hits []resultfmt.Hit) float64 {
+	hs := slices.Clone(hits)
+	sort.SliceStable(hs, func(a, b int) bool { return hs[a].Rank < hs[b].Rank })
+	ids := make([]string, len(hs))
+	for i := range hs {
+		ids[i] = strconv.Itoa(i) // only the tokens count here
+	}
+	v, err := metrics.Score(ids, nil, []metrics.Measure{metrics.TokensAt.At(metrics.TokensDepth)}, metrics.Options{Tokens: hitTokens(hs)})
+	if err != nil {
+		return math.NaN()
+	}
+	return v[0]
+}
+
 // Summary is everything a report shows.
 type Summary struct {
 	Meta        campaignfmt.Meta `json:"meta"`
@@ -255,6 +273,7 @@ type columns struct {
 	present []bool
 	failed  []bool    // the record carries an error (its values are 0)
 	lat     []float64 // query latency, ms
+	tok     []float64 // tokens@10; NaN when no tokenizer counted the case
 	first   []int     // first relevant rank, 0 = none
 	top1    []bool
 }
@@ -431,7 +450,10 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	ks := s.cfg.Ks
 	maxK := slices.Max(ks)
 	c := &columns{vals: map[string][]float64{}, present: make([]bool, len(s.tasks)), failed: make([]bool, len(s.tasks)),
-		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks)), lat: make([]float64, len(s.tasks))}
+		first: make([]int, len(s.tasks)), top1: make([]bool, len(s.tasks)), lat: make([]float64, len(s.tasks)), tok: make([]float64, len(s.tasks))}
+	for i := range c.tok {
+		c.tok[i] = math.NaN()
+	}
 	for _, m := range s.Measures {
 		c.vals[m] = make([]float64, len(s.tasks))
 	}
@@ -453,6 +475,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 		}
 		lat = append(lat, r.LatencyMS)
 		c.lat[i] = r.LatencyMS
+		c.tok[i] = tokensAt10(r.Hits)
 		for _, m := range s.Measures {
 			c.vals[m][i] = r.Values[m]
 		}

@@ -204,8 +204,20 @@ func (s *Summary) Markdown() string {
 		}
 	}
 	if len(s.Decisions) > 0 {
-		b.WriteString("\n## Costs against the baseline\n\nLatency: the geometric mean of the per-case ratios system/baseline on the cases both ran, with its 95% paired bootstrap interval (a load that slows every query alike leaves it unchanged); a budget decides only when the whole interval is past it. Index: the cold build time (a reused index counts with the build time recorded when it was built).\n\n" +
-			"| system | latency ratio | 95% CI | p | n | index ratio (cold) | peak RSS MiB |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Costs against the baseline\n\nLatency: the geometric mean of the per-case ratios system/baseline on the cases both ran, with its 95% paired bootstrap interval (a load that slows every query alike leaves it unchanged); a budget decides only when the whole interval is past it. Index: the cold build time (a reused index counts with the build time recorded when it was built).")
+		tokCol := s.cfg.Rules.MaxTokensRatio > 0
+		if tokCol {
+			b.WriteString(" Tokens (under a token budget): tokens@10, the context of the top 10 hits, as the geometric mean of the per-case ratios with its 95% paired bootstrap interval, as latency.")
+		}
+		b.WriteString("\n\n| system | latency ratio | 95% CI | p | n | index ratio (cold) | peak RSS MiB |")
+		if tokCol {
+			b.WriteString(" tokens@10 ratio [95% CI] |")
+		}
+		b.WriteString("\n|---|---|---|---|---|---|---|")
+		if tokCol {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
 		for _, d := range s.Decisions {
 			if d.Latency == nil && d.Index == nil {
 				continue
@@ -229,7 +241,15 @@ func (s *Summary) Markdown() string {
 			if ss := s.system(d.Model); ss != nil {
 				rss = f1(ss.PeakRSSMB)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", d.Model, lat, ci, p, n, idx, rss)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |", d.Model, lat, ci, p, n, idx, rss)
+			if tokCol {
+				tok := "not compared (no token counts)"
+				if t := d.Tokens; t != nil {
+					tok = fmt.Sprintf("%.2fx [%.2fx, %.2fx] (%.0f vs %.0f)", float64(t.Ratio), float64(t.Low), float64(t.High), float64(t.Mean), float64(t.BaselineMean))
+				}
+				fmt.Fprintf(&b, " %s |", tok)
+			}
+			b.WriteString("\n")
 		}
 	}
 	g := s.cfg.Rules
@@ -240,6 +260,9 @@ func (s *Summary) Markdown() string {
 	}
 	fmt.Fprintf(&b, "A system becomes `default` when one of %s holds with a significant paired test (Holm-corrected p < %.2f, CI above 0), no gate measure drops significantly by its threshold, every repository and intent with ≥ %d cases keeps the gain (else `needs_more_data`), and it is not significantly over a budget: query latency ≤ %.2f× the baseline (the paired ratio's whole interval above it is over), cold index time ≤ %.2f× and peak RSS ≤ %.0f MiB (else `quality_profile`). Without a gain: `interactive_profile` when it is no worse within %.2f on every gate measure (each CI above −%.2f: non-inferiority) and significantly faster than %.2f× the baseline; `needs_more_data` when a gain reaches its threshold without significance, or when it is faster but not shown no worse (each says how many more paired cases would settle it at the observed effect and spread); `rejected` otherwise; fewer than %d paired cases is `needs_more_data`. A system that failed every case is `rejected`; one that failed some is never `default` or a profile (`needs_more_data`, rule partial_failure).\n",
 		strings.Join(gains, ", or "), g.Alpha, g.MinGroupCases, g.MaxLatencyRatio, g.MaxIndexRatio, g.MaxPeakRSSMB, g.margin(), g.margin(), g.InteractiveLatencyRatio, g.MinCases)
+	if g.MaxTokensRatio > 0 {
+		fmt.Fprintf(&b, "\nToken budget: a gain is `default` only if the context it hands an agent, tokens@10 (docs/judging.md, Tokens), is not significantly over %.2f× the baseline's (the paired per-case ratio's whole interval above it is over: `quality_profile`); records no tokenizer counted leave it unchecked, and the decision says so.\n", g.MaxTokensRatio)
+	}
 	if len(s.Failures) > 0 {
 		b.WriteString("\n## Failures\n\n")
 		for _, f := range s.Failures {

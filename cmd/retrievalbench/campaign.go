@@ -24,6 +24,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/systems/builtin"
 	"github.com/retrievalbench/retrievalbench/systems/dense"
 	"github.com/retrievalbench/retrievalbench/systems/external"
+	"github.com/retrievalbench/retrievalbench/tokens"
 )
 
 // runCampaign runs every chosen model (and a BM25 baseline) over the
@@ -57,6 +58,7 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	taskTimeoutFlag(fs, &cfg.TaskTimeout)
 	fs.StringVar(&cfg.Name, "name", "", "dataset `name` in the reports (default: cases-<case file or its folder>)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
+	tokenizer := fs.String("tokenizer", tokens.Default, "count the tokens of every hit with this tokenizer for the token measures (tokens@10, covered_tok@B, ndcg_tok@B) and the token budget: a pinned one's `name` (qwen3, fetched by make tokenizer), a tokenizer.json path, or none")
 	shardFlag := fs.String("shard", "", "run only part `I/N` of the cells (system × repository; 1 ≤ I ≤ N, every part with the same other flags), writing part.json and results/ to -out; merge the parts with -merge")
 	shardCosts := fs.String("shard-costs", "", "comma-separated campaign output `dirs` (whole, merged or parts): balance -shard by their cells' recorded wall times (default: round-robin)")
 	merge := fs.String("merge", "", "comma-separated part `dirs` of a sharded campaign: write into -out what one whole run writes (no other flag but -out and -v)")
@@ -125,6 +127,9 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Cases, cfg.Repos, cfg.Specs = *casesFile, *repos, specs
 	cfg.Meta = toolMeta(gen)
+	if err := campaignTokenizer(&cfg, *tokenizer, set["tokenizer"], stderr); err != nil {
+		return err
+	}
 	for _, f := range cat.Files() {
 		sum, err := campaignfmt.SumFile("user model manifest", f)
 		if err != nil {
@@ -182,6 +187,30 @@ func runCampaign(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return printCampaign(res, *out, stdout)
+}
+
+// campaignTokenizer loads the tokenizer named name into cfg (nil for
+// none) and records it. The default one missing from the cache leaves the
+// token measures off with a warning, as go test does; a tokenizer asked for
+// by name, or a token budget, needs it.
+func campaignTokenizer(cfg *campaign.Config, name string, asked bool, stderr io.Writer) error {
+	budget := cfg.Report.Rules.MaxTokensRatio > 0
+	if name == tokens.None {
+		if budget {
+			return usagef("campaign: -max-tokens-ratio needs a tokenizer, not -tokenizer none")
+		}
+		return nil
+	}
+	t, err := tokens.Load(cfg.CacheDir, name)
+	switch {
+	case err != nil && (asked || budget):
+		return usagef("campaign: -tokenizer: %v", err)
+	case err != nil:
+		fmt.Fprintf(stderr, "campaign: token measures off: %v\n", err)
+		return nil
+	}
+	cfg.Tokens, cfg.Meta.Tokenizer = t, t.ID()
+	return nil
 }
 
 // mergeCampaign writes the campaign of a sharded run's parts.

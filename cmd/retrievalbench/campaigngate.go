@@ -20,7 +20,9 @@ func runCampaignGate(args []string, stdout, stderr io.Writer) error {
 		"them on the cases whose query and gold are unchanged, and tests each system's gate measures new\n"+
 		"against old (paired bootstrap, Holm-corrected over the systems). Exits 1 when a system drops a\n"+
 		"gate measure by its threshold significantly, fails every case, or is missing from the new run;\n"+
-		"latency is shown, not gated (it moves with the load). The rules and statistics are the new\n"+
+		"latency is shown, not gated (it moves with the load); under a token budget (-max-tokens-ratio,\n"+
+		"or the run's recorded one) so is a system whose tokens@10 grew significantly past that ratio.\n"+
+		"The rules and statistics are the new\n"+
 		"run's recorded ones unless a flag overrides them.\n\nflags:\n", stderr)
 	sheet := fs.String("sheet", "", "filled grading-sheet `csv` applied to both runs")
 	labels := fs.String("labels", "", "labels `jsonl` applied to both runs, instead of -sheet")

@@ -29,6 +29,7 @@ type reportFlags struct {
 	timestamp string
 	minCases  int
 	maxRSS    float64
+	maxTokens float64
 	// set names the flags given on the command line (visit); nil means
 	// every flag counts as given.
 	set map[string]bool
@@ -41,6 +42,7 @@ func (rf *reportFlags) register(fs *flag.FlagSet, ksDefault string) {
 	d := report.DefaultDecisionRules()
 	fs.IntVar(&rf.minCases, "min-cases", d.MinCases, "paired cases a decision needs (default: the campaign's recorded rule)")
 	fs.Float64Var(&rf.maxRSS, "max-rss-mb", d.MaxPeakRSSMB, "memory budget of the decision rules, in `MiB` (0 = none; default: the campaign's recorded rule)")
+	fs.Float64Var(&rf.maxTokens, "max-tokens-ratio", d.MaxTokensRatio, "token budget of the decision rules: a gain is a default only if its tokens@10 (the context of its top 10 hits, counted by -tokenizer) is not significantly over this `ratio` of the baseline's (0 = none; default: the campaign's recorded rule)")
 }
 
 // visit notes which of fs's flags the command line gave: only those
@@ -85,6 +87,10 @@ func (rf *reportFlags) configOn(base report.Config) (report.Config, []string, er
 	if rf.given("max-rss-mb") {
 		cfg.Rules.MaxPeakRSSMB = rf.maxRSS
 		over = append(over, "-max-rss-mb")
+	}
+	if rf.given("max-tokens-ratio") {
+		cfg.Rules.MaxTokensRatio = rf.maxTokens
+		over = append(over, "-max-tokens-ratio")
 	}
 	return cfg, over, cfg.Validate()
 }

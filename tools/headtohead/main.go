@@ -5,11 +5,16 @@
 // system, p50 query latency, index time and peak RSS (from the cell files).
 //
 //	go run ./tools/headtohead -results DIR[,DIR…] [-warm DIR,…] [-builtin bm25,dense,hybrid,graph,static]
+//	go run ./tools/headtohead -tokens [-budget 2000] -golden golden/swe-qa/small,… | -results DIR,…
 //
 // A cell present in several directories is taken from the first that has
 // it, so a cold run of the slow cells can be listed before a run of the rest.
 // Index times of the cells from a -warm directory (a run whose cache held
 // the indexes already) are marked "(reused)".
+//
+// -tokens prints instead what each system's context costs and is worth at a
+// token budget (WriteTokens), from results or from committed golden files
+// (-golden: their per-task values).
 package main
 
 import (
@@ -50,8 +55,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	opt := Options{Primary: "ndcg@10"}
 	fs.IntVar(&opt.Rounds, "rounds", 10000, "paired randomization test `rounds`")
 	fs.Uint64Var(&opt.Seed, "seed", 1, "randomization test `seed`")
+	tokensMode := fs.Bool("tokens", false, "print tokens@10 and quality at each token budget instead, with the ranks at -budget")
+	budget := fs.Int("budget", 2000, "the token `budget` whose ndcg_tok ranks the systems against nDCG@10 (-tokens)")
+	golden := fs.String("golden", "", "comma-separated golden `dirs` (golden/DATASET/SPLIT) to read instead of -results (-tokens)")
+	only := fs.String("systems", "", "comma-separated `systems` or system/configs to show (-tokens; default: every one)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *tokensMode && *golden != "" && *results == "" && fs.NArg() == 0 {
+		recs, err := readGolden(strings.Split(*golden, ","))
+		if err != nil {
+			return err
+		}
+		return WriteTokens(stdout, onlySystems(recs, *only), *budget)
+	}
+	if *golden != "" {
+		return fmt.Errorf("-golden goes with -tokens, instead of -results")
 	}
 	if *results == "" || fs.NArg() != 0 {
 		return fmt.Errorf("need -results DIR[,DIR…] and no arguments")
@@ -87,6 +106,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		maps.Copy(have, mine)
+	}
+	if *tokensMode {
+		return WriteTokens(stdout, onlySystems(recs, *only), *budget)
 	}
 	return Write(stdout, recs, cells, opt)
 }
@@ -241,4 +263,20 @@ func p50(rw *row) float64 {
 		return ls[n/2]
 	}
 	return (ls[n/2-1] + ls[n/2]) / 2
+}
+
+// onlySystems keeps the records of the comma-separated systems or
+// system/configs ("" keeps every one).
+func onlySystems(recs []resultfmt.Record, systems string) []resultfmt.Record {
+	if systems == "" {
+		return recs
+	}
+	keep := strings.Split(systems, ",")
+	var out []resultfmt.Record
+	for _, r := range recs {
+		if slices.Contains(keep, r.System) || slices.Contains(keep, r.Model()) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
