@@ -23,7 +23,7 @@ func Spec(cfg *Config) systems.Spec {
 		NoDocIDs:  noDocIDs(cfg),
 		Bench: systems.Schedule{
 			Tolerance: cfg.Tolerance, ToleranceReason: reason,
-			Heavy: cfg.Heavy, Only: cfg.Only,
+			Heavy: cfg.Heavy, FixturesOnly: cfg.FixturesOnly, Only: cfg.Only,
 			MaxDocs: cfg.MaxDocs, MaxDocsReason: cfg.MaxDocsReason,
 			Unsupported: unsupported(cfg),
 		},

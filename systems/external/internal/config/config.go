@@ -108,6 +108,11 @@ type Config struct {
 	Tolerance       float64 `json:"tolerance,omitempty"`
 	ToleranceReason string  `json:"tolerance_reason,omitempty"`
 	Heavy           bool    `json:"heavy,omitempty"`
+	// FixturesOnly runs the system on the hermetic fixtures alone at the CI
+	// size unless -heavy asks for more (systems.Spec.Bench.FixturesOnly):
+	// for a config whose every data-pack cell costs a cold index of its own.
+	// Not hashed.
+	FixturesOnly bool `json:"fixtures_only,omitempty"`
 	// Only names the "family/dataset" cells the system runs in (patterns;
 	// empty: all), e.g. ["repoqa/*", "sweqa/sweqa"].
 	Only []string `json:"only,omitempty"`
@@ -669,7 +674,7 @@ func (c *Config) hashText() string {
 	h.Description, h.Requires, h.Secrets = "", nil, nil
 	h.Timeout, h.StartTimeout, h.MaxOutputBytes, h.WholeFiles = "", "", 0, nil
 	h.Tolerance, h.ToleranceReason, h.Heavy, h.Only, h.Unsupported = 0, "", false, nil, nil
-	h.MaxDocs, h.MaxDocsReason = 0, ""
+	h.MaxDocs, h.MaxDocsReason, h.FixturesOnly = 0, "", false
 	h.Retry, h.MaxConcurrency = nil, 0
 	if h.Index != nil {
 		ix := *h.Index

@@ -212,6 +212,7 @@ func TestHashFields(t *testing.T) {
 		{"max output", `"timeout": "30s"`, `"timeout": "30s", "max_output_bytes": 10`, false, "limits decide failure, not results"},
 		{"description", `"transport"`, `"description": "words", "transport"`, false, "prose"},
 		{"max_docs", `"transport"`, `"max_docs": 100, "max_docs_reason": "slow", "transport"`, false, "which cells run, not what a cell returns"},
+		{"fixtures_only", `"transport"`, `"fixtures_only": true, "transport"`, false, "which cells run, not what a cell returns"},
 		{"requires", `"transport"`, `"requires": [{"program": "demo"}], "transport"`, false, "where to find it, not what it does"},
 		{"secret env value", `${DEMO_KEY:-x}`, `literal-secret-value`, false, "a secret's value never enters the hash"},
 		{"env_pass", `"transport"`, `"env_pass": ["JAVA_HOME"], "transport"`, true, "what a child inherits changes what it does"},
