@@ -128,6 +128,28 @@ func TestGoldenWithoutTokenMeasures(t *testing.T) {
 	c := CheckGolden(costlier, counted, 0.01)
 	require.Len(t, c.Failures, 1)
 	require.Contains(t, c.Failures[0], "tokens@10: 2400.0000 → 2500.0000 (more than 1% above the baseline")
+	// On a CPU class the golden has no baseline of, a rise in tokens is
+	// what near-tie swaps across rank 10 do: excused while the quality
+	// measures hold, a failure when one of them fails too.
+	otherClass := *counted
+	otherClass.CPUClass = "amd64-avx2"
+	costlier.CPUClass = "amd64-avx512-vnni"
+	c = CheckGolden(costlier, &otherClass, 0.01)
+	require.Empty(t, c.Failures)
+	require.Len(t, c.Excused, 1)
+	require.Contains(t, c.Excused[0], "tokens@10: 2400.0000 → 2500.0000")
+	worse := cloneGolden(withTokens, 2400)
+	worse.CPUClass = "amd64-avx512-vnni"
+	worse.Metrics["ndcg_tok@2000"] = resultfmt.NewStat(0.9, 0.9, 0.9) // the run's is 0.3155: a real drop
+	worse.Tasks = nil                                                 // no per-task values: no near-tie excuse
+	c = CheckGolden(worse, &otherClass, 0.01)
+	require.Len(t, c.Failures, 2, "ndcg_tok@2000 and tokens@10 both fail: %q", c.Failures)
+	require.Empty(t, c.Excused)
+	exact := cloneGolden(costlier, 2400)
+	exact.Tolerance = 0
+	c = CheckGolden(exact, &otherClass, 0)
+	require.Len(t, c.Failures, 1, "a deterministic config (tolerance 0) is not excused on another class: %q", c.Failures)
+	require.Contains(t, c.Failures[0], "tokens@10: 2400.0000 → 2500.0000")
 	cheaper := cloneGolden(withTokens, 2600)
 	c = CheckGolden(cheaper, counted, 0.01)
 	require.Empty(t, c.Failures)
