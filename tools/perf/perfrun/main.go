@@ -62,8 +62,8 @@ type env struct {
 	// shapes, evalPeerNames and evalSets are the eval job's inputs, peers
 	// and measure sets (evalMeasureSets).
 	shapes, evalPeerNames, evalSets []string
-	rows                  []string
-	notes                 []string
+	rows                            []string
+	notes                           []string
 }
 
 func run() error {
