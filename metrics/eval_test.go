@@ -100,3 +100,35 @@ func TestEvaluateDoesNotModifyRun(t *testing.T) {
 		t.Errorf("Evaluate reordered the caller's run (-want +got):\n%s", diff)
 	}
 }
+
+// TestJudgedOnly: trec_eval -J ranks only the judged results (grade ≥ 0)
+// among the first MaxDocs in score order, so an unjudged result above a
+// relevant one no longer pushes it down, and num_ret counts the judged.
+func TestJudgedOnly(t *testing.T) {
+	qrels := Qrels{"q": {"r1": 1, "n1": 0, "r2": 2, "x": -1}}
+	// Out of rank order on purpose: z (unjudged) ranks first, then r1,
+	// n1, x (judged as unjudged), r2, y.
+	run := Run{"q": {{"y", 0.1}, {"r2", 0.5}, {"n1", 0.7}, {"z", 0.9}, {"x", 0.6}, {"r1", 0.8}}}
+	m := ms(t, "P@1", "P@2", "mrr")
+	for _, tt := range []struct {
+		name   string
+		opt    EvalOptions
+		want   []float64
+		numRet int
+		relRet int
+	}{
+		{"all results", EvalOptions{}, []float64{0, 0.5, 0.5}, 6, 2},
+		{"judged only", EvalOptions{JudgedOnly: true}, []float64{1, 0.5, 1}, 3, 2},
+		{"judged among the first 3", EvalOptions{JudgedOnly: true, MaxDocs: 3}, []float64{1, 0.5, 1}, 2, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Evaluate(qrels, run, m, tt.opt)
+			require.NoError(t, err)
+			require.Len(t, res.Queries, 1)
+			q := res.Queries[0]
+			require.Equal(t, tt.want, q.Values)
+			require.Equal(t, tt.numRet, q.NumRet)
+			require.Equal(t, tt.relRet, q.NumRelRet)
+		})
+	}
+}

@@ -21,7 +21,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
 
-const evalUsage = `usage: retrievalbench eval [-m measure]... [-q] [-c] [-l level] [-M max] QRELS RUN
+const evalUsage = `usage: retrievalbench eval [-m measure]... [-q] [-c] [-l level] [-M max] [-J] QRELS RUN
 
 Evaluates the TREC run RUN against the TREC qrels QRELS and prints
 trec_eval's output format, "measure<TAB>qid|all<TAB>value", with trec_eval's
@@ -58,6 +58,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	complete := fs.Bool("c", false, "average over all judged queries; a judged query without results scores 0")
 	level := fs.Int("l", 1, "lowest grade that counts as relevant")
 	maxDocs := fs.Int("M", 0, "evaluate only the first `max` ranked results of each query (0: all)")
+	judgedOnly := fs.Bool("J", false, "evaluate only the judged results (after -M): unjudged ones are dropped and the rest ranked in order")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the evaluation to `file` (for go tool pprof)")
 	var split []string
 	for _, a := range args {
@@ -86,7 +87,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("eval: %v", err)
 	}
-	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs}
+	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs, JudgedOnly: *judgedOnly}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
