@@ -33,6 +33,12 @@ type EvalOptions struct {
 	// in their order (trec_eval -J): every measure, num_ret included, is
 	// over the judged documents only.
 	JudgedOnly bool
+	// AllJudged ranks every judged document, not only those with a
+	// positive grade: Ranking.Grades holds the judged non-relevant ones
+	// at their ranks too, for measures that count them (trec_eval's
+	// bpref). Without it only positive grades are placed (the others
+	// may read Unjudged), which is all the built-in measures need.
+	AllJudged bool
 }
 
 // QueryResult is the evaluation of one query.
@@ -178,7 +184,7 @@ func (e *Evaluator) score(qid string, results []Result, sc *scratch) QueryResult
 // the same either way. rg, when not nil, holds each result's grade
 // (gradeTable.check); else each is looked up in qr.
 func (e *Evaluator) rank(qr *gradeTable, results []Result, rg, grades []int) []int {
-	if e.opt.JudgedOnly {
+	if e.opt.JudgedOnly || e.opt.AllJudged {
 		return e.rankJudged(qr, results, rg, grades)
 	}
 	gr := grader{qr, results, rg}
@@ -359,10 +365,11 @@ func (e *Evaluator) rankSorted(qr *gradeTable, results []Result, grades []int) [
 	return grades
 }
 
-// rankJudged is rank for JudgedOnly: the grades of the judged results
-// among the first MaxDocs in trec_eval's order, in that order. Every
-// judged document's rank counts here (the non-relevant ones move the
-// relevant ones up), so results not in order are sorted.
+// rankJudged is rank for JudgedOnly and AllJudged: the grades of the
+// first MaxDocs results in trec_eval's order, in that order, without the
+// unjudged ones (JudgedOnly). Every judged document's rank counts here
+// (with JudgedOnly the non-relevant ones move the relevant ones up), so
+// results not in order are sorted.
 func (e *Evaluator) rankJudged(qr *gradeTable, results []Result, rg, grades []int) []int {
 	if !inRankOrder(results) {
 		SortRun(results)
@@ -375,7 +382,7 @@ func (e *Evaluator) rankJudged(qr *gradeTable, results []Result, rg, grades []in
 	}
 	grades = grades[:0]
 	for i := range n {
-		if g := gr.at(i); g >= 0 {
+		if g := gr.at(i); g >= 0 || !e.opt.JudgedOnly {
 			grades = append(grades, g)
 		}
 	}

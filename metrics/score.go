@@ -92,9 +92,10 @@ func gradeOf(qrels map[string]int, doc string) int {
 
 // Judged is what one query's judgments contribute, independent of the run.
 type Judged struct {
-	NumRel   int       // judged documents with grade ≥ the relevance level
-	MaxGrade int       // highest grade judged (0 when none is positive)
-	Ideal    []float64 // positive grades, highest first: the ideal ranking's gains
+	NumRel    int       // judged documents with grade ≥ the relevance level
+	NumNonRel int       // judged documents with a grade from 0 to below the level
+	MaxGrade  int       // highest grade judged (0 when none is positive)
+	Ideal     []float64 // positive grades, highest first: the ideal ranking's gains
 }
 
 // add counts one judged document's grade g at relevance level lvl; its
@@ -102,6 +103,8 @@ type Judged struct {
 func (j *Judged) add(g, lvl int) {
 	if g >= lvl {
 		j.NumRel++
+	} else if g >= 0 {
+		j.NumNonRel++
 	}
 	if g > 0 {
 		j.Ideal = append(j.Ideal, float64(g))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"runtime"
@@ -83,7 +84,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if len(measures) == 0 {
 		measures = stringList{"official"}
 	}
-	sel, err := selectMeasures(measures)
+	sel, err := selectMeasures(measures, *judgedOnly)
 	if err != nil {
 		return usagef("eval: %v", err)
 	}
@@ -128,6 +129,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 // memory, and only a run that is not grouped is held whole (packed) until
 // its last line is read.
 func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.EvalOptions) (*metrics.RunResult, string, error) {
+	// bpref counts the judged non-relevant documents above each relevant
+	// one: every judged document is ranked, not only the relevant ones.
+	if slices.ContainsFunc(ms, func(m metrics.Measure) bool { return m.Def == bpref }) {
+		opt.AllJudged = true
+	}
 	tj, err := trecfmt.ReadJudgmentsFile(qrelsPath)
 	if err != nil {
 		return nil, "", err
@@ -172,7 +178,19 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	if err != nil {
 		return nil, "", err
 	}
-	return e.Result(), tag, nil
+	res := e.Result()
+	if opt.Complete {
+		// trec_eval's summary num_rel under -c counts every judgment
+		// with a grade above 0, whatever the relevance level (-l): the
+		// per-query values use the level, the summary does not.
+		res.NumRel = 0
+		for _, g := range judgments.Grades {
+			if g > 0 {
+				res.NumRel++
+			}
+		}
+	}
+	return res, tag, nil
 }
 
 // gcHeadroom is how far above the memory in use after reading the
@@ -244,8 +262,8 @@ var (
 	// measureSets are trec_eval's measure groups, restricted to the
 	// measures this tool computes.
 	measureSets = map[string][]string{
-		"official": append(slices.Clone(countNames), "map", "Rprec", "recip_rank", "P"),
-		"all_trec": append(slices.Clone(countNames), "map", "Rprec", "recip_rank", "P", "recall",
+		"official": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
+		"all_trec": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "recall",
 			"ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"),
 	}
 )
@@ -264,7 +282,7 @@ func trecFamily(name string) (string, bool) {
 
 // selectMeasures expands -m values (trec_eval names, parameter lists,
 // all_trec/official, or this tool's names) into a selection.
-func selectMeasures(args []string) (*selection, error) {
+func selectMeasures(args []string, judgedOnly bool) (*selection, error) {
 	sel := &selection{counts: map[string]bool{}}
 	seen := map[metrics.Measure]bool{}
 	add := func(m metrics.Measure) {
@@ -288,6 +306,15 @@ func selectMeasures(args []string) (*selection, error) {
 			return nil
 		}
 		name, params, hasParams := strings.Cut(a, ".")
+		if ms, ok, err := trecOnly(name, hasParams, judgedOnly); ok {
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				add(m)
+			}
+			return nil
+		}
 		if prefix, ok := trecFamily(name); ok {
 			cuts := defaultCutoffs
 			if name == "success" {
@@ -341,7 +368,10 @@ func selectMeasures(args []string) (*selection, error) {
 // printRank orders measures as trec_eval prints them; measures trec_eval
 // does not have come last.
 func printRank(m metrics.Measure) int {
-	order := []string{"map", "Rprec", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"}
+	order := []string{"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"}
+	if m.Def == iprecAtRecall || m.Def == iprecAtRecallJ {
+		return slices.Index(order, "iprec_at_recall")
+	}
 	name := m.TrecName()
 	if i := slices.Index(order, name); i >= 0 {
 		return i
@@ -365,10 +395,21 @@ func (s *selection) print(w io.Writer, qid string, values []float64, numRet, num
 		}
 	}
 	for i, m := range s.measures {
-		name := m.TrecName()
-		if name == "" {
-			name = m.String()
+		v := values[i]
+		if m.Def == gmMap {
+			// trec_eval prints gm_map only over all queries: the
+			// exponential of the mean of each query's log.
+			if qid != "all" {
+				continue
+			}
+			v = math.Exp(v)
 		}
-		fmt.Fprintf(w, "%-22s\t%s\t%.4f\n", name, qid, values[i])
+		if math.IsNaN(v) {
+			// trec_eval's printf("%6.4f") of the NaN that 0.0/0.0
+			// gives on x86-64.
+			fmt.Fprintf(w, "%-22s\t%s\t  -nan\n", trecPrintName(m), qid)
+			continue
+		}
+		fmt.Fprintf(w, "%-22s\t%s\t%.4f\n", trecPrintName(m), qid, v)
 	}
 }

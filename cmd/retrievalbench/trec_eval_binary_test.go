@@ -34,6 +34,9 @@ func TestTrecEvalBinary(t *testing.T) {
 		{"-q", "-c", "-m", "P.1,5,10"},
 		{"-q", "-c", "-M", "100", "-m", "map", "-m", "ndcg_cut.10"},
 		{"-q", "-c", "-l", "2", "-m", "map", "-m", "ndcg_cut.10"},
+		{"-q", "-c"}, // trec_eval's default measures (official)
+		{"-q", "-c", "-J", "-l", "2", "-M", "150"},
+		{"-c", "-l", "3"},
 		{"-q", "-c", "-J", "-m", "map", "-m", "ndcg_cut.10", "-m", "P.5,10", "-m", "num_ret", "-m", "num_rel_ret"},
 		{"-q", "-c", "-J", "-M", "100", "-l", "2", "-m", "map", "-m", "Rprec", "-m", "recip_rank", "-m", "ndcg"},
 		{"-q", "-c", "-M", "50", "-l", "3", "-m", "map_cut.5,50", "-m", "success.1,5", "-m", "set_P", "-m", "set_recall", "-m", "num_rel_ret"},
