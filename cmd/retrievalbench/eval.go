@@ -119,6 +119,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if sel.counts["num_q"] {
 		fmt.Fprintf(w, "%-22s\tall\t%d\n", "num_q", res.NumQ)
 	}
+	sel.numQ = res.NumQ
 	sel.print(w, "all", res.Mean, res.NumRet, res.NumRel, res.NumRelRet)
 	return w.Flush()
 }
@@ -131,7 +132,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.EvalOptions) (*metrics.RunResult, string, error) {
 	// bpref counts the judged non-relevant documents above each relevant
 	// one: every judged document is ranked, not only the relevant ones.
-	if slices.ContainsFunc(ms, func(m metrics.Measure) bool { return m.Def == bpref }) {
+	if slices.ContainsFunc(ms, needsAllJudged) {
 		opt.AllJudged = true
 	}
 	tj, err := trecfmt.ReadJudgmentsFile(qrelsPath)
@@ -252,6 +253,7 @@ func asMetricsResults(rs []trecfmt.Result) []metrics.Result {
 type selection struct {
 	measures []metrics.Measure
 	counts   map[string]bool // runid, num_q, num_ret, num_rel, num_rel_ret
+	numQ     int             // the queries averaged ("all": summed measures)
 }
 
 // Default cutoffs of trec_eval's cutoff measures.
@@ -263,8 +265,10 @@ var (
 	// measures this tool computes.
 	measureSets = map[string][]string{
 		"official": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
-		"all_trec": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "recall",
-			"ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"),
+		"all_trec": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
+			"relstring", "recall", "unj", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+			"Rprec_mult", "success", "map_cut", "ndcg_cut", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "set_P", "set_recall", "set_relative_P", "set_map",
+			"set_F", "num_nonrel_judged_ret"),
 	}
 )
 
@@ -368,9 +372,12 @@ func selectMeasures(args []string, judgedOnly bool) (*selection, error) {
 // printRank orders measures as trec_eval prints them; measures trec_eval
 // does not have come last.
 func printRank(m metrics.Measure) int {
-	order := []string{"map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"}
-	if m.Def == iprecAtRecall || m.Def == iprecAtRecallJ {
+	order := trecOrder
+	switch m.Def {
+	case iprecAtRecall, iprecAtRecallJ:
 		return slices.Index(order, "iprec_at_recall")
+	case rprecMult:
+		return slices.Index(order, "Rprec_mult")
 	}
 	name := m.TrecName()
 	if i := slices.Index(order, name); i >= 0 {
@@ -396,13 +403,25 @@ func (s *selection) print(w io.Writer, qid string, values []float64, numRet, num
 	}
 	for i, m := range s.measures {
 		v := values[i]
-		if m.Def == gmMap {
-			// trec_eval prints gm_map only over all queries: the
-			// exponential of the mean of each query's log.
+		switch {
+		case geometric(m):
+			// trec_eval prints gm_map and gm_bpref only over all
+			// queries: the exponential of the mean of each query's log.
 			if qid != "all" {
 				continue
 			}
 			v = math.Exp(v)
+		case m.Def == relstring:
+			if qid != "all" {
+				fmt.Fprintf(w, "%-22s\t%s\t%s\n", trecPrintName(m), qid, relstringText(v))
+			}
+			continue
+		case summed(m):
+			if qid == "all" {
+				v *= float64(s.numQ)
+			}
+			fmt.Fprintf(w, "%-22s\t%s\t%d\n", trecPrintName(m), qid, int64(math.Round(v)))
+			continue
 		}
 		if math.IsNaN(v) {
 			// trec_eval's printf("%6.4f") of the NaN that 0.0/0.0

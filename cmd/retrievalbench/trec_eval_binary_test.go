@@ -35,6 +35,9 @@ func TestTrecEvalBinary(t *testing.T) {
 		{"-q", "-c", "-M", "100", "-m", "map", "-m", "ndcg_cut.10"},
 		{"-q", "-c", "-l", "2", "-m", "map", "-m", "ndcg_cut.10"},
 		{"-q", "-c"}, // trec_eval's default measures (official)
+		{"-q", "-c", "-m", "all_trec"},
+		{"-q", "-c", "-J", "-M", "120", "-l", "2", "-m", "all_trec"},
+		{"-q", "-m", "all_trec"},
 		{"-q", "-c", "-J", "-l", "2", "-M", "150"},
 		{"-c", "-l", "3"},
 		{"-q", "-c", "-J", "-m", "map", "-m", "ndcg_cut.10", "-m", "P.5,10", "-m", "num_ret", "-m", "num_rel_ret"},
