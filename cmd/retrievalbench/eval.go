@@ -31,10 +31,14 @@ measure names and 4 decimals, so the output can be diffed against trec_eval.
 Measures (-m, repeatable): trec_eval names and parameter lists (map, Rprec,
 recip_rank, ndcg, P.5,10, recall.100, success.1,5,10, ndcg_cut.10,
 map_cut.10, set_P, set_recall, num_q, num_ret, num_rel, num_rel_ret, runid),
-the groups official (the default) and all_trec (both limited to the
-measures listed here), or this tool's names (hit@10, mrr@10, ndcg@10,
-pass@1-needle, coverage, …). trec_eval's attached forms (-l2, -M100,
--mP.5) are accepted too.
+trec_eval's other official and all_trec measures at their default
+parameters (gm_map, bpref, iprec_at_recall, relstring, unj, rbp, rbp_resid,
+infAP, gm_bpref, utility, 11pt_avg, G, ndcg_rel, Rndcg, binG, relative_P,
+Rprec_mult, set_relative_P, set_map, set_F, num_nonrel_judged_ret), the
+groups official (the default) and all_trec (as trec_eval 10.0 prints
+them), or this tool's names (hit@10, mrr@10, ndcg@10, pass@1-needle,
+coverage, …). trec_eval's attached forms (-l2, -M100, -mP.5) are accepted
+too.
 
 Exit status: 0 on success, 1 on a data error, 2 on bad usage.
 
