@@ -39,7 +39,8 @@ func supportedLine(line string, sets bool) bool {
 // TestEvalMatchesTrecEval runs "retrievalbench eval" with the flags of
 // trec_eval's own tests (TESTS.md in the data pack) and compares the output
 // with trec_eval's expected output, line for line, after dropping the lines
-// of measures this tool does not compute.
+// of measures this tool does not compute (the official and all_trec
+// outputs must be whole: byte for byte).
 func TestEvalMatchesTrecEval(t *testing.T) {
 	dir := filepath.Dir(testenv.MustHaveData(t, "trec_eval/TESTS.md"))
 	tests := []struct {
@@ -66,6 +67,13 @@ func TestEvalMatchesTrecEval(t *testing.T) {
 			require.NoError(t, run(args, &stdout, &stderr), "stderr: %s", stderr.String())
 			// meas_params gives trec_eval iprec_at_recall cutoffs of its
 			// own, which eval does not take.
+			if tt.name != "meas_params" && tt.name != "rel_level" {
+				whole, err := os.ReadFile(filepath.Join(dir, tt.expected))
+				require.NoError(t, err)
+				if stdout.String() != string(whole) {
+					t.Errorf("eval %s differs from trec_eval's %s byte for byte", strings.Join(tt.flags, " "), tt.expected)
+				}
+			}
 			want := filteredLines(t, filepath.Join(dir, tt.expected), tt.name != "meas_params")
 			if tt.name == "rel_level" {
 				// trec_eval's test ran with -mrelstring.20; eval's
