@@ -61,34 +61,33 @@ var (
 )
 
 // iprec is iprec_at_recall at recall k/100, with the value empty when
-// nothing is ranked.
+// nothing is ranked. trec_eval walks the ranking backwards from its end,
+// keeping the highest precision seen, and takes it at the relevant
+// document where the relevant ones retrieved reach round(k/100 × R)
+// (c). Precision only rises at a relevant document, so that is the
+// highest j/rank(j) over the relevant documents j ≥ max(c, 1): the same
+// divisions, found in one pass forwards.
 func iprec(r *metrics.Ranking, k int, empty float64) float64 {
-	numRet := len(r.Grades)
-	relRet := 0
-	for _, g := range r.Grades {
-		if g >= r.Level {
-			relRet++
-		}
-	}
 	cut := int(math.Round(float64(k) / 100 * float64(r.NumRel)))
-	if cut > relRet {
-		return 0
-	}
-	if numRet == 0 {
+	if len(r.Grades) == 0 {
+		if cut > 0 {
+			return 0
+		}
 		return empty
 	}
-	best := float64(relRet) / float64(numRet)
-	relSoFar := relRet
-	for i := numRet; i > 0 && relSoFar > 0; i-- {
-		if p := float64(relSoFar) / float64(i); best < p {
-			best = p
-		}
-		if r.Grades[i-1] >= r.Level {
-			if relSoFar == cut {
-				return best
+	from := max(cut, 1)
+	best, rel := 0.0, 0
+	for i, g := range r.Grades {
+		if g >= r.Level {
+			if rel++; rel >= from {
+				if p := float64(rel) / float64(i+1); best < p {
+					best = p
+				}
 			}
-			relSoFar--
 		}
+	}
+	if rel < cut {
+		return 0
 	}
 	return best
 }
