@@ -132,3 +132,12 @@ func TestJudgedOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestRelevantRanks: the 1-based ranks of the grades at or above the
+// level, the same on a second call.
+func TestRelevantRanks(t *testing.T) {
+	r := &Ranking{Grades: []int{0, 2, Unjudged, 1, 3}, Level: 2}
+	require.Equal(t, []int32{2, 5}, r.RelevantRanks())
+	require.Equal(t, []int32{2, 5}, r.RelevantRanks())
+	require.Empty(t, (&Ranking{Grades: []int{0, 1}, Level: 2}).RelevantRanks())
+}

@@ -158,6 +158,26 @@ type Ranking struct {
 	Task any
 	// Tokens is Options.Tokens.
 	Tokens []int
+	// relRanks caches RelevantRanks (relRanksSet: computed).
+	relRanks    []int32
+	relRanksSet bool
+}
+
+// RelevantRanks returns the 1-based ranks of the relevant documents
+// (grade ≥ Level) in rank order, computed on the first call and kept for
+// the Ranking's other measures: a measure at many cutoffs can read them
+// instead of walking the whole list at each. Grades must not change
+// after the first call.
+func (r *Ranking) RelevantRanks() []int32 {
+	if !r.relRanksSet {
+		r.relRanksSet = true
+		for i, g := range r.Grades {
+			if g >= r.Level {
+				r.relRanks = append(r.relRanks, int32(i+1))
+			}
+		}
+	}
+	return r.relRanks
 }
 
 // cut returns the number of ranked documents a measure at cutoff k looks

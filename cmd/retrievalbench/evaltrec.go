@@ -75,19 +75,15 @@ func iprec(r *metrics.Ranking, k int, empty float64) float64 {
 		}
 		return empty
 	}
-	from := max(cut, 1)
-	best, rel := 0.0, 0
-	for i, g := range r.Grades {
-		if g >= r.Level {
-			if rel++; rel >= from {
-				if p := float64(rel) / float64(i+1); best < p {
-					best = p
-				}
-			}
-		}
-	}
-	if rel < cut {
+	ranks := r.RelevantRanks()
+	if len(ranks) < cut {
 		return 0
+	}
+	best := 0.0
+	for j := max(cut, 1); j <= len(ranks); j++ {
+		if p := float64(j) / float64(ranks[j-1]); best < p {
+			best = p
+		}
 	}
 	return best
 }
@@ -431,13 +427,17 @@ const infapEpsilon = .00001
 
 // relRet counts the relevant documents among the first n ranked.
 func relRet(r *metrics.Ranking, n int) int {
-	c := 0
-	for _, g := range r.Grades[:n] {
-		if g >= r.Level {
-			c++
+	ranks := r.RelevantRanks()
+	lo, hi := 0, len(ranks)
+	for lo < hi { // the first rank beyond n
+		m := int(uint(lo+hi) >> 1)
+		if int(ranks[m]) <= n {
+			lo = m + 1
+		} else {
+			hi = m
 		}
 	}
-	return c
+	return lo
 }
 
 // elevenPtAvg is 11pt_avg with iprec's empty value.
