@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -140,4 +141,14 @@ func TestRelevantRanks(t *testing.T) {
 	require.Equal(t, []int32{2, 5}, r.RelevantRanks())
 	require.Equal(t, []int32{2, 5}, r.RelevantRanks())
 	require.Empty(t, (&Ranking{Grades: []int{0, 1}, Level: 2}).RelevantRanks())
+}
+
+// TestDiscountTable: the table holds exactly math.Log2(i+2), so nDCG's
+// values (and the golden files') do not move; past it, the same formula.
+func TestDiscountTable(t *testing.T) {
+	for i := range len(discounts) + 10 {
+		if got, want := Discount(i), math.Log2(float64(i+2)); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("Discount(%d) = %v, want %v", i, got, want)
+		}
+	}
 }

@@ -202,7 +202,27 @@ func (r *Ranking) firstRelevant(n int) int {
 
 // discount returns log2(i+2), the discount of the document at 0-based
 // position i.
-func discount(i int) float64 { return math.Log2(float64(i + 2)) }
+func discount(i int) float64 {
+	if i >= 0 && i < len(discounts) {
+		return discounts[i]
+	}
+	return math.Log2(float64(i + 2))
+}
+
+// discounts holds log2(i+2) for the first ranks: the same values
+// (math.Log2 of the same argument), looked up instead of computed for
+// every relevant document and ideal position of every nDCG cutoff.
+var discounts = func() []float64 {
+	d := make([]float64, 4096)
+	for i := range d {
+		d[i] = math.Log2(float64(i + 2))
+	}
+	return d
+}()
+
+// Discount is log2(i+2), nDCG's discount of the document at 0-based rank
+// i (trec_eval's log2(rank+1)), from a table for the first ranks.
+func Discount(i int) float64 { return discount(i) }
 
 // score computes ms for r, one value per measure into out. The measures'
 // arithmetic follows trec_eval's order of operations so that values agree

@@ -306,11 +306,11 @@ var (
 		for ; i < numRet && ideal > 0; i++ {
 			rg := gainOf(r.Grades[i])
 			if rg != 0 {
-				resultsDCG += rg / math.Log2(float64(i+2))
+				resultsDCG += rg / metrics.Discount(i)
 			}
 			if ideal = idealAt(r, i); ideal > 0 {
 				numRel++
-				idealDCG += ideal / math.Log2(float64(i+2))
+				idealDCG += ideal / metrics.Discount(i)
 			}
 			if rg > 0 {
 				sum += resultsDCG / idealDCG
@@ -320,7 +320,7 @@ var (
 		for ; i < numRet; i++ {
 			rg := gainOf(r.Grades[i])
 			if rg != 0 {
-				resultsDCG += rg / math.Log2(float64(i+2))
+				resultsDCG += rg / metrics.Discount(i)
 			}
 			if rg > 0 {
 				sum += resultsDCG / idealDCG
@@ -330,7 +330,7 @@ var (
 		for ideal > 0 {
 			if ideal = idealAt(r, i); ideal > 0 {
 				numRel++
-				idealDCG += ideal / math.Log2(float64(i+2))
+				idealDCG += ideal / metrics.Discount(i)
 			}
 			i++
 		}
@@ -364,16 +364,16 @@ var (
 			ideal = idealAt(r, i)
 			boundary()
 			if rg != 0 {
-				resultsDCG += rg / math.Log2(float64(i+2))
+				resultsDCG += rg / metrics.Discount(i)
 			}
 			if ideal > 0 {
-				idealDCG += ideal / math.Log2(float64(i+2))
+				idealDCG += ideal / metrics.Discount(i)
 			}
 		}
 		if i < numRet {
 			for ; i < numRet; i++ {
 				if rg := gainOf(r.Grades[i]); rg != 0 {
-					resultsDCG += rg / math.Log2(float64(i+2))
+					resultsDCG += rg / metrics.Discount(i)
 				}
 			}
 			if idealDCG > 0 {
@@ -385,7 +385,7 @@ var (
 			ideal = idealAt(r, i)
 			boundary()
 			if ideal > 0 {
-				idealDCG += ideal / math.Log2(float64(i+2))
+				idealDCG += ideal / metrics.Discount(i)
 			}
 			i++
 		}
