@@ -522,10 +522,12 @@ func (e *env) evalShape(sh evalShape, set string, flags []string, peers []evalPe
 		return err
 	}
 	lines := bytes.Count(ours, []byte("\n"))
+	checked := false
 	for _, p := range active {
 		if !p.trecEval {
 			continue
 		}
+		checked = true
 		theirs, err := e.output(p.cmd(qflags, sh.qrels, sh.run))
 		if err != nil {
 			return err
@@ -534,7 +536,9 @@ func (e *env) evalShape(sh evalShape, set string, flags []string, peers []evalPe
 			return fmt.Errorf("%s, %s: eval %s differs from %s's output:\n%s", sh.name, set, strings.Join(qflags, " "), p.name, firstDiff(ours, theirs))
 		}
 	}
-	e.notes = append(e.notes, fmt.Sprintf("eval %s, %s: `eval %s` printed the same %d lines as trec_eval 10.0, byte for byte.", sh.name, set, strings.Join(qflags, " "), lines))
+	if checked {
+		e.notes = append(e.notes, fmt.Sprintf("eval %s, %s: `eval %s` printed the same %d lines as trec_eval 10.0, byte for byte.", sh.name, set, strings.Join(qflags, " "), lines))
+	}
 	oursS := samples{}
 	theirs := make([]samples, len(active))
 	agreed := make([]bool, len(active))
