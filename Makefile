@@ -20,7 +20,8 @@
 #   make mlflow      MLflow (pinned) in a venv under the cache, for the MLflow test
 #   make endpoint-server  a real OpenAI-compatible embeddings server (opt-in) against the in-process model
 #   make perf        side by side with trec_eval, bm25s, Python ONNX Runtime → docs/performance.md (slow; not in CI)
-#   make trec-eval   the trec_eval binary (9.0.4, from the jtreceval Maven artifact's jar, pinned) into the cache
+#   make trec-eval   trec_eval 10.0 built from its C source (../shared/trec_eval/src, or $RETRIEVALBENCH_TREC_EVAL_SRC)
+#                    into the cache: needs gcc and make
 #   make peers       install the external peers (pydocs-mcp, Codira, Context7) pinned under the cache (idempotent)
 #   make test-avx2   the CPU-dependent tests as an AVX2-only CPU (AMD EPYC Zen 2/3, many hosted CI runners) on any
 #                    x86-64 machine, under Debian's qemu-user (apt-get install qemu-user): embed TestParity against
@@ -210,17 +211,19 @@ report-results:
 
 # Dev-time, not CI: creates $(RETRIEVALBENCH_CACHE)/perf-venv with the pinned
 # peers of tools/perf/peers/requirements.txt, then runs ours and theirs alternating.
-# The eval job runs on PERF_SHAPES against PERF_EVAL_PEERS: the trec_eval
-# binary (make trec-eval: trec_eval 9.0.4 out of the jtreceval Maven artifact's
-# jar, pinned by version and sha256, into the cache), pytrec_eval and ranx.
+# The eval job runs on PERF_SHAPES with PERF_EVAL_MEASURES against
+# PERF_EVAL_PEERS: trec_eval 10.0 built from source (make trec-eval) with its
+# Makefile's flags and with -O2, pytrec_eval and ranx.
 PERF_RUNS ?= 3
 PERF_JOBS ?= eval,bm25,embed
-PERF_SHAPES ?= few,dense,shuffled
-PERF_EVAL_PEERS ?= trec_eval,pytrec_eval,ranx
+PERF_SHAPES ?= few,dense,shuffled,dense-20m,dense-50m
+PERF_EVAL_PEERS ?= trec_eval,trec_eval-O2,pytrec_eval,ranx
+PERF_EVAL_MEASURES ?= default,ndcg_cut,P,M100,l2
 perf:
-	$(GO) run ./tools/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -shapes $(PERF_SHAPES) -eval-peers $(PERF_EVAL_PEERS) -out docs/performance.md
+	$(GO) run ./tools/perf/perfrun -runs $(PERF_RUNS) -jobs $(PERF_JOBS) -shapes $(PERF_SHAPES) -eval-peers $(PERF_EVAL_PEERS) -eval-measures $(PERF_EVAL_MEASURES) -out docs/performance.md
 
-# The trec_eval binary alone (for cmd/retrievalbench's TestTrecEvalBinary).
+# trec_eval 10.0 alone, built from source into the cache (for cmd/retrievalbench's
+# TestTrecEvalBinary, which builds it itself when gcc and the source are there).
 trec-eval:
 	$(GO) run ./tools/perf/perfrun -setup trec_eval
 

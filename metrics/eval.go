@@ -28,6 +28,17 @@ type EvalOptions struct {
 	// MaxDocs keeps only the first MaxDocs results of each query after
 	// ranking (trec_eval -M); 0 keeps all.
 	MaxDocs int
+	// JudgedOnly drops the results that are not judged (no grade, or a
+	// negative one) after ranking and the MaxDocs cut, and ranks the rest
+	// in their order (trec_eval -J): every measure, num_ret included, is
+	// over the judged documents only.
+	JudgedOnly bool
+	// AllJudged ranks every judged document, not only those with a
+	// positive grade: Ranking.Grades holds the judged non-relevant ones
+	// at their ranks too, for measures that count them (trec_eval's
+	// bpref). Without it only positive grades are placed (the others
+	// may read Unjudged), which is all the built-in measures need.
+	AllJudged bool
 }
 
 // QueryResult is the evaluation of one query.
@@ -173,6 +184,9 @@ func (e *Evaluator) score(qid string, results []Result, sc *scratch) QueryResult
 // the same either way. rg, when not nil, holds each result's grade
 // (gradeTable.check); else each is looked up in qr.
 func (e *Evaluator) rank(qr *gradeTable, results []Result, rg, grades []int) []int {
+	if e.opt.JudgedOnly || e.opt.AllJudged {
+		return e.rankJudged(qr, results, rg, grades)
+	}
 	gr := grader{qr, results, rg}
 	n := len(results)
 	if e.opt.MaxDocs > 0 && n > e.opt.MaxDocs {
@@ -347,6 +361,30 @@ func (e *Evaluator) rankSorted(qr *gradeTable, results []Result, grades []int) [
 	SortRun(results)
 	for i := range grades {
 		grades[i] = qr.grade(results[i].DocID)
+	}
+	return grades
+}
+
+// rankJudged is rank for JudgedOnly and AllJudged: the grades of the
+// first MaxDocs results in trec_eval's order, in that order, without the
+// unjudged ones (JudgedOnly). Every judged document's rank counts here
+// (with JudgedOnly the non-relevant ones move the relevant ones up), so
+// results not in order are sorted.
+func (e *Evaluator) rankJudged(qr *gradeTable, results []Result, rg, grades []int) []int {
+	if !inRankOrder(results) {
+		SortRun(results)
+		rg = nil // in the results' old order
+	}
+	gr := grader{qr, results, rg}
+	n := len(results)
+	if e.opt.MaxDocs > 0 && n > e.opt.MaxDocs {
+		n = e.opt.MaxDocs
+	}
+	grades = grades[:0]
+	for i := range n {
+		if g := gr.at(i); g >= 0 || !e.opt.JudgedOnly {
+			grades = append(grades, g)
+		}
 	}
 	return grades
 }

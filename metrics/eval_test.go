@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -98,5 +99,56 @@ func TestEvaluateDoesNotModifyRun(t *testing.T) {
 	require.NoError(t, err)
 	if diff := cmp.Diff([]Result{{"a", 1}, {"b", 2}}, run["q"]); diff != "" {
 		t.Errorf("Evaluate reordered the caller's run (-want +got):\n%s", diff)
+	}
+}
+
+// TestJudgedOnly: trec_eval -J ranks only the judged results (grade ≥ 0)
+// among the first MaxDocs in score order, so an unjudged result above a
+// relevant one no longer pushes it down, and num_ret counts the judged.
+func TestJudgedOnly(t *testing.T) {
+	qrels := Qrels{"q": {"r1": 1, "n1": 0, "r2": 2, "x": -1}}
+	// Out of rank order on purpose: z (unjudged) ranks first, then r1,
+	// n1, x (judged as unjudged), r2, y.
+	run := Run{"q": {{"y", 0.1}, {"r2", 0.5}, {"n1", 0.7}, {"z", 0.9}, {"x", 0.6}, {"r1", 0.8}}}
+	m := ms(t, "P@1", "P@2", "mrr")
+	for _, tt := range []struct {
+		name   string
+		opt    EvalOptions
+		want   []float64
+		numRet int
+		relRet int
+	}{
+		{"all results", EvalOptions{}, []float64{0, 0.5, 0.5}, 6, 2},
+		{"judged only", EvalOptions{JudgedOnly: true}, []float64{1, 0.5, 1}, 3, 2},
+		{"judged among the first 3", EvalOptions{JudgedOnly: true, MaxDocs: 3}, []float64{1, 0.5, 1}, 2, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Evaluate(qrels, run, m, tt.opt)
+			require.NoError(t, err)
+			require.Len(t, res.Queries, 1)
+			q := res.Queries[0]
+			require.Equal(t, tt.want, q.Values)
+			require.Equal(t, tt.numRet, q.NumRet)
+			require.Equal(t, tt.relRet, q.NumRelRet)
+		})
+	}
+}
+
+// TestRelevantRanks: the 1-based ranks of the grades at or above the
+// level, the same on a second call.
+func TestRelevantRanks(t *testing.T) {
+	r := &Ranking{Grades: []int{0, 2, Unjudged, 1, 3}, Level: 2}
+	require.Equal(t, []int32{2, 5}, r.RelevantRanks())
+	require.Equal(t, []int32{2, 5}, r.RelevantRanks())
+	require.Empty(t, (&Ranking{Grades: []int{0, 1}, Level: 2}).RelevantRanks())
+}
+
+// TestDiscountTable: the table holds exactly math.Log2(i+2), so nDCG's
+// values (and the golden files') do not move; past it, the same formula.
+func TestDiscountTable(t *testing.T) {
+	for i := range len(discounts) + 10 {
+		if got, want := Discount(i), math.Log2(float64(i+2)); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("Discount(%d) = %v, want %v", i, got, want)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type gradeTable struct {
 	filter [16]uint64
 }
 
+// pooledUnjudged is the grade the table gives a document judged -1.
+const pooledUnjudged = -2
+
 // filterBit is a cheap function of an id's last three bytes and length,
 // below 1024.
 func filterBit(doc string) uint {
@@ -88,8 +91,14 @@ func (t *gradeTable) reset(n, extra int) {
 // slotOf returns the slot of hash h holding reference ref.
 func slotOf(h uint64, ref int32) uint64 { return h>>32<<32 | uint64(uint32(ref)) }
 
-// insert puts judgment (d, g) into t.
+// insert puts judgment (d, g) into t. A judgment of -1 (trec_eval: in
+// the pool but not judged) is kept as -2, so that it is not read as
+// Unjudged (not in the qrels at all), which trec_eval's infAP and
+// relstring tell apart; every other use sees a negative grade either way.
 func (t *gradeTable) insert(d string, g int) {
+	if g == Unjudged {
+		g = pooledUnjudged
+	}
 	mask := uint64(len(t.slots) - 1)
 	t.docs = append(t.docs, d)
 	t.grades = append(t.grades, g)

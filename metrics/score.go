@@ -92,9 +92,10 @@ func gradeOf(qrels map[string]int, doc string) int {
 
 // Judged is what one query's judgments contribute, independent of the run.
 type Judged struct {
-	NumRel   int       // judged documents with grade ≥ the relevance level
-	MaxGrade int       // highest grade judged (0 when none is positive)
-	Ideal    []float64 // positive grades, highest first: the ideal ranking's gains
+	NumRel    int       // judged documents with grade ≥ the relevance level
+	NumNonRel int       // judged documents with a grade from 0 to below the level
+	MaxGrade  int       // highest grade judged (0 when none is positive)
+	Ideal     []float64 // positive grades, highest first: the ideal ranking's gains
 }
 
 // add counts one judged document's grade g at relevance level lvl; its
@@ -102,6 +103,8 @@ type Judged struct {
 func (j *Judged) add(g, lvl int) {
 	if g >= lvl {
 		j.NumRel++
+	} else if g >= 0 {
+		j.NumNonRel++
 	}
 	if g > 0 {
 		j.Ideal = append(j.Ideal, float64(g))
@@ -155,6 +158,26 @@ type Ranking struct {
 	Task any
 	// Tokens is Options.Tokens.
 	Tokens []int
+	// relRanks caches RelevantRanks (relRanksSet: computed).
+	relRanks    []int32
+	relRanksSet bool
+}
+
+// RelevantRanks returns the 1-based ranks of the relevant documents
+// (grade ≥ Level) in rank order, computed on the first call and kept for
+// the Ranking's other measures: a measure at many cutoffs can read them
+// instead of walking the whole list at each. Grades must not change
+// after the first call.
+func (r *Ranking) RelevantRanks() []int32 {
+	if !r.relRanksSet {
+		r.relRanksSet = true
+		for i, g := range r.Grades {
+			if g >= r.Level {
+				r.relRanks = append(r.relRanks, int32(i+1))
+			}
+		}
+	}
+	return r.relRanks
 }
 
 // cut returns the number of ranked documents a measure at cutoff k looks
@@ -179,7 +202,27 @@ func (r *Ranking) firstRelevant(n int) int {
 
 // discount returns log2(i+2), the discount of the document at 0-based
 // position i.
-func discount(i int) float64 { return math.Log2(float64(i + 2)) }
+func discount(i int) float64 {
+	if i >= 0 && i < len(discounts) {
+		return discounts[i]
+	}
+	return math.Log2(float64(i + 2))
+}
+
+// discounts holds log2(i+2) for the first ranks: the same values
+// (math.Log2 of the same argument), looked up instead of computed for
+// every relevant document and ideal position of every nDCG cutoff.
+var discounts = func() []float64 {
+	d := make([]float64, 4096)
+	for i := range d {
+		d[i] = math.Log2(float64(i + 2))
+	}
+	return d
+}()
+
+// Discount is log2(i+2), nDCG's discount of the document at 0-based rank
+// i (trec_eval's log2(rank+1)), from a table for the first ranks.
+func Discount(i int) float64 { return discount(i) }
 
 // score computes ms for r, one value per measure into out. The measures'
 // arithmetic follows trec_eval's order of operations so that values agree

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"runtime"
@@ -21,7 +22,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/trecfmt"
 )
 
-const evalUsage = `usage: retrievalbench eval [-m measure]... [-q] [-c] [-l level] [-M max] QRELS RUN
+const evalUsage = `usage: retrievalbench eval [-m measure]... [-q] [-c] [-l level] [-M max] [-J] QRELS RUN
 
 Evaluates the TREC run RUN against the TREC qrels QRELS and prints
 trec_eval's output format, "measure<TAB>qid|all<TAB>value", with trec_eval's
@@ -30,10 +31,14 @@ measure names and 4 decimals, so the output can be diffed against trec_eval.
 Measures (-m, repeatable): trec_eval names and parameter lists (map, Rprec,
 recip_rank, ndcg, P.5,10, recall.100, success.1,5,10, ndcg_cut.10,
 map_cut.10, set_P, set_recall, num_q, num_ret, num_rel, num_rel_ret, runid),
-the groups official (the default) and all_trec (both limited to the
-measures listed here), or this tool's names (hit@10, mrr@10, ndcg@10,
-pass@1-needle, coverage, …). trec_eval's attached forms (-l2, -M100,
--mP.5) are accepted too.
+trec_eval's other official and all_trec measures at their default
+parameters (gm_map, bpref, iprec_at_recall, relstring, unj, rbp, rbp_resid,
+infAP, gm_bpref, utility, 11pt_avg, G, ndcg_rel, Rndcg, binG, relative_P,
+Rprec_mult, set_relative_P, set_map, set_F, num_nonrel_judged_ret), the
+groups official (the default) and all_trec (as trec_eval 10.0 prints
+them), or this tool's names (hit@10, mrr@10, ndcg@10, pass@1-needle,
+coverage, …). trec_eval's attached forms (-l2, -M100, -mP.5) are accepted
+too.
 
 Exit status: 0 on success, 1 on a data error, 2 on bad usage.
 
@@ -58,6 +63,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	complete := fs.Bool("c", false, "average over all judged queries; a judged query without results scores 0")
 	level := fs.Int("l", 1, "lowest grade that counts as relevant")
 	maxDocs := fs.Int("M", 0, "evaluate only the first `max` ranked results of each query (0: all)")
+	judgedOnly := fs.Bool("J", false, "evaluate only the judged results (after -M): unjudged ones are dropped and the rest ranked in order")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the evaluation to `file` (for go tool pprof)")
 	var split []string
 	for _, a := range args {
@@ -82,11 +88,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if len(measures) == 0 {
 		measures = stringList{"official"}
 	}
-	sel, err := selectMeasures(measures)
+	sel, err := selectMeasures(measures, *judgedOnly)
 	if err != nil {
 		return usagef("eval: %v", err)
 	}
-	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs}
+	opt := metrics.EvalOptions{RelLevel: *level, Complete: *complete, MaxDocs: *maxDocs, JudgedOnly: *judgedOnly}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -117,6 +123,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if sel.counts["num_q"] {
 		fmt.Fprintf(w, "%-22s\tall\t%d\n", "num_q", res.NumQ)
 	}
+	sel.numQ = res.NumQ
 	sel.print(w, "all", res.Mean, res.NumRet, res.NumRel, res.NumRelRet)
 	return w.Flush()
 }
@@ -127,6 +134,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 // memory, and only a run that is not grouped is held whole (packed) until
 // its last line is read.
 func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.EvalOptions) (*metrics.RunResult, string, error) {
+	// bpref counts the judged non-relevant documents above each relevant
+	// one: every judged document is ranked, not only the relevant ones.
+	if slices.ContainsFunc(ms, needsAllJudged) {
+		opt.AllJudged = true
+	}
 	tj, err := trecfmt.ReadJudgmentsFile(qrelsPath)
 	if err != nil {
 		return nil, "", err
@@ -171,7 +183,19 @@ func evalFiles(qrelsPath, runPath string, ms []metrics.Measure, opt metrics.Eval
 	if err != nil {
 		return nil, "", err
 	}
-	return e.Result(), tag, nil
+	res := e.Result()
+	if opt.Complete {
+		// trec_eval's summary num_rel under -c counts every judgment
+		// with a grade above 0, whatever the relevance level (-l): the
+		// per-query values use the level, the summary does not.
+		res.NumRel = 0
+		for _, g := range judgments.Grades {
+			if g > 0 {
+				res.NumRel++
+			}
+		}
+	}
+	return res, tag, nil
 }
 
 // gcHeadroom is how far above the memory in use after reading the
@@ -233,6 +257,7 @@ func asMetricsResults(rs []trecfmt.Result) []metrics.Result {
 type selection struct {
 	measures []metrics.Measure
 	counts   map[string]bool // runid, num_q, num_ret, num_rel, num_rel_ret
+	numQ     int             // the queries averaged ("all": summed measures)
 }
 
 // Default cutoffs of trec_eval's cutoff measures.
@@ -243,9 +268,11 @@ var (
 	// measureSets are trec_eval's measure groups, restricted to the
 	// measures this tool computes.
 	measureSets = map[string][]string{
-		"official": append(slices.Clone(countNames), "map", "Rprec", "recip_rank", "P"),
-		"all_trec": append(slices.Clone(countNames), "map", "Rprec", "recip_rank", "P", "recall",
-			"ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"),
+		"official": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"),
+		"all_trec": append(slices.Clone(countNames), "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
+			"relstring", "recall", "unj", "rbp_resid", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+			"Rprec_mult", "success", "map_cut", "ndcg_cut", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "set_P", "set_recall", "set_relative_P", "set_map",
+			"set_F", "num_nonrel_judged_ret"),
 	}
 )
 
@@ -263,7 +290,7 @@ func trecFamily(name string) (string, bool) {
 
 // selectMeasures expands -m values (trec_eval names, parameter lists,
 // all_trec/official, or this tool's names) into a selection.
-func selectMeasures(args []string) (*selection, error) {
+func selectMeasures(args []string, judgedOnly bool) (*selection, error) {
 	sel := &selection{counts: map[string]bool{}}
 	seen := map[metrics.Measure]bool{}
 	add := func(m metrics.Measure) {
@@ -287,6 +314,15 @@ func selectMeasures(args []string) (*selection, error) {
 			return nil
 		}
 		name, params, hasParams := strings.Cut(a, ".")
+		if ms, ok, err := trecOnly(name, hasParams, judgedOnly); ok {
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				add(m)
+			}
+			return nil
+		}
 		if prefix, ok := trecFamily(name); ok {
 			cuts := defaultCutoffs
 			if name == "success" {
@@ -340,7 +376,13 @@ func selectMeasures(args []string) (*selection, error) {
 // printRank orders measures as trec_eval prints them; measures trec_eval
 // does not have come last.
 func printRank(m metrics.Measure) int {
-	order := []string{"map", "Rprec", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall"}
+	order := trecOrder
+	switch m.Def {
+	case iprecAtRecall, iprecAtRecallJ:
+		return slices.Index(order, "iprec_at_recall")
+	case rprecMult:
+		return slices.Index(order, "Rprec_mult")
+	}
 	name := m.TrecName()
 	if i := slices.Index(order, name); i >= 0 {
 		return i
@@ -364,10 +406,33 @@ func (s *selection) print(w io.Writer, qid string, values []float64, numRet, num
 		}
 	}
 	for i, m := range s.measures {
-		name := m.TrecName()
-		if name == "" {
-			name = m.String()
+		v := values[i]
+		switch {
+		case geometric(m):
+			// trec_eval prints gm_map and gm_bpref only over all
+			// queries: the exponential of the mean of each query's log.
+			if qid != "all" {
+				continue
+			}
+			v = math.Exp(v)
+		case m.Def == relstring:
+			if qid != "all" {
+				fmt.Fprintf(w, "%-22s\t%s\t%s\n", trecPrintName(m), qid, relstringText(v))
+			}
+			continue
+		case summed(m):
+			if qid == "all" {
+				v *= float64(s.numQ)
+			}
+			fmt.Fprintf(w, "%-22s\t%s\t%d\n", trecPrintName(m), qid, int64(math.Round(v)))
+			continue
 		}
-		fmt.Fprintf(w, "%-22s\t%s\t%.4f\n", name, qid, values[i])
+		if math.IsNaN(v) {
+			// trec_eval's printf("%6.4f") of the NaN that 0.0/0.0
+			// gives on x86-64.
+			fmt.Fprintf(w, "%-22s\t%s\t  -nan\n", trecPrintName(m), qid)
+			continue
+		}
+		fmt.Fprintf(w, "%-22s\t%s\t%.4f\n", trecPrintName(m), qid, v)
 	}
 }

@@ -21,7 +21,7 @@ func BenchmarkEval(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sel, err := selectMeasures([]string{"all_trec", "mrr@10", "hit", "pass@1-needle", "coverage"})
+	sel, err := selectMeasures([]string{"all_trec", "mrr@10", "hit", "pass@1-needle", "coverage"}, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func BenchmarkEvalFiles(b *testing.B) {
 	if err := shuffleFile(run, shuffled, 7); err != nil {
 		b.Fatal(err)
 	}
-	sel, err := selectMeasures([]string{"map", "ndcg_cut.10"})
+	sel, err := selectMeasures([]string{"map", "ndcg_cut.10"}, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,17 +20,27 @@ import (
 )
 
 // supportedLine reports whether a trec_eval output line is for a measure
-// that eval prints.
-func supportedLine(line string) bool {
+// that eval prints: one it reads by that name, or (sets: the expected
+// output is of a measure set) one of all_trec's that it prints (the
+// iprec_at_recall cutoffs).
+func supportedLine(line string, sets bool) bool {
 	name := strings.TrimSpace(strings.SplitN(line, "\t", 2)[0])
-	sel, err := selectMeasures([]string{name})
+	if all, err := selectMeasures([]string{"all_trec"}, false); err == nil && sets {
+		for _, m := range all.measures {
+			if trecPrintName(m) == name {
+				return true
+			}
+		}
+	}
+	sel, err := selectMeasures([]string{name}, false)
 	return err == nil && (len(sel.measures) == 1 && sel.measures[0].TrecName() == name || len(sel.counts) == 1)
 }
 
 // TestEvalMatchesTrecEval runs "retrievalbench eval" with the flags of
 // trec_eval's own tests (TESTS.md in the data pack) and compares the output
 // with trec_eval's expected output, line for line, after dropping the lines
-// of measures this tool does not compute.
+// of measures this tool does not compute (the official and all_trec
+// outputs must be whole: byte for byte).
 func TestEvalMatchesTrecEval(t *testing.T) {
 	dir := filepath.Dir(testenv.MustHaveData(t, "trec_eval/TESTS.md"))
 	tests := []struct {
@@ -54,7 +65,26 @@ func TestEvalMatchesTrecEval(t *testing.T) {
 			args = append(args, filepath.Join(dir, tt.qrels), filepath.Join(dir, tt.run))
 			var stdout, stderr bytes.Buffer
 			require.NoError(t, run(args, &stdout, &stderr), "stderr: %s", stderr.String())
-			want := filteredLines(t, filepath.Join(dir, tt.expected))
+			// meas_params gives trec_eval iprec_at_recall cutoffs of its
+			// own, which eval does not take.
+			if tt.name != "meas_params" && tt.name != "rel_level" {
+				whole, err := os.ReadFile(filepath.Join(dir, tt.expected))
+				require.NoError(t, err)
+				if stdout.String() != string(whole) {
+					t.Errorf("eval %s differs from trec_eval's %s byte for byte", strings.Join(tt.flags, " "), tt.expected)
+				}
+			}
+			want := filteredLines(t, filepath.Join(dir, tt.expected), tt.name != "meas_params")
+			if tt.name == "rel_level" {
+				// trec_eval's test ran with -mrelstring.20; eval's
+				// relstring has the default 10 characters.
+				want = slices.DeleteFunc(want, func(l string) bool { return strings.HasPrefix(l, "relstring ") })
+				got := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+				if n := len(slices.DeleteFunc(slices.Clone(got), func(l string) bool { return !strings.HasPrefix(l, "relstring ") })); n != 3 {
+					t.Errorf("eval -m all_trec -q: %d relstring lines, want one per query (3)", n)
+				}
+				stdout = *bytes.NewBufferString(strings.Join(slices.DeleteFunc(got, func(l string) bool { return strings.HasPrefix(l, "relstring ") }), "\n") + "\n")
+			}
 			got := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("eval %s vs trec_eval's %s (-trec_eval +eval):\n%s", strings.Join(tt.flags, " "), tt.expected, diff)
@@ -63,7 +93,7 @@ func TestEvalMatchesTrecEval(t *testing.T) {
 	}
 }
 
-func filteredLines(t *testing.T, path string) []string {
+func filteredLines(t *testing.T, path string, sets bool) []string {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
@@ -71,7 +101,7 @@ func filteredLines(t *testing.T, path string) []string {
 	var out []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if supportedLine(sc.Text()) {
+		if supportedLine(sc.Text(), sets) {
 			out = append(out, sc.Text())
 		}
 	}
@@ -168,7 +198,7 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{"no_args", "QRELS and RUN are required", []string{"eval"}, 2, "want QRELS and RUN"},
 		{"one_arg", "", []string{"eval", p("qrels")}, 2, "want QRELS and RUN"},
-		{"unknown_measure", "a measure eval does not know is bad usage", []string{"eval", "-m", "bpref", p("qrels"), p("run")}, 2, `unknown measure "bpref"`},
+		{"unknown_measure", "a measure eval does not know is bad usage", []string{"eval", "-m", "yaap", p("qrels"), p("run")}, 2, `unknown measure "yaap"`},
 		{"bad_cutoff", "", []string{"eval", "-m", "P.0", p("qrels"), p("run")}, 2, "not a positive integer"},
 		{"bad_level", "-l below 1", []string{"eval", "-l", "0", p("qrels"), p("run")}, 2, "relevance level"},
 		{"bad_flag", "", []string{"eval", "-x", p("qrels"), p("run")}, 2, "flag provided but not defined"},
@@ -206,7 +236,7 @@ func TestEvalStreamingMatchesInMemory(t *testing.T) {
 	cfg.Queries, cfg.Retrieved, cfg.Judged = 300, 200, 20
 	qrelsPath, runPath, err := synth.WriteFiles(t.TempDir(), cfg)
 	require.NoError(t, err)
-	sel, err := selectMeasures([]string{"all_trec", "mrr@10", "hit", "pass@1-needle", "coverage"})
+	sel, err := selectMeasures([]string{"all_trec", "mrr@10", "hit", "pass@1-needle", "coverage"}, false)
 	require.NoError(t, err)
 	// The same lines with the first moved to the end: the first query is no
 	// longer one block, so eval takes its fallback for ungrouped runs. Line
@@ -221,7 +251,7 @@ func TestEvalStreamingMatchesInMemory(t *testing.T) {
 	if _, err := scanRun(ungrouped, e, trecfmt.ScanGroups); !errors.Is(err, trecfmt.ErrNotGrouped) {
 		t.Fatalf("streaming the ungrouped run: err = %v, want ErrNotGrouped (else the fallback goes untested)", err)
 	}
-	for _, opt := range []metrics.EvalOptions{{}, {RelLevel: 2, MaxDocs: 50}} {
+	for _, opt := range []metrics.EvalOptions{{AllJudged: true}, {RelLevel: 2, MaxDocs: 50, AllJudged: true}} {
 		fallback, _, err := evalFiles(qrelsPath, ungrouped, sel.measures, opt)
 		require.NoError(t, err)
 		got, tag, err := evalFiles(qrelsPath, runPath, sel.measures, opt)

@@ -8,6 +8,8 @@
 //	                        default: cache.DefaultDataDir, where `retrievalbench
 //	                        data fetch` puts the data, when it exists)
 //	RETRIEVALBENCH_CACHE    cache root (default: the user cache dir + /retrievalbench)
+//	RETRIEVALBENCH_TREC_EVAL_SRC  trec_eval's C source (default: trec_eval/src
+//	                        next to the data pack; TrecEvalBinary builds it)
 //	RETRIEVALBENCH_REQUIRE  comma-separated requirements that must not skip:
 //	                        "data", "onnx", "models", "chromium", "mlflow",
 //	                        "trec_eval", "gomodules", "tokenizer",
@@ -55,16 +57,10 @@ const (
 	// Tokenizer is the pinned LLM tokenizer of the token measures (make
 	// tokenizer, a prerequisite of make setup).
 	Tokenizer = "tokenizer"
-	// TrecEval is the trec_eval binary make perf-setup installs
-	// (TrecEvalPath).
+	// TrecEval is the trec_eval 10.0 binary built from its C source
+	// (make trec-eval; TrecEvalBinary).
 	TrecEval = "trec_eval"
 )
-
-// TrecEvalPath is where make perf-setup (tools/perf/perfrun) installs
-// the trec_eval binary.
-func TrecEvalPath() string {
-	return filepath.Join(CacheDir(), "perf", "trec_eval", "9.0.4", "trec_eval")
-}
 
 // DataDir is cache.DataDir: the data pack directory and whether it exists.
 func DataDir() (string, bool) { return cache.DataDir() }

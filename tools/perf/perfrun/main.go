@@ -60,10 +60,12 @@ type env struct {
 	rb     string // our retrievalbench binary
 	perfgo string
 	peers  string // tools/perf/peers: the Python peers
-	// trecEval is the trec_eval binary (ensureTrecEval).
-	trecEval string
-	// shapes and evalPeerNames are the eval job's inputs and peers.
-	shapes, evalPeerNames []string
+	// trecEval and trecEvalO2 are trec_eval 10.0 built from source with
+	// its Makefile's flags and with -O2 added (ensureTrecEval).
+	trecEval, trecEvalO2 string
+	// shapes, evalPeerNames and evalSets are the eval job's inputs, peers
+	// and measure sets (evalMeasureSets).
+	shapes, evalPeerNames, evalSets []string
 	// bm25DatasetNames and bm25PeerNames are the bm25 job's.
 	bm25DatasetNames, bm25PeerNames []string
 	rows                            []string
@@ -75,8 +77,9 @@ func run() error {
 	jobs := flag.String("jobs", "eval,bm25,embed", "comma-separated: eval, bm25, embed")
 	out := flag.String("out", "docs/performance.md", "markdown file to write (empty: stdout only)")
 	data := flag.String("data", os.Getenv("RETRIEVALBENCH_DATA"), "data pack directory (for bm25)")
-	shapes := flag.String("shapes", "few,dense,shuffled", "eval inputs, comma-separated: few, dense, shuffled, dense-shuffled")
-	evalPeers := flag.String("eval-peers", "trec_eval,pytrec_eval,ranx", "eval peers, comma-separated: trec_eval, pytrec_eval, ranx")
+	shapes := flag.String("shapes", "few,dense,shuffled,dense-20m,dense-50m", "eval inputs, comma-separated: few, dense, shuffled, dense-shuffled, dense-20m, dense-50m")
+	evalPeers := flag.String("eval-peers", "trec_eval,trec_eval-O2,pytrec_eval,ranx", "eval peers, comma-separated: trec_eval (10.0, its Makefile's flags), trec_eval-O2, pytrec_eval, ranx")
+	evalSets := flag.String("eval-measures", "default", "eval measure sets, comma-separated: "+strings.Join(evalSetNames(), ", ")+" (pytrec_eval and ranx run the default set only)")
 	bm25Datasets := flag.String("bm25-datasets", "vaswani,sweqa,cosqa,repoqa", "bm25 datasets, comma-separated: vaswani, sweqa, cosqa, repoqa")
 	bm25Peers := flag.String("bm25-peers", "tantivy,tantivy-ram,bm25s", "bm25 peers, comma-separated: tantivy (index on disk), tantivy-ram, bm25s")
 	setup := flag.String("setup", "", "install peers and stop: trec_eval (the binary alone) or all (the virtual environment too)")
@@ -90,6 +93,7 @@ func run() error {
 		peers:            filepath.Join("tools", "perf", "peers"),
 		shapes:           strings.Split(*shapes, ","),
 		evalPeerNames:    strings.Split(*evalPeers, ","),
+		evalSets:         strings.Split(*evalSets, ","),
 		bm25DatasetNames: strings.Split(*bm25Datasets, ","),
 		bm25PeerNames:    strings.Split(*bm25Peers, ","),
 	}
@@ -106,7 +110,7 @@ func run() error {
 		if err := e.ensureTrecEval(); err != nil {
 			return err
 		}
-		fmt.Fprintln(os.Stderr, "perfrun: installed", e.trecEval)
+		fmt.Fprintln(os.Stderr, "perfrun: installed", e.trecEval, e.trecEvalO2)
 		return nil
 	default:
 		return fmt.Errorf("-setup %q: want trec_eval or all", *setup)
@@ -118,7 +122,7 @@ func run() error {
 		return err
 	}
 	if *setup == "all" {
-		fmt.Fprintln(os.Stderr, "perfrun: peers installed:", e.venv, e.trecEval)
+		fmt.Fprintln(os.Stderr, "perfrun: peers installed:", e.venv, e.trecEval, e.trecEvalO2)
 		return nil
 	}
 	if err := e.build(); err != nil {
@@ -153,7 +157,7 @@ func run() error {
 func (e *env) report(out, jobs, loadBefore string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "machine: %s; load average before %s, after %s; %s\n\n", machine(), loadBefore, loadAvg(), time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s -bm25-datasets %s -bm25-peers %s`).\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","), strings.Join(e.bm25DatasetNames, ","), strings.Join(e.bm25PeerNames, ","))
+	fmt.Fprintf(&b, "Medians of %d whole-process runs per side, ours and theirs alternating. Command: `make perf` (`go run ./tools/perf/perfrun -runs %d -jobs %s -shapes %s -eval-peers %s -eval-measures %s -bm25-datasets %s -bm25-peers %s`). The eval rows give the load average (1 minute) before and after their runs.\n\n", e.runs, e.runs, jobs, strings.Join(e.shapes, ","), strings.Join(e.evalPeerNames, ","), strings.Join(e.evalSets, ","), strings.Join(e.bm25DatasetNames, ","), strings.Join(e.bm25PeerNames, ","))
 	b.WriteString("| job | retrievalbench | peer | ratio |\n|---|---|---|---|\n")
 	for _, r := range e.rows {
 		b.WriteString(r + "\n")
@@ -347,16 +351,25 @@ func rssOf(s sample) float64  { return s.rssMB }
 type evalShape struct {
 	name, what string
 	qrels, run string
+	// trecEvalOnly: the Python peers are not run (their dictionaries of
+	// tens of millions of judgments would take many GB on a shared machine).
+	trecEvalOnly bool
 }
 
 // evalShapes generates (once) and returns the inputs of the named shapes:
 // few judgments per query (internal/synth's default: 50), dense judgments
 // (500 per query, as pooled TREC collections have: 5,000,000 qrels lines),
 // and the few-judgment run with its lines shuffled (not grouped by query);
-// "dense-shuffled" is the dense run shuffled.
+// "dense-shuffled" is the dense run shuffled. dense-20m and dense-50m keep
+// 500 judged documents per query and grow the queries to 40,000 and
+// 100,000 (20,000,000 and 50,000,000 qrels lines) with 100 results each,
+// so the judgments, not the run, are most of the input.
 func (e *env) evalShapes(names []string) ([]evalShape, error) {
 	few, dense := synth.DefaultConfig(), synth.DefaultConfig()
 	dense.Judged = 500
+	dense20, dense50 := dense, dense
+	dense20.Queries, dense20.Retrieved = 40_000, 100
+	dense50.Queries, dense50.Retrieved = 100_000, 100
 	gen := func(dir string, cfg synth.Config, shuffled bool) (evalShape, error) {
 		qrels, run := filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "run.txt")
 		if _, err := os.Stat(run); err != nil {
@@ -395,13 +408,18 @@ func (e *env) evalShapes(names []string) ([]evalShape, error) {
 			sh, err = gen(filepath.Join(e.work, "dense"), dense, false)
 		case "dense-shuffled":
 			sh, err = gen(filepath.Join(e.work, "dense"), dense, true)
+		case "dense-20m":
+			sh, err = gen(filepath.Join(e.work, "dense-20m"), dense20, false)
+		case "dense-50m":
+			sh, err = gen(filepath.Join(e.work, "dense-50m"), dense50, false)
 		default:
-			err = fmt.Errorf("unknown shape %q (few, dense, shuffled, dense-shuffled)", n)
+			err = fmt.Errorf("unknown shape %q (few, dense, shuffled, dense-shuffled, dense-20m, dense-50m)", n)
 		}
 		if err != nil {
 			return nil, err
 		}
 		sh.name = n
+		sh.trecEvalOnly = strings.HasPrefix(n, "dense-") && strings.HasSuffix(n, "m")
 		out = append(out, sh)
 	}
 	return out, nil
@@ -410,8 +428,14 @@ func (e *env) evalShapes(names []string) ([]evalShape, error) {
 // evalPeer is a tool a user would evaluate a run with instead.
 type evalPeer struct {
 	name, desc string
-	cmd        func(qrels, run string) []string
-	// strict: its values must equal ours to 4 decimals, or the job fails.
+	// cmd returns the command line for the measure set's flags (flags is
+	// nil for a peer that runs the default set only).
+	cmd func(flags []string, qrels, run string) []string
+	// trecEval: a trec_eval binary, which takes every measure set, and
+	// whose whole output must equal ours byte for byte. Otherwise the
+	// peer prints map and ndcg_cut_10 of the default set.
+	trecEval bool
+	// strict: its values must equal ours, or the job fails.
 	strict bool
 }
 
@@ -419,27 +443,57 @@ func (e *env) evalPeers(names []string) ([]evalPeer, error) {
 	var out []evalPeer
 	for _, n := range names {
 		switch n {
-		case "trec_eval":
-			out = append(out, evalPeer{n, "trec_eval " + trecEvalVersion + " binary", func(q, r string) []string {
-				return []string{e.trecEval, "-c", "-m", "map", "-m", "ndcg_cut.10", q, r}
-			}, true})
+		case "trec_eval", "trec_eval-O2":
+			bin, b := e.trecEval, testenv.TrecEvalDefault
+			if n == "trec_eval-O2" {
+				bin, b = e.trecEvalO2, testenv.TrecEvalO2
+			}
+			out = append(out, evalPeer{n, "trec_eval " + testenv.TrecEvalVersion + " built from source (" + b.What + ")", func(flags []string, q, r string) []string {
+				return append(append([]string{bin}, flags...), q, r)
+			}, true, true})
 		case "pytrec_eval":
-			out = append(out, evalPeer{n, "pytrec_eval (trec_eval's C code) whole process", func(q, r string) []string {
+			out = append(out, evalPeer{n, "pytrec_eval (trec_eval's C code) whole process", func(_ []string, q, r string) []string {
 				return []string{e.python, filepath.Join(e.peers, "peer_trec_eval.py"), q, r}
-			}, true})
+			}, false, true})
 		case "ranx":
-			out = append(out, evalPeer{n, "ranx (numba) whole process", func(q, r string) []string {
+			out = append(out, evalPeer{n, "ranx (numba) whole process", func(_ []string, q, r string) []string {
 				return []string{e.python, filepath.Join(e.peers, "peer_ranx.py"), q, r}
-			}, false})
+			}, false, false})
 		default:
-			return nil, fmt.Errorf("unknown eval peer %q (trec_eval, pytrec_eval, ranx)", n)
+			return nil, fmt.Errorf("unknown eval peer %q (trec_eval, trec_eval-O2, pytrec_eval, ranx)", n)
 		}
 	}
 	return out, nil
 }
 
-// evalJob: retrievalbench eval against trec_eval, pytrec_eval and ranx on
-// each shape, ours and the peers alternating.
+// evalMeasureSets are the eval job's measure sets: the flags both eval
+// and trec_eval are given (the timed runs; -q is added for the check).
+// default is the one the Python peers compute too; the others are what
+// users add to it.
+var evalMeasureSets = map[string][]string{
+	"default":  {"-c", "-m", "map", "-m", "ndcg_cut.10"},
+	"ndcg_cut": {"-c", "-m", "ndcg_cut.5,10,20"},
+	"P":        {"-c", "-m", "P.1,5,10"},
+	"M100":     {"-c", "-M", "100", "-m", "map", "-m", "ndcg_cut.10"},
+	"l2":       {"-c", "-l", "2", "-m", "map", "-m", "ndcg_cut.10"},
+	"official": {"-c"},
+	"all_trec": {"-c", "-m", "all_trec"},
+	"J":        {"-c", "-J", "-m", "map", "-m", "ndcg_cut.10"},
+}
+
+func evalSetNames() []string {
+	var ns []string
+	for n := range evalMeasureSets {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+// evalJob: retrievalbench eval against trec_eval 10.0 (two builds),
+// pytrec_eval and ranx on each shape and measure set, ours and the peers
+// alternating. Before the timed runs, eval -q and trec_eval -q of the set
+// must print the same bytes.
 func (e *env) evalJob() error {
 	shapes, err := e.evalShapes(e.shapes)
 	if err != nil {
@@ -449,52 +503,161 @@ func (e *env) evalJob() error {
 	if err != nil {
 		return err
 	}
-	for _, sh := range shapes {
-		ours := samples{}
-		theirs := make([]samples, len(peers))
-		agreed := make([]bool, len(peers))
-		for k := range agreed {
-			agreed[k] = true
+	for _, set := range e.evalSets {
+		flags, ok := evalMeasureSets[set]
+		if !ok {
+			return fmt.Errorf("unknown measure set %q (%s)", set, strings.Join(evalSetNames(), ", "))
 		}
-		for i := range e.runs {
-			fmt.Fprintf(os.Stderr, "perfrun: eval %s run %d/%d\n", sh.name, i+1, e.runs)
-			o, err := e.timed(e.rb, "eval", "-c", "-m", "map", "-m", "ndcg_cut.10", sh.qrels, sh.run)
-			if err != nil {
+		for _, sh := range shapes {
+			if err := e.evalShape(sh, set, flags, peers); err != nil {
 				return err
-			}
-			ours = append(ours, o)
-			for k, p := range peers {
-				t, err := e.timed(p.cmd(sh.qrels, sh.run)...)
-				if err != nil {
-					return err
-				}
-				if err := sameEval(o.stdout, t.stdout); err != nil {
-					if p.strict {
-						return fmt.Errorf("%s, %s: %w", sh.name, p.name, err)
-					}
-					agreed[k] = false
-					fmt.Fprintf(os.Stderr, "perfrun: %s, %s: %v\n", sh.name, p.name, err)
-				}
-				theirs[k] = append(theirs[k], t)
-			}
-		}
-		for k, p := range peers {
-			th := theirs[k]
-			e.rows = append(e.rows, fmt.Sprintf("| eval `-c -m map -m ndcg_cut.10`, %s | %.2f s wall, %.2f s CPU, %.0f MB | %s: %.2f s wall, %.2f s CPU, %.0f MB | %.1f× faster (CPU %.1f×), %.2f× memory |",
-				sh.what, ours.med(wallOf), ours.med(cpuOf), ours.med(rssOf),
-				p.desc, th.med(wallOf), th.med(cpuOf), th.med(rssOf),
-				th.med(wallOf)/ours.med(wallOf), th.med(cpuOf)/ours.med(cpuOf), ours.med(rssOf)/th.med(rssOf)))
-			if !p.strict {
-				word := "agreed with ours to 4 decimals in every run"
-				if !agreed[k] {
-					word = "differed from ours at 4 decimals (its own tie order; see the log)"
-				}
-				e.notes = append(e.notes, fmt.Sprintf("eval %s: %s's map and ndcg@10 %s.", sh.name, p.name, word))
 			}
 		}
 	}
-	e.notes = append(e.notes, "eval: the values of map and ndcg_cut_10 of trec_eval and pytrec_eval agreed with ours to 4 decimals in every run.")
 	return nil
+}
+
+// evalShape measures one shape with one measure set.
+func (e *env) evalShape(sh evalShape, set string, flags []string, peers []evalPeer) error {
+	var active []evalPeer
+	for _, p := range peers {
+		if p.trecEval || (set == "default" && !sh.trecEvalOnly) {
+			active = append(active, p)
+		}
+	}
+	// The check: per query and all, byte for byte, against each trec_eval.
+	qflags := append([]string{"-q"}, flags...)
+	ours, err := e.output(append(append([]string{e.rb, "eval"}, qflags...), sh.qrels, sh.run))
+	if err != nil {
+		return err
+	}
+	lines := bytes.Count(ours, []byte("\n"))
+	checked := false
+	for _, p := range active {
+		if !p.trecEval {
+			continue
+		}
+		checked = true
+		theirs, err := e.output(p.cmd(qflags, sh.qrels, sh.run))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(ours, theirs) && !(p.name == "trec_eval-O2" && bytes.Equal(withoutRBP(ours), withoutRBP(theirs))) {
+			return fmt.Errorf("%s, %s: eval %s differs from %s's output:\n%s", sh.name, set, strings.Join(qflags, " "), p.name, firstDiff(ours, theirs))
+		}
+	}
+	if checked {
+		e.notes = append(e.notes, fmt.Sprintf("eval %s, %s: `eval %s` printed the same %d lines as trec_eval 10.0, byte for byte.", sh.name, set, strings.Join(qflags, " "), lines))
+	}
+	oursS := samples{}
+	theirs := make([]samples, len(active))
+	agreed := make([]bool, len(active))
+	for k := range agreed {
+		agreed[k] = true
+	}
+	loadBefore := loadAvg1()
+	for i := range e.runs {
+		fmt.Fprintf(os.Stderr, "perfrun: eval %s %s run %d/%d\n", sh.name, set, i+1, e.runs)
+		o, err := e.timed(append(append([]string{e.rb, "eval"}, flags...), sh.qrels, sh.run)...)
+		if err != nil {
+			return err
+		}
+		oursS = append(oursS, o)
+		for k, p := range active {
+			t, err := e.timed(p.cmd(flags, sh.qrels, sh.run)...)
+			if err != nil {
+				return err
+			}
+			if p.trecEval {
+				err = nil
+				if !bytes.Equal(o.stdout, t.stdout) && !(p.name == "trec_eval-O2" && bytes.Equal(withoutRBP(o.stdout), withoutRBP(t.stdout))) {
+					err = fmt.Errorf("outputs differ:\n%s", firstDiff(o.stdout, t.stdout))
+				}
+			} else {
+				err = sameEval(o.stdout, t.stdout)
+			}
+			if err != nil {
+				if p.strict {
+					return fmt.Errorf("%s, %s, %s: %w", sh.name, set, p.name, err)
+				}
+				agreed[k] = false
+				fmt.Fprintf(os.Stderr, "perfrun: %s, %s: %v\n", sh.name, p.name, err)
+			}
+			theirs[k] = append(theirs[k], t)
+		}
+	}
+	load := loadBefore + "–" + loadAvg1()
+	for k, p := range active {
+		th := theirs[k]
+		e.rows = append(e.rows, fmt.Sprintf("| eval `%s`, %s | %.2f s wall, %.2f s CPU, %.0f MB | %s: %.2f s wall, %.2f s CPU, %.0f MB | %.1f× faster (CPU %.1f×), %.2f× memory; load %s |",
+			strings.Join(flags, " "), sh.what, oursS.med(wallOf), oursS.med(cpuOf), oursS.med(rssOf),
+			p.desc, th.med(wallOf), th.med(cpuOf), th.med(rssOf),
+			th.med(wallOf)/oursS.med(wallOf), th.med(cpuOf)/oursS.med(cpuOf), oursS.med(rssOf)/th.med(rssOf), load))
+		fmt.Fprintln(os.Stderr, e.rows[len(e.rows)-1])
+		for i := range oursS {
+			fmt.Fprintf(os.Stderr, "perfrun: run %d: ours %.2f s wall %.2f s CPU %.0f MB; %s %.2f s wall %.2f s CPU %.0f MB\n", i+1,
+				oursS[i].wall, oursS[i].cpu, oursS[i].rssMB, p.name, th[i].wall, th[i].cpu, th[i].rssMB)
+		}
+		if !p.strict {
+			word := "agreed with ours to 4 decimals in every run"
+			if !agreed[k] {
+				word = "differed from ours at 4 decimals (its own tie order; see the log)"
+			}
+			e.notes = append(e.notes, fmt.Sprintf("eval %s: %s's map and ndcg@10 %s.", sh.name, p.name, word))
+		} else if !p.trecEval {
+			e.notes = append(e.notes, fmt.Sprintf("eval %s: %s's map and ndcg_cut_10 equal ours to 4 decimals in every run.", sh.name, p.name))
+		}
+	}
+	return nil
+}
+
+// withoutRBP drops the rbp lines of a trec_eval output: trec_eval's m_rbp.c
+// reads two uninitialised variables (min and max of the gains), so its rbp
+// values depend on the build; eval's are those of its Makefile's build.
+func withoutRBP(b []byte) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if !bytes.HasPrefix(l, []byte("rbp ")) {
+			out = append(out, l...)
+		}
+	}
+	return out
+}
+
+// output runs a command and returns its standard output.
+func (e *env) output(args []string) ([]byte, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+// firstDiff shows the first line where a and b differ.
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: ours %q, theirs %q (%d and %d lines)", i+1, x, y, len(la)-1, len(lb)-1)
+		}
+	}
+	return "same lines"
+}
+
+// loadAvg1 is the 1-minute load average.
+func loadAvg1() string {
+	f := strings.Fields(loadAvg())
+	return f[0]
 }
 
 func fileMB(p string) float64 {
