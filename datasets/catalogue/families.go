@@ -100,7 +100,7 @@ func RepoQALangs() Family {
 	// callee, fewer per repository: their small size takes three small
 	// repositories per language.
 	smallStructural := map[string][]string{
-		"go":   {"nsqio/nsq", "schollz/croc", "lima-vm/lima"},
+		"go":   {"nsqio/nsq", "schollz/croc", "iawia002/lux"},
 		"java": {"square/retrofit", "Password4j/password4j", "apache/flink-ml"},
 	}
 	for _, lang := range repoqa.StructuralLanguages() {

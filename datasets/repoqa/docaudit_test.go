@@ -83,6 +83,18 @@ func TestDocAuditData(t *testing.T) {
 			if after.tasks*10 < before.tasks*9 {
 				t.Errorf("the rule keeps %d of %d tasks, want at least 90%%", after.tasks, before.tasks)
 			}
+			if slices.Contains(MaskedLanguages(), lang) {
+				mc := DefaultGeneratorConfig()
+				mc.MaskLeadingName = true
+				masked, ml := auditDoc(t, rel, lang, mc)
+				t.Logf("%s masked: %v", lang, masked)
+				if masked.tasks != after.tasks || masked.exact*2 > after.exact {
+					t.Errorf("masking kept %d of %d tasks and %d of %d exact namings", masked.tasks, after.tasks, masked.exact, after.exact)
+				}
+				if dump != "" {
+					require.NoError(t, os.WriteFile(filepath.Join(dump, lang+"-masked.tsv"), []byte(strings.Join(ml, "\n")+"\n"), 0o644))
+				}
+			}
 			if dump != "" {
 				require.NoError(t, os.WriteFile(filepath.Join(dump, lang+"-before.tsv"), []byte(strings.Join(bl, "\n")+"\n"), 0o644))
 				require.NoError(t, os.WriteFile(filepath.Join(dump, lang+"-after.tsv"), []byte(strings.Join(al, "\n")+"\n"), 0o644))
