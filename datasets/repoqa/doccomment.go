@@ -171,8 +171,9 @@ func generateDocRepoStats(r *Repo, lang string, cfg GeneratorConfig) ([]datasets
 		if LanguageOf(p, lang) != lang || excludedFile(lang, p, text) {
 			// The comments of excluded (test, vendored, generated) files
 			// are not looked at as decoys: parsing them doubles the
-			// generator's time, and counting them moves one Rust task of
-			// 100 and no other (docs/repoqa-languages.md).
+			// generator's time, and counting them (measured once) flagged
+			// no further task and left every language's task count as it
+			// is (docs/repoqa-languages.md).
 			continue
 		}
 		nFiles++
