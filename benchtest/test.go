@@ -390,7 +390,7 @@ func summaryLine(res *harness.Result, p *harness.Prepared) string {
 
 // groupLines breaks the cell's first measures down by each task facet that
 // takes more than one value (repository, intent, library, qa_type,
-// difficulty): per group the mean with its 95% bootstrap CI, then the macro
+// difficulty, naming): per group the mean with its 95% bootstrap CI, then the macro
 // mean (every group weighs the same).
 func groupLines(res *harness.Result) []string {
 	if len(res.Measures) == 0 {
@@ -405,6 +405,7 @@ func groupLines(res *harness.Result) []string {
 		{"library", func(t *harness.TaskResult) string { return t.Meta.Library }},
 		{"qa_type", func(t *harness.TaskResult) string { return t.Meta.QAType }},
 		{"difficulty", func(t *harness.TaskResult) string { return t.Meta.Difficulty }},
+		{"naming", func(t *harness.TaskResult) string { return t.Meta.Naming }},
 	}
 	var lines []string
 	for _, fc := range facets {

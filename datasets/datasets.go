@@ -47,6 +47,11 @@ type Meta struct {
 	QAType     string
 	Difficulty string
 	Language   string
+	// Naming, for a task asking for one definition: whether its query
+	// names it ("exact", "parts" of a camelCase/snake_case name, "none";
+	// datasets/repoqa.QueryNaming). Derived from the query and the gold,
+	// so not hashed.
+	Naming string
 }
 
 // Task is one query with its gold.

@@ -17,7 +17,7 @@ func (r *Result) Records(kinds map[string]string, judgedAll bool) []resultfmt.Re
 		rec := resultfmt.Record{
 			Dataset: r.Dataset, Split: r.Split, System: r.System, Config: r.Config,
 			Task: tr.ID, Repo: tr.Meta.Repo, Intent: tr.Meta.Intent, Difficulty: tr.Meta.Difficulty,
-			Library: tr.Meta.Library, QAType: tr.Meta.QAType, Language: tr.Meta.Language,
+			Library: tr.Meta.Library, QAType: tr.Meta.QAType, Language: tr.Meta.Language, Naming: tr.Meta.Naming,
 			Query: tr.Query, FirstRelevant: tr.FirstRelevant, Values: map[string]float64{},
 			LatencyMS: float64(tr.Latency.Microseconds()) / 1000, Error: tr.Err, Warnings: tr.Warnings,
 		}

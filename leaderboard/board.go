@@ -56,7 +56,7 @@ type Config struct {
 // golden files' and the reports' resamples and seed).
 func DefaultConfig() Config {
 	return Config{Primary: "ndcg@10", Stats: metrics.DefaultStats(), Title: "retrievalbench leaderboard",
-		Languages: []LanguageFamily{RepoQALanguages()}}
+		Languages: []LanguageFamily{RepoQALanguages(), RepoQALanguagesMasked(), RepoQALanguagesUnnamed()}}
 }
 
 // Board is a whole leaderboard.
@@ -94,6 +94,7 @@ type Dataset struct {
 	// undrawn: the pages have no figures (Write without a Draw).
 	undrawn bool
 	cols    map[string][]float64 // per row, the primary measure of every task in task-id order
+	naming  []string             // per task in task-id order, its records' naming ("" when none says)
 }
 
 // Row is one system/config of a dataset. A failed row (every task
@@ -216,7 +217,7 @@ func buildDataset(k string, rs []resultfmt.Record, cellOf map[string]*resultfmt.
 	}
 	d := &Dataset{Key: k, Dataset: rs[0].Dataset, Split: rs[0].Split, Cases: s.Cases, Measures: measures, Primary: primary, summary: s}
 	cols := taskColumns(rs, primary)
-	d.cols = cols
+	d.cols, d.naming = cols, taskNaming(rs)
 	// A measure only some systems record (library_resolution@1 of a hosted
 	// documentation system) is left out of the others' rows rather than
 	// shown as their zero.
@@ -309,6 +310,23 @@ func taskColumns(rs []resultfmt.Record, m string) map[string][]float64 {
 		}
 	}
 	return cols
+}
+
+// taskNaming returns the naming of every task of rs in task-id order (the
+// order of taskColumns): the first non-empty one its records carry.
+func taskNaming(rs []resultfmt.Record) []string {
+	by := map[string]string{}
+	for _, r := range rs {
+		if by[r.Task] == "" {
+			by[r.Task] = r.Naming
+		}
+	}
+	tasks := slices.Sorted(maps.Keys(by))
+	out := make([]string, len(tasks))
+	for i, t := range tasks {
+		out[i] = by[t]
+	}
+	return out
 }
 
 // orderMeasures sorts measure names by family in the order a reader

@@ -74,7 +74,7 @@ func (b *Board) HTML(figs Figures) []byte {
 		}
 		w.WriteString("</tr></thead>\n<tbody>\n")
 		for i, r := range t.Rows {
-			if r.Macro == nil {
+			if r.Macro == nil && !t.Smoke {
 				w.WriteString("<tr class=\"incomplete\">")
 			} else {
 				w.WriteString("<tr>")

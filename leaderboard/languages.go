@@ -2,6 +2,7 @@ package leaderboard
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -23,6 +24,17 @@ type LanguageFamily struct {
 	// (the "Python-only numbers" of most code benchmarks).
 	Reference string
 	Datasets  []LanguageDataset // column order, Reference first
+	// Naming, when set, restricts the table to the tasks whose records
+	// carry that naming ("none": queries that do not name their target;
+	// resultfmt.Record.Naming); a language without such a task is absent.
+	Naming string
+	// SmokeBelow: a table in which a present language has fewer tasks is a
+	// smoke test (LanguageTable.Smoke): each language's score is shown,
+	// no macro average and no gap, which so few tasks cannot support.
+	SmokeBelow int
+	// Requires is the dataset without which the family adds nothing to the
+	// others (Go's masked variant): no table when it is not in the results.
+	Requires string
 }
 
 // LanguageDataset is the dataset of one language of a LanguageFamily.
@@ -38,10 +50,41 @@ type LanguageDataset struct {
 // keeps the names equal to package repoqa's.
 func RepoQALanguages() LanguageFamily {
 	f := LanguageFamily{Name: "repoqa-doc", Title: "RepoQA documentation → definition", Reference: "python",
-		Datasets: []LanguageDataset{{"python", "repoqa-python-docstring"}}}
+		Datasets: []LanguageDataset{{"python", "repoqa-python-docstring"}}, SmokeBelow: RepoQASmokeBelow}
 	for _, l := range []string{"cpp", "go", "java", "rust", "typescript"} {
 		f.Datasets = append(f.Datasets, LanguageDataset{l, "repoqa-" + l + "-doc"})
 	}
+	return f
+}
+
+// RepoQASmokeBelow is the least task count per language of a RepoQA
+// language table that compares languages: the CI size has 4 to 10 per
+// language, whose intervals are 0.3 to 0.8 wide (issue 41); 30 tasks of a
+// measure in [0, 1] bound the 95% interval's half-width near 0.18.
+const RepoQASmokeBelow = 30
+
+// RepoQALanguagesMasked is RepoQALanguages with Go's masked variant
+// (repoqa-go-doc-masked: a query's leading name, Go's convention, replaced
+// by "It"), so that Go is asked like the other languages.
+func RepoQALanguagesMasked() LanguageFamily {
+	f := RepoQALanguages()
+	f.Name, f.Title = "repoqa-doc-masked", "RepoQA documentation → definition, Go's leading names masked"
+	f.Requires = "repoqa-go-doc-masked"
+	f.Datasets = slices.Clone(f.Datasets)
+	for i := range f.Datasets {
+		if f.Datasets[i].Language == "go" {
+			f.Datasets[i].Dataset = "repoqa-go-doc-masked"
+		}
+	}
+	return f
+}
+
+// RepoQALanguagesUnnamed is RepoQALanguagesMasked restricted to the tasks
+// whose query does not name its target, exactly or by the parts of its
+// name (Naming "none"): like tasks in every language.
+func RepoQALanguagesUnnamed() LanguageFamily {
+	f := RepoQALanguagesMasked()
+	f.Name, f.Title, f.Naming = "repoqa-doc-unnamed", "RepoQA documentation → definition, queries that do not name their target", "none"
 	return f
 }
 
@@ -66,7 +109,14 @@ type LanguageTable struct {
 	Absent    []string          `json:"absent,omitempty"`
 	// Cases is each present language's task count.
 	Cases map[string]int `json:"cases"`
-	Rows  []LanguageRow  `json:"rows"` // complete rows by Macro, best first; then the rest by name
+	// Naming is the family's restriction (LanguageFamily.Naming).
+	Naming string `json:"naming,omitempty"`
+	// Smoke: a present language has fewer than the family's SmokeBelow
+	// tasks; the table shows each language's score and no comparison
+	// (no macro averages, no gap).
+	Smoke      bool          `json:"smoke,omitempty"`
+	SmokeBelow int           `json:"smoke_below,omitempty"`
+	Rows       []LanguageRow `json:"rows"` // complete rows by Macro, best first; then the rest by name
 }
 
 // LanguageRow is one system/config across the languages.
@@ -83,18 +133,21 @@ type LanguageRow struct {
 	// Macro is the mean of the present languages' means with a stratified
 	// bootstrap 95% CI (each resample draws every language's tasks anew);
 	// Others the same over the present languages but Reference; Gap is
-	// Others' mean minus Reference's. All nil when the row is incomplete
-	// (Others and Gap also when Reference or no other language is present).
+	// Others' mean minus Reference's, with its stratified bootstrap 95% CI
+	// (gapStat). All nil when the row is incomplete or the table a smoke
+	// test (Others and Gap also when Reference or no other language is
+	// present).
 	Macro  *resultfmt.Stat `json:"macro,omitempty"`
 	Others *resultfmt.Stat `json:"macro_others,omitempty"`
-	Gap    *Fixed          `json:"gap_others_vs_reference,omitempty"`
+	Gap    *resultfmt.Stat `json:"gap_others_vs_reference,omitempty"`
 }
 
 // Complete reports whether the row has every present language.
 func (r LanguageRow) Complete() bool { return len(r.Missing) == 0 && len(r.Failed) == 0 }
 
 // buildLanguages returns the tables of every family with at least two
-// languages in the datasets, per split in split order.
+// languages in the datasets (after its Naming restriction, and with its
+// Requires dataset), per split in split order.
 func buildLanguages(ds []*Dataset, cfg Config) []*LanguageTable {
 	var out []*LanguageTable
 	for _, f := range cfg.Languages {
@@ -113,7 +166,12 @@ func buildLanguages(ds []*Dataset, cfg Config) []*LanguageTable {
 			if len(bySplit[split]) < 2 {
 				continue
 			}
-			out = append(out, languageTable(f, split, bySplit[split], cfg))
+			if f.Requires != "" && !slices.ContainsFunc(slices.Collect(maps.Values(bySplit[split])), func(d *Dataset) bool { return d.Dataset == f.Requires }) {
+				continue
+			}
+			if t := languageTable(f, split, bySplit[split], cfg); len(t.Present) >= 2 {
+				out = append(out, t)
+			}
 		}
 	}
 	return out
@@ -130,7 +188,31 @@ func slicesSortedKeys[V any](m map[string]V) []string {
 
 func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, cfg Config) *LanguageTable {
 	t := &LanguageTable{Key: f.Name + "." + split, Family: f.Name, Title: f.Title, Split: split, Reference: f.Reference,
-		Languages: f.Datasets, Cases: map[string]int{}}
+		Languages: f.Datasets, Cases: map[string]int{}, Naming: f.Naming, SmokeBelow: f.SmokeBelow}
+	// keep[lang] are the indices of the tasks the table counts (nil: all).
+	keep := map[string][]int{}
+	if f.Naming != "" {
+		for lang, d := range byLang {
+			var idx []int
+			for i, n := range d.naming {
+				if n == f.Naming {
+					idx = append(idx, i)
+				}
+			}
+			keep[lang] = idx
+		}
+	}
+	column := func(lang, model string) []float64 {
+		c := byLang[lang].cols[model]
+		if f.Naming == "" {
+			return c
+		}
+		out := make([]float64, 0, len(keep[lang]))
+		for _, i := range keep[lang] {
+			out = append(out, c[i])
+		}
+		return out
+	}
 	// The measure: the configured primary when a language's records carry
 	// it, else the first present language's primary.
 	t.Measure = cfg.Primary
@@ -145,12 +227,18 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 	models := map[string]bool{}
 	for _, l := range f.Datasets {
 		d := byLang[l.Language]
-		if d == nil {
+		if d == nil || f.Naming != "" && len(keep[l.Language]) == 0 {
 			t.Absent = append(t.Absent, l.Language)
 			continue
 		}
 		t.Present = append(t.Present, l.Language)
 		t.Cases[l.Language] = d.Cases
+		if f.Naming != "" {
+			t.Cases[l.Language] = len(keep[l.Language])
+		}
+		if t.Cases[l.Language] < f.SmokeBelow {
+			t.Smoke = true
+		}
 		for _, r := range d.Rows {
 			models[r.Model] = true
 		}
@@ -175,18 +263,23 @@ func languageTable(f LanguageFamily, split string, byLang map[string]*Dataset, c
 				row.Missing = append(row.Missing, lang)
 				continue
 			}
+			col := column(lang, m)
+			if f.Naming != "" {
+				ci := cfg.Stats.CI(col)
+				s = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
+			}
 			row.Scores[lang] = s
-			all = append(all, d.cols[m])
+			all = append(all, col)
 			if lang != t.Reference {
-				others = append(others, d.cols[m])
+				others = append(others, col)
 			}
 		}
-		if row.Complete() {
+		if row.Complete() && !t.Smoke {
 			macro := macroStat(all, cfg.Stats)
 			row.Macro = &macro
 			if _, ok := row.Scores[t.Reference]; ok && len(others) > 0 {
 				o := macroStat(others, cfg.Stats)
-				gap := Fixed(float64(o.Mean) - metrics.Mean(byLang[t.Reference].cols[m]))
+				gap := gapStat(others, column(t.Reference, m), cfg.Stats)
 				row.Others, row.Gap = &o, &gap
 			}
 		}
@@ -222,13 +315,41 @@ func macroStat(cols [][]float64, st metrics.Stats) resultfmt.Stat {
 	return resultfmt.NewStat(mean, lo, hi)
 }
 
-// Header names the columns of a language table, in order.
+// gapStat is the macro mean of others minus the mean of ref with a
+// stratified percentile bootstrap 95% CI: every resample draws each
+// language's tasks anew. It is Stratified over others and ref scaled by
+// −k (k = len(others)), whose macro mean is k/(k+1) times the gap, scaled
+// back by (k+1)/k (a percentile interval follows a positive scaling).
+func gapStat(others [][]float64, ref []float64, st metrics.Stats) resultfmt.Stat {
+	k := float64(len(others))
+	if k == 0 || len(ref) == 0 {
+		return resultfmt.Stat{}
+	}
+	neg := make([]float64, len(ref))
+	for i, v := range ref {
+		neg[i] = -k * v
+	}
+	groups := append(slices.Clone(others), neg)
+	mean := 0.0
+	for _, c := range others {
+		mean += metrics.Mean(c)
+	}
+	mean = mean/k - metrics.Mean(ref)
+	lo, hi := st.Stratified(groups, metrics.DefaultStream)
+	return resultfmt.NewStat(mean, lo*(k+1)/k, hi*(k+1)/k)
+}
+
+// Header names the columns of a language table, in order: a smoke test
+// has the languages only.
 func (t *LanguageTable) Header() []string {
 	h := []string{"system/config"}
 	for _, l := range t.Languages {
 		h = append(h, l.Language)
 	}
-	return append(h, "macro ("+t.macroOver()+")", "macro without "+t.Reference, "Δ without "+t.Reference+" − "+t.Reference)
+	if t.Smoke {
+		return h
+	}
+	return append(h, "macro ("+t.macroOver()+")", "macro without "+t.Reference, "Δ without "+t.Reference+" − "+t.Reference+" (95% CI)")
 }
 
 // macroOver says what the macro average is over: "6 languages", or "4 of
@@ -256,6 +377,9 @@ func (t *LanguageTable) Cells(i int) []string {
 			c = append(c, stat(r.Scores[l.Language]))
 		}
 	}
+	if t.Smoke {
+		return c
+	}
 	if r.Macro == nil {
 		var why []string
 		if len(r.Missing) > 0 {
@@ -270,7 +394,7 @@ func (t *LanguageTable) Cells(i int) []string {
 	if r.Others == nil {
 		return append(c, "—", "—")
 	}
-	return append(c, stat(*r.Others), signed(*r.Gap))
+	return append(c, stat(*r.Others), signed(r.Gap.Mean)+" ["+signed(r.Gap.Low)+", "+signed(r.Gap.High)+"]")
 }
 
 // signed writes v with four decimals and its sign ("+0.0123", "-0.0456").
@@ -297,12 +421,26 @@ func (t *LanguageTable) about(b *Board) string {
 	for _, l := range t.Present {
 		counts = append(counts, l+" "+itoa(t.Cases[l]))
 	}
+	if t.Smoke {
+		var counts []string
+		for _, l := range t.Present {
+			counts = append(counts, l+" "+itoa(t.Cases[l]))
+		}
+		return "Smoke test, not a comparison of languages: " + t.datasetNames() + " with " + strings.Join(counts, ", ") +
+			" tasks, fewer than " + itoa(t.SmokeBelow) + " in some language, too few for intervals narrow enough to compare languages " +
+			"or a macro average; each cell is the dataset table's " + t.Measure + " with its 95% bootstrap CI, to see that every system runs in every language."
+	}
 	s := "The same task in each language (one dataset per language: " + t.datasetNames() + "); " + t.Measure +
 		" per system with its 95% bootstrap CI, as in each dataset's table. The macro average weighs every language the same " +
 		"(tasks: " + strings.Join(counts, ", ") + "); its 95% CI is a stratified bootstrap (" + itoa(b.Resamples) +
 		" resamples, each language's tasks drawn anew). A system without a cell in a language, or whose every task there failed, " +
 		"shows it as missing or failed and gets no macro average: it is never averaged over fewer languages. " +
-		"Δ is the macro average without " + t.Reference + " minus " + t.Reference + "'s mean: negative when the system is worse outside " + t.Reference + "."
+		"Δ is the macro average without " + t.Reference + " minus " + t.Reference + "'s mean: negative when the system is worse outside " + t.Reference +
+		"; its 95% CI is the same stratified bootstrap of the difference."
+	if t.Naming != "" {
+		s += " Only the tasks whose records say naming \"" + t.Naming + "\" (whether the query names its target: " +
+			"datasets/repoqa.QueryNaming) count here; a language without such a task is not in the table."
+	}
 	if len(t.Absent) > 0 {
 		s += " Not in these results: " + strings.Join(t.Absent, ", ") + " (the macro averages are over the other languages, for every system)."
 	}
@@ -336,7 +474,7 @@ func (t *LanguageTable) sortValue(i, j int) string {
 	case j == n+2 && r.Others != nil:
 		return f4(r.Others.Mean)
 	case j == n+3 && r.Gap != nil:
-		return f4(*r.Gap)
+		return f4(r.Gap.Mean)
 	}
 	return ""
 }

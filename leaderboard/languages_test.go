@@ -2,12 +2,15 @@ package leaderboard
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/retrievalbench/retrievalbench/datasets/repoqa"
+	"github.com/retrievalbench/retrievalbench/leaderboard/boardtest"
 	"github.com/retrievalbench/retrievalbench/metrics"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 )
@@ -17,7 +20,11 @@ import (
 // 11 tasks would be 5.5 / 11 = 0.5), without python (1.0 + 0.3) / 2 =
 // 0.65, Δ +0.15; dense/b (no rust) and dense/c (go failed) get none.
 func TestLanguageTable(t *testing.T) {
-	b, err := Build(languageFixture(), nil, DefaultConfig())
+	cfg := DefaultConfig()
+	f := RepoQALanguages()
+	f.SmokeBelow = 0 // the fixture's 2 to 5 tasks per language
+	cfg.Languages = []LanguageFamily{f}
+	b, err := Build(languageFixture(), nil, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +60,10 @@ func TestLanguageTable(t *testing.T) {
 	}
 	near("bm25/a macro", a.Macro.Mean, 0.6)
 	near("bm25/a macro without python", a.Others.Mean, 0.65)
-	near("bm25/a Δ", *a.Gap, 0.15)
+	near("bm25/a Δ", a.Gap.Mean, 0.15)
+	if !(a.Gap.Low < a.Gap.Mean && a.Gap.Mean < a.Gap.High) {
+		t.Errorf("bm25/a Δ CI [%v, %v] does not bracket %v", a.Gap.Low, a.Gap.High, a.Gap.Mean)
+	}
 	near("bm25/a python", a.Scores["python"].Mean, 0.5)
 	near("bm25/a rust", a.Scores["rust"].Mean, 0.3)
 	if !(a.Macro.Low < a.Macro.Mean && a.Macro.Mean < a.Macro.High) {
@@ -74,9 +84,9 @@ func TestLanguageTable(t *testing.T) {
 	md := b.Markdown()
 	for _, want := range []string{
 		"## RepoQA documentation → definition across languages (split small)",
-		"| system/config | python | cpp | go | java | rust | typescript | macro (3 of 6 languages in the results) | macro without python | Δ without python − python |",
+		"| system/config | python | cpp | go | java | rust | typescript | macro (3 of 6 languages in the results) | macro without python | Δ without python − python (95% CI) |",
 		"| bm25/a | 0.5000 [", "| — (not in the results) | 1.0000 [1.0000, 1.0000] |",
-		"| +0.1500 |",
+		"| +0.1500 [",
 		"| dense/b | 0.7500 [",
 		"| missing | — (not in the results) | — (missing rust) | — | — |",
 		"| dense/c | 0.2500 [",
@@ -144,5 +154,130 @@ func TestRepoQALanguagesNames(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, f.Datasets); diff != "" {
 		t.Errorf("RepoQALanguages (-want +got):\n%s", diff)
+	}
+}
+
+// TestLanguageTableSmoke: with the RepoQA families' SmokeBelow, the
+// fixture's 2 to 5 tasks per language make smoke tests: each language's
+// score, no macro, no gap, and the paragraph says why.
+func TestLanguageTableSmoke(t *testing.T) {
+	b, err := Build(languageFixture(), nil, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Languages) != 1 {
+		t.Fatalf("%d language tables, want 1 (no masked go, no naming in the fixture)", len(b.Languages))
+	}
+	lt := b.Languages[0]
+	if !lt.Smoke {
+		t.Fatalf("%s is not a smoke test with cases %v", lt.Key, lt.Cases)
+	}
+	if diff := cmp.Diff([]string{"system/config", "python", "cpp", "go", "java", "rust", "typescript"}, lt.Header()); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
+	}
+	for i, r := range lt.Rows {
+		if r.Macro != nil || r.Gap != nil || r.Others != nil {
+			t.Errorf("%s has a comparison in a smoke test", r.Model)
+		}
+		if len(lt.Cells(i)) != len(lt.Header()) {
+			t.Errorf("row %d: %d cells for %d columns", i, len(lt.Cells(i)), len(lt.Header()))
+		}
+	}
+	md := b.Markdown()
+	for _, want := range []string{"Smoke test, not a comparison of languages", "python 4, go 2, rust 5 tasks, fewer than 30"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("index.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "macro (") {
+		t.Errorf("a smoke test with a macro column:\n%s", md)
+	}
+}
+
+// TestGapStat: the gap's interval is the percentile interval of the
+// difference, every language's tasks drawn anew in each resample — here
+// drawn by hand with Stratified's generator and order.
+func TestGapStat(t *testing.T) {
+	others := [][]float64{{1, 0, 0.5, 1, 1}, {0, 0, 1, 0.25}}
+	ref := []float64{0.5, 0.5, 1, 0, 0, 1}
+	st := metrics.Stats{Resamples: 2000, Seed: 7}
+	got := gapStat(others, ref, st)
+	wantMean := (metrics.Mean(others[0])+metrics.Mean(others[1]))/2 - metrics.Mean(ref)
+	if math.Abs(float64(got.Mean)-wantMean) > 1e-4 {
+		t.Errorf("gap %v, want %v", got.Mean, wantMean)
+	}
+	r := rand.New(rand.NewPCG(st.Seed, metrics.DefaultStream))
+	diffs := make([]float64, st.Resamples)
+	for i := range diffs {
+		var ms []float64
+		for _, g := range append(slices.Clone(others), ref) {
+			sum := 0.0
+			for range g {
+				sum += g[r.IntN(len(g))]
+			}
+			ms = append(ms, sum/float64(len(g)))
+		}
+		diffs[i] = (ms[0]+ms[1])/2 - ms[2]
+	}
+	slices.Sort(diffs)
+	q := func(p float64) float64 {
+		pos := p * float64(len(diffs)-1)
+		lo := int(math.Floor(pos))
+		hi := min(lo+1, len(diffs)-1)
+		return diffs[lo] + (pos-float64(lo))*(diffs[hi]-diffs[lo])
+	}
+	if math.Abs(float64(got.Low)-q(0.025)) > 1e-4 || math.Abs(float64(got.High)-q(0.975)) > 1e-4 {
+		t.Errorf("gap CI [%v, %v], by hand [%v, %v]", got.Low, got.High, q(0.025), q(0.975))
+	}
+	if !(got.Low < got.Mean && got.Mean < got.High) {
+		t.Errorf("gap CI [%v, %v] does not bracket %v", got.Low, got.High, got.Mean)
+	}
+}
+
+// TestLanguageTableNaming: the unnamed family counts only the tasks whose
+// records say naming "none", scores them on those alone, and takes Go
+// from its masked dataset.
+func TestLanguageTableNaming(t *testing.T) {
+	var recs []resultfmt.Record
+	add := func(ds, model string, vs []float64, naming []string) {
+		rs := boardtest.LangRecords(ds, model, vs, false)
+		for i := range rs {
+			rs[i].Naming = naming[i]
+		}
+		recs = append(recs, rs...)
+	}
+	// python: the two unnamed tasks score 1 and 0 (mean 0.5); go masked:
+	// the one unnamed task scores 0.
+	add("repoqa-python-docstring", "bm25/a", []float64{1, 0, 1, 1}, []string{"none", "none", "exact", "parts"})
+	add("repoqa-go-doc-masked", "bm25/a", []float64{1, 0}, []string{"exact", "none"})
+	add("repoqa-go-doc", "bm25/a", []float64{1, 1}, []string{"exact", "exact"})
+	cfg := DefaultConfig()
+	for i := range cfg.Languages {
+		cfg.Languages[i].SmokeBelow = 0
+	}
+	b, err := Build(recs, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	var un *LanguageTable
+	for _, lt := range b.Languages {
+		keys = append(keys, lt.Key)
+		if lt.Family == "repoqa-doc-unnamed" {
+			un = lt
+		}
+	}
+	if diff := cmp.Diff([]string{"repoqa-doc.small", "repoqa-doc-masked.small", "repoqa-doc-unnamed.small"}, keys); diff != "" {
+		t.Fatalf("tables (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"python": 2, "go": 1}, un.Cases); diff != "" {
+		t.Errorf("cases (-want +got):\n%s", diff)
+	}
+	a := un.Rows[0]
+	if a.Scores["python"].Mean != 0.5 || a.Scores["go"].Mean != 0 || a.Gap == nil || a.Gap.Mean != -0.5 {
+		t.Errorf("unnamed scores %+v, gap %+v; want python 0.5, go 0, gap -0.5", a.Scores, a.Gap)
+	}
+	if !strings.Contains(b.Markdown(), `naming "none"`) {
+		t.Errorf("the unnamed table does not say what it counts")
 	}
 }

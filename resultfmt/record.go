@@ -16,17 +16,20 @@ import (
 // Record is the result of one task for one system: the canonical line of
 // per-task JSONL results.
 type Record struct {
-	Dataset       string             `json:"dataset"`
-	Split         string             `json:"split,omitempty"`
-	System        string             `json:"system"`
-	Config        string             `json:"config"`
-	Task          string             `json:"task"`
-	Repo          string             `json:"repo,omitempty"`
-	Intent        string             `json:"intent,omitempty"`
-	Difficulty    string             `json:"difficulty,omitempty"`
-	Library       string             `json:"library,omitempty"`
-	QAType        string             `json:"qa_type,omitempty"`
-	Language      string             `json:"language,omitempty"`
+	Dataset    string `json:"dataset"`
+	Split      string `json:"split,omitempty"`
+	System     string `json:"system"`
+	Config     string `json:"config"`
+	Task       string `json:"task"`
+	Repo       string `json:"repo,omitempty"`
+	Intent     string `json:"intent,omitempty"`
+	Difficulty string `json:"difficulty,omitempty"`
+	Library    string `json:"library,omitempty"`
+	QAType     string `json:"qa_type,omitempty"`
+	Language   string `json:"language,omitempty"`
+	// Naming: whether the query names the definition it asks for
+	// (datasets.Meta.Naming: "exact", "parts", "none"; RepoQA's doc tasks).
+	Naming        string             `json:"naming,omitempty"`
 	Query         string             `json:"query"`
 	FirstRelevant int                `json:"first_relevant"`
 	Values        map[string]float64 `json:"values"`

@@ -3,6 +3,7 @@ package catalogue
 import (
 	"path/filepath"
 
+	"github.com/retrievalbench/retrievalbench/chunk"
 	"github.com/retrievalbench/retrievalbench/datasets"
 	"github.com/retrievalbench/retrievalbench/datasets/beir"
 	"github.com/retrievalbench/retrievalbench/datasets/cases"
@@ -51,8 +52,9 @@ func RepoQA() Family {
 // RepoQALangs is documentation → definition retrieval in RepoQA's five
 // other languages (datasets/repoqa.DocComment: a doc comment's summary →
 // its function, the comment removed from the index; NOT the official
-// RepoQA descriptions), one dataset per language ("go-doc", …), and a
-// structural split for Go and Java ("go-structural": the same queries,
+// RepoQA descriptions), one dataset per language ("go-doc", …), Go's
+// with its leading name masked ("go-doc-masked"), and a structural split
+// for Go and Java ("go-structural": the same queries,
 // gold = the described function's 1-hop callees;
 // datasets/repoqa.DocStructural).
 //
@@ -79,13 +81,26 @@ func RepoQALangs() Family {
 			c := cfg
 			c.Repos = small[lang]
 			return repoqa.DocComment(dir, lang, split, c)
-		}})
+		}, Chunking: langsChunking})
+	}
+	// Go's doc comments start with the function's name by convention: the
+	// masked variant (the leading name replaced) asks Go like the others.
+	for _, lang := range repoqa.MaskedLanguages() {
+		mc := cfg
+		mc.Generator.MaskLeadingName = true
+		f.Datasets = append(f.Datasets, Dataset{Name: lang + "-doc-masked", Load: func(dir, split string) (*datasets.Dataset, error) {
+			return repoqa.DocComment(dir, lang, split, mc)
+		}, Small: small[lang], LoadSmallCorpora: func(dir, split string) (*datasets.Dataset, error) {
+			c := mc
+			c.Repos = small[lang]
+			return repoqa.DocComment(dir, lang, split, c)
+		}, Chunking: langsChunking})
 	}
 	// The structural splits' seeds are the doc tasks with a resolved
 	// callee, fewer per repository: their small size takes three small
 	// repositories per language.
 	smallStructural := map[string][]string{
-		"go":   {"nsqio/nsq", "schollz/croc", "lima-vm/lima"},
+		"go":   {"nsqio/nsq", "schollz/croc", "iawia002/lux"},
 		"java": {"square/retrofit", "Password4j/password4j", "apache/flink-ml"},
 	}
 	for _, lang := range repoqa.StructuralLanguages() {
@@ -95,9 +110,26 @@ func RepoQALangs() Family {
 			c := cfg
 			c.Repos = smallStructural[lang]
 			return repoqa.DocStructural(dir, lang, split, c)
-		}})
+		}, Chunking: langsChunking})
 	}
 	return f
+}
+
+// langsMaxChunkBytes is the size past which repoqa-langs cuts a module,
+// class or file chunk (langsChunking).
+const langsMaxChunkBytes = chunk.DefaultMaxChunkBytes
+
+// langsChunking is repoqa-langs' chunking: chunk.DefaultOptions, and any
+// module, class or file chunk over langsMaxChunkBytes cut into parts,
+// never a function (KeepFunctions): a definition the parser did not make a
+// chunk of its own is then found in a part of its module, not only in a
+// module chunk of hundreds of KB (issue 41). No line limit: a long
+// class or module under the byte limit stays whole, as before.
+func langsChunking(string) chunk.Options {
+	o := chunk.DefaultOptions()
+	o.MaxChunkBytes = langsMaxChunkBytes
+	o.KeepFunctions = true
+	return o
 }
 
 // SWEQA is SWE-QA (file-level pseudo-qrels extracted from the answers'

@@ -139,14 +139,7 @@ func defQuery(lang, p string) (*sitter.Query, error) {
 func defName(lang string, n *sitter.Node, src []byte) string {
 	switch {
 	case lang == "cpp" && n.Kind() == "function_definition":
-		d := n.ChildByFieldName("declarator")
-		for d != nil {
-			next := d.ChildByFieldName("declarator")
-			if next == nil {
-				break
-			}
-			d = next
-		}
+		d := cppDeclarator(n, false)
 		if d == nil {
 			return ""
 		}
@@ -210,15 +203,8 @@ func ownerOf(lang string, n *sitter.Node, src []byte) []string {
 		}
 		return []string{name}
 	case lang == "cpp" && n.Kind() == "function_definition":
-		d := n.ChildByFieldName("declarator")
-		for d != nil && d.Kind() != "qualified_identifier" {
-			next := d.ChildByFieldName("declarator")
-			if next == nil {
-				return nil
-			}
-			d = next
-		}
-		if d == nil {
+		d := cppDeclarator(n, true)
+		if d == nil || d.Kind() != "qualified_identifier" {
 			return nil
 		}
 		name := d.Utf8Text(src)
@@ -234,6 +220,34 @@ func ownerOf(lang string, n *sitter.Node, src []byte) []string {
 			}
 		}
 		return out
+	}
+	return nil
+}
+
+// cppDeclarator follows a C++ function definition's declarators (function,
+// pointer, reference, parenthesized, attributed: "int& A::f()" is a
+// reference_declarator, which has no declarator field, around the function
+// declarator) down to the declared name, or to its qualified_identifier
+// when qualified is set.
+func cppDeclarator(n *sitter.Node, qualified bool) *sitter.Node {
+	d := n.ChildByFieldName("declarator")
+	for d != nil {
+		if qualified && d.Kind() == "qualified_identifier" {
+			return d
+		}
+		next := d.ChildByFieldName("declarator")
+		if next == nil {
+			switch d.Kind() {
+			case "reference_declarator", "pointer_declarator", "parenthesized_declarator", "attributed_declarator":
+				if c := d.NamedChildCount(); c > 0 {
+					next = d.NamedChild(c - 1)
+				}
+			}
+		}
+		if next == nil {
+			return d
+		}
+		d = next
 	}
 	return nil
 }

@@ -41,8 +41,21 @@ func DocComment(dataDir, lang, split string, cfg Config) (*datasets.Dataset, err
 		return nil, err
 	}
 	ds.Split = split
+	if cfg.Generator.MaskLeadingName && cfg.Split.Salt == "" {
+		cfg.Split.Salt = DocName(lang) // the unmasked dataset's split
+	}
 	return finish(ds, cfg)
 }
+
+// MaskedLanguages are the languages whose doc comments start with the
+// definition's name by convention (Go: "Push adds …"), for which a masked
+// variant of the doc-comment tasks exists (MaskedName).
+func MaskedLanguages() []string { return []string{"go"} }
+
+// MaskedName is the dataset name of a language's doc-comment tasks with
+// the leading name masked (GeneratorConfig.MaskLeadingName):
+// "repoqa-go-doc-masked".
+func MaskedName(lang string) string { return DocName(lang) + "-masked" }
 
 // GenerateDoc makes the repoqa-LANG-doc tasks from the lang repos of a
 // release, the way Generate does for Python docstrings, deterministically:
@@ -70,11 +83,13 @@ func DocComment(dataDir, lang, split string, cfg Config) (*datasets.Dataset, err
 //     summaries that are licence headers, TODO notes or commented-out code
 //     ("{", "}" or a trailing ";").
 //  3. The summary is the comment's first paragraph (up to a blank line, a
-//     Javadoc/JSDoc/Doxygen block tag, a Markdown heading or code fence)
-//     (or a JSDoc @summary tag, after @name and @category tags) with
-//     comment markers, Doxygen's \brief, inline {@link x} tags (→ x)
-//     and HTML tags removed, whitespace collapsed, the same word limits as
-//     Python's.
+//     Javadoc/JSDoc/Doxygen block tag such as @param, a Markdown heading
+//     or code fence) (or a JSDoc @summary tag, after @name and @category
+//     tags) with comment markers and Doxygen's \brief removed, read as
+//     the rendered documentation reads (readMarkup: {@link T label} →
+//     label, HTML, Markdown and rustdoc links → their text, oatpp's &l:
+//     markers and backticks dropped), whitespace collapsed, the same word
+//     limits as Python's.
 //  4. Choice and removal as in Generate: a seeded shuffle per file and of
 //     the files, round-robin over files, a summary accepted only if no
 //     other documented definition of the repository has the same summary
@@ -89,6 +104,10 @@ func DocComment(dataDir, lang, split string, cfg Config) (*datasets.Dataset, err
 func GenerateDoc(rel *Release, lang string, cfg GeneratorConfig) (*datasets.Dataset, error) {
 	ds := &datasets.Dataset{Name: DocName(lang), Corpora: map[string]*corpus.Corpus{}}
 	ds.Notes = append(ds.Notes, "queries are doc-comment summaries chosen by a seeded generator, not the official RepoQA descriptions; the comments are removed from the indexed files")
+	if cfg.MaskLeadingName {
+		ds.Name = MaskedName(lang)
+		ds.Notes = append(ds.Notes, "a query's first word, when it is the target's name, is replaced by \""+MaskWord+"\"")
+	}
 	repos := slices.Clone(rel.Repos)
 	slices.SortFunc(repos, func(a, b Repo) int { return strings.Compare(a.Repo, b.Repo) })
 	for i := range repos {
@@ -113,9 +132,26 @@ type docCandidate struct {
 	candidate
 	docStart, docEnd int
 	own              int // verbatim occurrences of the summary in the comment's collapsed text
+	key              int // index of its summary in the repository's documented list
+}
+
+// docRepoStats are the facts of one repository's generation that the
+// dataset does not carry: per task (in task order) how many other
+// documented definitions keep a summary with WordOverlap ≥
+// DefaultDecoyOverlap indexed (0 when the filter is on), and how many
+// candidates the decoy rule passed over.
+type docRepoStats struct {
+	decoys   []int
+	rejected int
 }
 
 func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task, map[string]string, string, error) {
+	tasks, content, note, _, err := generateDocRepoStats(r, lang, cfg)
+	return tasks, content, note, err
+}
+
+func generateDocRepoStats(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task, map[string]string, string, docRepoStats, error) {
+	var st docRepoStats
 	paths := make([]string, 0, len(r.Content))
 	for p := range r.Content {
 		paths = append(paths, p)
@@ -126,18 +162,25 @@ func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task
 	var byFile [][]docCandidate
 	var whole strings.Builder
 	nDoc, nFiles := 0, 0
-	sums := map[string]int{} // summaries of every documented definition
+	sums := map[string]int{}       // summaries of every documented definition
+	var docWords []map[string]bool // the words of each documented definition's summary, in file and source order
 	for _, p := range paths {
 		text := r.Content[p]
 		whole.WriteString(collapse(text))
 		whole.WriteByte(0)
 		if LanguageOf(p, lang) != lang || excludedFile(lang, p, text) {
+			// The comments of excluded (test, vendored, generated) files
+			// are not looked at as decoys: parsing them doubles the
+			// generator's time, and counting them with Rust's test
+			// modules (measured once) flagged one more Rust task of 100
+			// and left every language's task count as it was
+			// (docs/repoqa-languages.md).
 			continue
 		}
 		nFiles++
 		defs, err := parseDefinitions(lang, p, []byte(text))
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, "", st, err
 		}
 		testFrom := len(text) + 1
 		if lang == "rust" {
@@ -156,12 +199,15 @@ func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task
 			}
 			nDoc++
 			if d.StartByte >= testFrom {
+				docWords = append(docWords, summaryWords(docSummary(lang, text[s:e], cfg.MaxSummaryWords)))
 				continue
 			}
-			sums[docSummary(lang, text[s:e], cfg.MaxSummaryWords)]++
+			sum := docSummary(lang, text[s:e], cfg.MaxSummaryWords)
+			sums[sum]++
+			docWords = append(docWords, summaryWords(sum))
 			if sum, ok := docEligible(lang, text, d, s, e, cfg); ok {
 				own := strings.Count(collapse(text[s:e]), sum)
-				cs = append(cs, docCandidate{candidate: candidate{path: p, def: d, ordinal: ord, summary: sum}, docStart: s, docEnd: e, own: own})
+				cs = append(cs, docCandidate{candidate: candidate{path: p, def: d, ordinal: ord, summary: sum}, docStart: s, docEnd: e, own: own, key: len(docWords) - 1})
 			}
 		}
 		if len(cs) > 0 {
@@ -176,6 +222,18 @@ func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task
 	}
 
 	repoText := whole.String()
+	// decoys lists the other documented definitions whose summary has a
+	// word overlap of at least min with c's.
+	decoys := func(c docCandidate, min float64) []int {
+		var out []int
+		q := docWords[c.key]
+		for i, o := range docWords {
+			if i != c.key && overlapSets(q, o) >= min {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
 	var chosen []docCandidate
 	for round := 0; len(chosen) < cfg.PerRepo; round++ {
 		progress := false
@@ -186,13 +244,34 @@ func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task
 			progress = true
 			// Unique: no other documented definition has this summary, and
 			// the text occurs verbatim nowhere but in its own comment.
-			if c := cs[round]; sums[c.summary] == 1 && strings.Count(repoText, c.summary) == c.own {
-				chosen = append(chosen, c)
+			c := cs[round]
+			if sums[c.summary] != 1 || strings.Count(repoText, c.summary) != c.own {
+				continue
 			}
+			// No near-duplicate: no other documented definition's summary
+			// (its comment indexed) has a word overlap ≥ DecoyOverlap.
+			if cfg.DecoyOverlap > 0 && len(decoys(c, cfg.DecoyOverlap)) > 0 {
+				st.rejected++
+				continue
+			}
+			chosen = append(chosen, c)
 		}
 		if !progress {
 			break
 		}
+	}
+	removed := map[int]bool{}
+	for _, c := range chosen {
+		removed[c.key] = true
+	}
+	for _, c := range chosen {
+		n := 0
+		for _, i := range decoys(c, DefaultDecoyOverlap) {
+			if !removed[i] {
+				n++
+			}
+		}
+		st.decoys = append(st.decoys, n)
 	}
 
 	content := make(map[string]string, len(r.Content))
@@ -217,7 +296,7 @@ func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task
 		text := content[c.path]
 		defs, err := parseDefinitions(lang, c.path, []byte(text))
 		if err != nil {
-			return nil, nil, "", err
+			return nil, nil, "", st, err
 		}
 		i, seen := -1, 0
 		for j := range defs {
@@ -230,27 +309,31 @@ func generateDocRepo(r *Repo, lang string, cfg GeneratorConfig) ([]datasets.Task
 			}
 		}
 		if i < 0 {
-			return nil, nil, "", fmt.Errorf("%s: %s not found again after removing its comment", c.path, c.def.Qualified)
+			return nil, nil, "", st, fmt.Errorf("%s: %s not found again after removing its comment", c.path, c.def.Qualified)
 		}
 		if strings.Contains(collapse(text), c.summary) {
-			return nil, nil, "", fmt.Errorf("%s: comment of %s still present after removal", c.path, c.def.Qualified)
+			return nil, nil, "", st, fmt.Errorf("%s: comment of %s still present after removal", c.path, c.def.Qualified)
 		}
 		d := defs[i]
 		gid := c.path + "#" + c.def.Qualified
 		if c.ordinal > 0 {
 			gid += fmt.Sprintf("~%d", c.ordinal+1)
 		}
+		query := c.summary
+		if cfg.MaskLeadingName {
+			query, _ = maskLeading(query, c.def.Name)
+		}
 		tasks = append(tasks, datasets.Task{
 			ID:       r.Repo + "::" + gid,
-			Query:    c.summary,
+			Query:    query,
 			CorpusID: r.Repo,
 			Gold:     []datasets.Relevant{{Kind: "needle", ID: gid, Grade: 1, Body: text[d.StartByte:d.EndByte], Language: lang}},
-			Meta:     datasets.Meta{Repo: r.Repo, Language: lang},
+			Meta:     datasets.Meta{Repo: r.Repo, Language: lang, Naming: QueryNaming(query, c.def.Name)},
 		})
 	}
-	note := fmt.Sprintf("%s: %d tasks from %d candidates (%d documented definitions in %d eligible files, %d files with candidates)",
-		r.Repo, len(tasks), nCand, nDoc, nFiles, len(byFile))
-	return tasks, content, note, nil
+	note := fmt.Sprintf("%s: %d tasks from %d candidates (%d documented definitions in %d eligible files, %d files with candidates; %d passed over for a sibling summary of word overlap ≥ %g)",
+		r.Repo, len(tasks), nCand, nDoc, nFiles, len(byFile), st.rejected, cfg.DecoyOverlap)
+	return tasks, content, note, st, nil
 }
 
 // excludedFile reports test, generated, vendored, declaration and
@@ -420,7 +503,56 @@ var (
 	inlineTag = regexp.MustCompile(`\{@\w+\s+([^}]*)\}`)
 	htmlTag   = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
 	accessor  = regexp.MustCompile(`^(get|set|is|has|Get|Set|Is|Has)([A-Z_]|$)`)
+	// Markdown links ("[text](url)", "[text][ref]") and rustdoc/godoc
+	// links ("[`Foo`]", "[Foo::bar()]", "[`struct@Foo`]") not glued to a
+	// word before them (so "foo[x]" and a C++ range "[pos, end)" stay).
+	mdLink   = regexp.MustCompile("(^|[^\\w\\]])\\[([^\\]\\[]+)\\](?:\\([^)\\s]*\\)|\\[[^\\]]*\\])")
+	bareLink = regexp.MustCompile("(^|[^\\w\\]])\\[(`?[\\w:.@!<>]+(?:\\(\\))?`?)\\]")
+	// rustdoc's disambiguators ("struct@Foo", "fn@bar").
+	rustDisambiguator = regexp.MustCompile(`\b(?:struct|enum|trait|fn|mod|type|const|static|macro|method|tymethod|field|variant|union|prim|primitive|value|derive|attr)@`)
+	// oatpp's documentation links ("&l:BodyDecoder::decodeToDto ();",
+	// "&id:oatpp::String;").
+	oatppLink = regexp.MustCompile(`&(?:l|id):`)
 )
+
+// readMarkup returns a summary as a reader of the rendered documentation
+// reads it: inline tags {@link T label} → label ({@link T} → T, "#" → "."),
+// HTML tags and entities, Markdown and rustdoc/godoc links → their text,
+// rustdoc disambiguators, oatpp's &l:/&id: link markers and code-span
+// backticks removed.
+func readMarkup(lang, s string) string {
+	s = inlineTag.ReplaceAllStringFunc(s, func(m string) string {
+		body := strings.TrimSpace(inlineTag.FindStringSubmatch(m)[1])
+		target, label, ok := strings.Cut(body, "|") // TSDoc {@link url | text}
+		if !ok {
+			target, label, _ = strings.Cut(body, " ") // Javadoc/JSDoc {@link T text}
+		}
+		if label = strings.TrimSpace(label); label != "" && !strings.HasPrefix(m, "{@code") && !strings.HasPrefix(m, "{@literal") {
+			return label
+		}
+		if strings.HasPrefix(m, "{@code") || strings.HasPrefix(m, "{@literal") {
+			return body
+		}
+		target = strings.TrimPrefix(strings.TrimSpace(target), "#")
+		return strings.ReplaceAll(target, "#", ".")
+	})
+	if lang != "go" && lang != "rust" {
+		s = htmlTag.ReplaceAllString(s, "")
+		s = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&nbsp;", " ").Replace(s)
+	}
+	if lang == "cpp" {
+		s = oatppLink.ReplaceAllString(s, "")
+	}
+	if lang == "rust" || lang == "go" || lang == "typescript" {
+		s = mdLink.ReplaceAllString(s, "$1$2")
+		s = bareLink.ReplaceAllString(s, "$1$2")
+	}
+	if lang == "rust" {
+		s = rustDisambiguator.ReplaceAllString(s, "")
+	}
+	s = strings.ReplaceAll(s, "`", "")
+	return collapse(s)
+}
 
 // docText returns the comment's lines without their markers.
 func docText(lang, comment string) []string {
@@ -480,13 +612,7 @@ func docSummary(lang, comment string, maxWords int) string {
 		}
 		para = append(para, l)
 	}
-	out := collapse(strings.Join(para, " "))
-	if lang == "java" || lang == "typescript" || lang == "cpp" {
-		out = inlineTag.ReplaceAllString(out, "$1")
-		out = htmlTag.ReplaceAllString(out, "")
-		out = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&nbsp;", " ").Replace(out)
-		out = collapse(out)
-	}
+	out := readMarkup(lang, collapse(strings.Join(para, " ")))
 	if len(strings.Fields(out)) > maxWords {
 		if i := strings.Index(out, ". "); i > 0 {
 			out = out[:i+1]

@@ -21,13 +21,28 @@ type GeneratorConfig struct {
 	MinBodyLines    int    // non-blank lines after the docstring, at least
 	MinSummaryWords int    // words in the summary, at least
 	MaxSummaryWords int    // a longer first paragraph is cut to its first sentence
+	// DecoyOverlap (doc-comment generator only): a candidate is not taken
+	// when another documented definition of its repository has a summary
+	// with WordOverlap ≥ DecoyOverlap with its own (that comment would stay
+	// indexed, nearer to the query than the gold). 0 takes them.
+	DecoyOverlap float64
+	// MaskLeadingName (doc-comment generator only) replaces a query's first
+	// word by MaskWord when it is the target's name (Go's "Push adds …"):
+	// the dataset is DocName+"-masked", same tasks, corpus and split.
+	MaskLeadingName bool
 }
 
 // DefaultGeneratorConfig returns 10 tasks per repository, bodies of at least
-// 5 non-blank lines, summaries of 4 to 40 words.
+// 5 non-blank lines, summaries of 4 to 40 words, no doc-comment task with
+// a sibling summary of word overlap ≥ 0.6 (DefaultDecoyOverlap).
 func DefaultGeneratorConfig() GeneratorConfig {
-	return GeneratorConfig{PerRepo: 10, Seed: 20240623, MinBodyLines: 5, MinSummaryWords: 4, MaxSummaryWords: 40}
+	return GeneratorConfig{PerRepo: 10, Seed: 20240623, MinBodyLines: 5, MinSummaryWords: 4, MaxSummaryWords: 40, DecoyOverlap: DefaultDecoyOverlap}
 }
+
+// DefaultDecoyOverlap is the word overlap (WordOverlap, Jaccard) from which
+// another documented definition's summary is a decoy of a doc-comment
+// task's query.
+const DefaultDecoyOverlap = 0.6
 
 // PythonDocstring loads repoqa-python-docstring from the data pack's RepoQA
 // Python corpora (CorporaFile under dataDir). The corpora have no needles, so
@@ -210,7 +225,7 @@ func generateRepo(r *Repo, cfg GeneratorConfig) ([]datasets.Task, map[string]str
 			Query:    c.summary,
 			CorpusID: r.Repo,
 			Gold:     []datasets.Relevant{{Kind: "needle", ID: gid, Grade: 1, Body: text[d.StartByte:d.EndByte], Language: "python"}},
-			Meta:     datasets.Meta{Repo: r.Repo, Language: "python"},
+			Meta:     datasets.Meta{Repo: r.Repo, Language: "python", Naming: QueryNaming(c.summary, c.def.Name)},
 		})
 	}
 	note := fmt.Sprintf("%s: %d tasks from %d candidates (%d definitions with a docstring, %d files with candidates)",
