@@ -506,7 +506,7 @@ var (
 	// Markdown links ("[text](url)", "[text][ref]") and rustdoc/godoc
 	// links ("[`Foo`]", "[Foo::bar()]", "[`struct@Foo`]") not glued to a
 	// word before them (so "foo[x]" and a C++ range "[pos, end)" stay).
-	mdLink   = regexp.MustCompile("(^|[^\\w\\]])\\[([^\\]\\[]+)\\](?:\\([^)\\s]*\\)|\\[[^\\]]*\\])")
+	mdLink   = regexp.MustCompile(`(^|[^\w\]])\[([^\]\[]+)\](?:\([^)\s]*\)|\[[^\]]*\])`)
 	bareLink = regexp.MustCompile("(^|[^\\w\\]])\\[(`?[\\w:.@!<>]+(?:\\(\\))?`?)\\]")
 	// rustdoc's disambiguators ("struct@Foo", "fn@bar").
 	rustDisambiguator = regexp.MustCompile(`\b(?:struct|enum|trait|fn|mod|type|const|static|macro|method|tymethod|field|variant|union|prim|primitive|value|derive|attr)@`)
