@@ -56,7 +56,8 @@
 // written as an FTS5 string ("term", inner quotes doubled), and the terms are
 // joined with OR (for SearchFTS5 and the SQL fallback); Search looks each
 // term up in the decoded index under the tokens FTS5's own tokenizer, called
-// from C (ftstok.go), gives it. So quotes, AND/OR/NOT/NEAR, *, ^, :, -, + and parentheses
+// from C on Linux (ftstok.go; elsewhere an in-memory FTS5 table and its
+// fts5vocab, termtokens_sql.go), gives it. So quotes, AND/OR/NOT/NEAR, *, ^, :, -, + and parentheses
 // are searched as words or dropped as punctuation, and a query with no
 // word characters returns no hits.
 package bm25

@@ -1,3 +1,5 @@
+//go:build linux && !rbsqltok
+
 package bm25
 
 import (
