@@ -17,7 +17,7 @@ import (
 
 func commandConfig(extra string) string {
 	return `{
-	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE"], "config": "cmd",
+	"system": "fakepeer", "env_pass": ["FAKEPEER_PIDFILE", "FAKEPEER_LINGER"], "config": "cmd",
 	"env": {"API_KEY": "${FAKEPEER_TEST_KEY:-none}"},
 	"secrets": ["API_KEY"],
 	"files": {"notes/hello.txt": "zanzibar at {corpus}\n"},
@@ -205,6 +205,7 @@ func TestMisuse(t *testing.T) {
 // (ALLOC) raises it past 96 MiB; the index command and plain queries of the
 // small fakepeer stay far below.
 func TestPeakRSS(t *testing.T) {
+	t.Setenv("FAKEPEER_LINGER", "100ms") // seen however fast it answers
 	s, _ := setup(t, commandConfig(""))
 	_, err := s.Search(t.Context(), "widget", 10)
 	require.NoError(t, err)
@@ -229,6 +230,7 @@ func TestPeakRSSNotTheRunners(t *testing.T) {
 	for i := range held {
 		held[i] = byte(i) | 1
 	}
+	t.Setenv("FAKEPEER_LINGER", "100ms")
 	s, _ := setup(t, commandConfig(""))
 	_, err := s.Search(t.Context(), "widget", 10)
 	require.NoError(t, err)

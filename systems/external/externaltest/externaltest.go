@@ -17,9 +17,9 @@ import (
 )
 
 // CommandConfig is fakepeer as a command-line external system; its
-// program is $FAKEPEER.
+// program is $FAKEPEER, and $FAKEPEER_LINGER reaches it.
 const CommandConfig = `{
-	"system": "fakepeer", "config": "cmd", "transport": "command",
+	"system": "fakepeer", "config": "cmd", "transport": "command", "env_pass": ["FAKEPEER_LINGER"],
 	"command": {"search": ["${FAKEPEER}", "search", "-k", "{k}", "{corpus}", "{query}"]},
 	"result": {"from": "json", "items": "results", "path": "file", "start_line": "lines.start",
 		"end_line": "lines.end", "symbol": "name", "score": "score", "text": "snippet"}
@@ -42,8 +42,8 @@ func ToyFiles() *corpus.Corpus {
 }
 
 // FakepeerSpec builds systems/external/testdata/fakepeer into the test's
-// temporary directory, points $FAKEPEER at it and returns the Spec of
-// CommandConfig.
+// temporary directory, points $FAKEPEER at it, sets $FAKEPEER_LINGER and
+// returns the Spec of CommandConfig.
 func FakepeerSpec(t testing.TB) systems.Spec {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
@@ -58,6 +58,9 @@ func FakepeerSpec(t testing.TB) systems.Spec {
 		t.Fatalf("go build %s: %v\n%s", src, err, out)
 	}
 	t.Setenv("FAKEPEER", bin)
+	// Each run lives long enough for PeakRSS's first look (fakepeer's
+	// linger): the tests that expand or fuse it check its peak arrives.
+	t.Setenv("FAKEPEER_LINGER", "100ms")
 	cfg, err := external.Parse("fakepeer.json", []byte(CommandConfig))
 	if err != nil {
 		t.Fatal(err)

@@ -87,9 +87,10 @@ func Run(ctx context.Context, argv, env []string, dir string, limit int, red *re
 	if limit < 0 {
 		cmd.Stdout = t
 	}
+	before := pk.mark()
 	err = startCmd(cmd)
 	if err == nil {
-		w := pk.watch(cmd.Process.Pid)
+		w := pk.watch(cmd.Process.Pid, before)
 		err = cmd.Wait()
 		w.done(cmd.ProcessState)
 		Release(cmd)
@@ -137,10 +138,11 @@ func StartServer(ctx context.Context, argv, env []string, dir string, pipes bool
 	} else {
 		s.cmd.Stdout = s.Tail
 	}
+	before := pk.mark()
 	if err := startCmd(s.cmd); err != nil {
 		return nil, red.Error(fmt.Errorf("starting %s: %w", argv[0], err))
 	}
-	s.watch = pk.watch(s.cmd.Process.Pid)
+	s.watch = pk.watch(s.cmd.Process.Pid, before)
 	go func() {
 		s.err = s.cmd.Wait()
 		s.watch.done(s.cmd.ProcessState)

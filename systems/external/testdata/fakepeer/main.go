@@ -19,7 +19,8 @@
 // $FAKEPEER_PIDFILE, as is the server's own), WORKER one that sleeps
 // holding the stderr it inherited, SETSID one in a session of its own
 // (setsid: out of reach of any process group), ALLOC makes 96 MiB resident and HOLD
-// waits 200 ms before answering. The HTTP server has two more:
+// waits 200 ms before answering; $FAKEPEER_LINGER keeps every process alive
+// that long after its work (linger). The HTTP server has two more:
 // TRUNCATED answers with half of its JSON, HALFCRASH sends half of the
 // body it announced and exits 3. LEAK (every transport's JSON search)
 // answers normally but echoes $API_KEY to stderr and into every hit's
@@ -48,9 +49,21 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	err := run(os.Args[1:])
+	linger()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakepeer:", err)
 		os.Exit(1)
+	}
+}
+
+// linger keeps the process alive for $FAKEPEER_LINGER (a Go duration)
+// after its work, so that a test of PeakRSS sees a command that answers in
+// a few milliseconds sampled, whatever the load: the kernel's own figure
+// for it cannot be told from its runner's when the runner is larger.
+func linger() {
+	if d, err := time.ParseDuration(os.Getenv("FAKEPEER_LINGER")); err == nil {
+		time.Sleep(d)
 	}
 }
 
