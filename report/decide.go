@@ -185,13 +185,11 @@ type Paired struct {
 	Lower bool `json:"lower,omitempty"`
 }
 
-// LatencyTest compares per-case query latencies with the baseline's on
-// the cases both ran: Ratio is the geometric mean of the per-case ratios
-// candidate/baseline, Low..High its 95% paired bootstrap interval (of the
-// mean log ratio) and P the test's p-value (rules' statistics). A load
-// that slows every query by the same factor leaves every ratio, and so
-// the verdict, unchanged.
-type LatencyTest struct {
+// RatioTest is a paired comparison of per-case ratios candidate/baseline
+// on the cases both ran: Ratio is the geometric mean of the ratios,
+// Low..High its 95% paired bootstrap interval (of the mean log ratio) and P
+// the test's p-value (rules' statistics).
+type RatioTest struct {
 	Ratio resultfmt.Fixed `json:"ratio"`
 	Low   resultfmt.Fixed `json:"ci_low"`
 	High  resultfmt.Fixed `json:"ci_high"`
@@ -199,10 +197,28 @@ type LatencyTest struct {
 	N     int             `json:"n"`
 }
 
+// ratioTest tests the per-case log ratios logs (candidate/baseline).
+func ratioTest(st metrics.Stats, logs []float64) RatioTest {
+	p := st.Paired(make([]float64, len(logs)), logs)
+	return RatioTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
+		P: resultfmt.Fixed(p.P), N: p.N}
+}
+
+// above reports whether the ratio is significantly above r (its whole
+// interval is); below whether it is significantly below r.
+func (t RatioTest) above(r float64) bool { return t.N > 0 && float64(t.Low) > r }
+func (t RatioTest) below(r float64) bool { return t.N > 0 && float64(t.High) < r }
+
+// LatencyTest compares per-case query latencies with the baseline's on
+// the cases both ran (RatioTest). A load that slows every query by the
+// same factor leaves every ratio, and so the verdict, unchanged.
+type LatencyTest struct{ RatioTest }
+
 // Above reports whether the latency ratio is significantly above r (its
-// whole interval is); Below whether it is significantly below r.
-func (l *LatencyTest) Above(r float64) bool { return l != nil && l.N > 0 && float64(l.Low) > r }
-func (l *LatencyTest) Below(r float64) bool { return l != nil && l.N > 0 && float64(l.High) < r }
+// whole interval is); Below whether it is significantly below r. Both are
+// false for nil.
+func (l *LatencyTest) Above(r float64) bool { return l != nil && l.above(r) }
+func (l *LatencyTest) Below(r float64) bool { return l != nil && l.below(r) }
 
 func (l *LatencyTest) String() string {
 	if l == nil || l.N == 0 {
@@ -213,25 +229,32 @@ func (l *LatencyTest) String() string {
 
 // TokensTest compares the per-case context cost, tokens@10 (the tokens of
 // the top 10 hits' texts, docs/judging.md), with the baseline's on the
-// cases both ran and a tokenizer counted: Ratio is the geometric mean of
-// the per-case ratios candidate/baseline (each count at least one token),
-// Low..High its 95% paired bootstrap interval and P the test's p-value, as
-// LatencyTest.
+// cases both ran and a tokenizer counted (RatioTest; each count at least
+// one token).
 type TokensTest struct {
-	Ratio resultfmt.Fixed `json:"ratio"`
-	Low   resultfmt.Fixed `json:"ci_low"`
-	High  resultfmt.Fixed `json:"ci_high"`
-	P     resultfmt.Fixed `json:"p"`
-	N     int             `json:"n"`
+	RatioTest
 	// Mean and BaselineMean are the mean tokens@10 of either on those
 	// cases.
 	Mean         resultfmt.Fixed `json:"mean_tokens"`
 	BaselineMean resultfmt.Fixed `json:"baseline_mean_tokens"`
 }
 
+// tokensTest tests the paired tokens@10 of a candidate (cand) against its
+// baseline's (base); nil when there are none.
+func tokensTest(st metrics.Stats, base, cand []float64) *TokensTest {
+	if len(base) == 0 {
+		return nil
+	}
+	logs := make([]float64, len(base))
+	for i := range base {
+		logs[i] = math.Log(max(cand[i], 1) / max(base[i], 1))
+	}
+	return &TokensTest{RatioTest: ratioTest(st, logs), Mean: resultfmt.Fixed(metrics.Mean(cand)), BaselineMean: resultfmt.Fixed(metrics.Mean(base))}
+}
+
 // Above reports whether the tokens ratio is significantly above r (its
-// whole interval is).
-func (t *TokensTest) Above(r float64) bool { return t != nil && t.N > 0 && float64(t.Low) > r }
+// whole interval is); false for nil.
+func (t *TokensTest) Above(r float64) bool { return t != nil && t.above(r) }
 
 func (t *TokensTest) String() string {
 	if t == nil || t.N == 0 {
@@ -388,19 +411,16 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]Paired {
 // ran without an error: a paired bootstrap of the log ratios.
 func (s *Summary) latencyTest(b, c *SystemSummary) *LatencyTest {
 	bc, cc := s.cols[b.Name], s.cols[c.Name]
-	var lb, lc []float64
+	var logs []float64
 	for i := range s.tasks {
 		if bc.present[i] && cc.present[i] && !bc.failed[i] && !cc.failed[i] {
-			lb = append(lb, 0)
-			lc = append(lc, logRatio(cc.lat[i], bc.lat[i]))
+			logs = append(logs, logRatio(cc.lat[i], bc.lat[i]))
 		}
 	}
-	if len(lb) == 0 {
+	if len(logs) == 0 {
 		return nil
 	}
-	p := s.cfg.Rules.Stats().Paired(lb, lc)
-	return &LatencyTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
-		P: resultfmt.Fixed(p.P), N: p.N}
+	return &LatencyTest{ratioTest(s.cfg.Rules.Stats(), logs)}
 }
 
 // tokensTest compares c's per-case tokens@10 with b's on the cases both
@@ -408,20 +428,13 @@ func (s *Summary) latencyTest(b, c *SystemSummary) *LatencyTest {
 // log ratios, as latencyTest.
 func (s *Summary) tokensTest(b, c *SystemSummary) *TokensTest {
 	bc, cc := s.cols[b.Name], s.cols[c.Name]
-	var lb, lc, tb, tc []float64
+	var tb, tc []float64
 	for i := range s.tasks {
 		if bc.present[i] && cc.present[i] && !bc.failed[i] && !cc.failed[i] && !math.IsNaN(bc.tok[i]) && !math.IsNaN(cc.tok[i]) {
-			lb = append(lb, 0)
-			lc = append(lc, math.Log(max(cc.tok[i], 1)/max(bc.tok[i], 1)))
 			tb, tc = append(tb, bc.tok[i]), append(tc, cc.tok[i])
 		}
 	}
-	if len(lb) == 0 {
-		return nil
-	}
-	p := s.cfg.Rules.Stats().Paired(lb, lc)
-	return &TokensTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
-		P: resultfmt.Fixed(p.P), N: p.N, Mean: resultfmt.Fixed(metrics.Mean(tc)), BaselineMean: resultfmt.Fixed(metrics.Mean(tb))}
+	return tokensTest(s.cfg.Rules.Stats(), tb, tc)
 }
 
 // minLatencyMS is the floor of a latency in a ratio: a recorded 0 (below

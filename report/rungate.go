@@ -105,15 +105,14 @@ func CompareRuns(old, new *Summary, rules DecisionRules) *RunGate {
 					idx = append(idx, p)
 				}
 			}
-			var lo, ln []float64
+			var logs []float64
 			for _, p := range idx {
 				if !nc.failed[p[0]] && !oc.failed[p[1]] {
-					lo, ln = append(lo, 0), append(ln, logRatio(nc.lat[p[0]], oc.lat[p[1]]))
+					logs = append(logs, logRatio(nc.lat[p[0]], oc.lat[p[1]]))
 				}
 			}
-			if len(lo) > 0 {
-				p := st.Paired(lo, ln)
-				sg.Latency = &LatencyTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)), P: resultfmt.Fixed(p.P), N: p.N}
+			if len(logs) > 0 {
+				sg.Latency = &LatencyTest{ratioTest(st, logs)}
 			}
 			if rules.MaxTokensRatio > 0 {
 				sg.Tokens = tokensAcross(oc, nc, idx, st)
@@ -167,21 +166,15 @@ func CompareRuns(old, new *Summary, rules DecisionRules) *RunGate {
 // on the paired cases idx (new, old) that both ran and a tokenizer
 // counted; nil when none.
 func tokensAcross(oc, nc *columns, idx [][2]int, st metrics.Stats) *TokensTest {
-	var lo, ln, to, tn []float64
+	var to, tn []float64
 	for _, p := range idx {
 		o, n := oc.tok[p[1]], nc.tok[p[0]]
 		if nc.failed[p[0]] || oc.failed[p[1]] || math.IsNaN(o) || math.IsNaN(n) {
 			continue
 		}
-		lo, ln = append(lo, 0), append(ln, math.Log(max(n, 1)/max(o, 1)))
 		to, tn = append(to, o), append(tn, n)
 	}
-	if len(lo) == 0 {
-		return nil
-	}
-	p := st.Paired(lo, ln)
-	return &TokensTest{Ratio: resultfmt.Fixed(math.Exp(p.MeanDiff)), Low: resultfmt.Fixed(math.Exp(p.Low)), High: resultfmt.Fixed(math.Exp(p.High)),
-		P: resultfmt.Fixed(p.P), N: p.N, Mean: resultfmt.Fixed(metrics.Mean(tn)), BaselineMean: resultfmt.Fixed(metrics.Mean(to))}
+	return tokensTest(st, to, tn)
 }
 
 // Text renders g for a terminal: one block per system, then the verdict.
