@@ -183,6 +183,9 @@ type Paired struct {
 	SD resultfmt.Fixed `json:"sd_diff"`
 	// Lower: lower values of the measure are better (its metrics.Def).
 	Lower bool `json:"lower,omitempty"`
+	// NotMeasured: the baseline's or the candidate's records lack the
+	// measure (SystemSummary.NotMeasured); nothing was tested, P is 1.
+	NotMeasured bool `json:"not_measured,omitempty"`
 }
 
 // RatioTest is a paired comparison of per-case ratios candidate/baseline
@@ -388,6 +391,10 @@ func (s *Summary) pairedTests(b *SystemSummary) map[string][]Paired {
 			return out
 		}
 		for _, r := range g.Gains {
+			if bc.vals[r.Measure] == nil || cc.vals[r.Measure] == nil {
+				out[name] = append(out[name], Paired{Measure: r.Measure, P: 1, Lower: s.lower(r.Measure), NotMeasured: true})
+				continue
+			}
 			bv, cv := pick(bc.vals[r.Measure]), pick(cc.vals[r.Measure])
 			p := g.Stats().Paired(bv, cv)
 			out[name] = append(out[name], Paired{Measure: r.Measure, Baseline: resultfmt.Fixed(metrics.Mean(bv)), Model: resultfmt.Fixed(metrics.Mean(cv)),
@@ -521,12 +528,16 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 	}
 	n := 0
 	var gains, losses, weakGains, inferior []string
-	var gainMeasures []string
+	var gainMeasures, unmeasured []string
 	nonInferior := true
 	moreGain, moreNI := 0, 0
 	margin := g.margin()
 	for i, r := range g.Gains {
 		t := tests[i]
+		if t.NotMeasured {
+			unmeasured = append(unmeasured, r.Measure)
+			continue
+		}
 		n = t.N
 		// eff, lo, hi: the change in the better direction (a Lower
 		// measure gains when it drops).
@@ -558,6 +569,11 @@ func (s *Summary) decideRan(b, c *SystemSummary, tests []Paired) Decision {
 	}
 	faster := d.Latency.Below(g.InteractiveLatencyRatio)
 	switch {
+	case len(unmeasured) > 0:
+		// A rule that cannot be checked decides nothing: the missing
+		// measure is no zero to lose on, and no gain either.
+		d.Outcome, d.Rule = NeedsMoreData, "not_measured"
+		d.Detail = fmt.Sprintf("%s not measured for %s or the baseline %s (their records do not carry it on every case)", strings.Join(unmeasured, ", "), c.Name, b.Name)
 	case n < g.MinCases:
 		d.Outcome, d.Rule = NeedsMoreData, "too_few_cases"
 		d.Detail = fmt.Sprintf("%d paired cases < %d", n, g.MinCases)

@@ -61,9 +61,15 @@ func (s *Summary) compare(a, b *SystemSummary) (dims map[string]cmp3, unchecked 
 	dims = map[string]cmp3{}
 	ac, bc := s.cols[a.Name], s.cols[b.Name]
 	var qa, qb, la, lb []float64
+	measured := ac.vals[g.Primary] != nil && bc.vals[g.Primary] != nil
+	if !measured {
+		unchecked = append(unchecked, "quality")
+	}
 	for i := range s.tasks {
 		if ac.present[i] && bc.present[i] && !ac.failed[i] && !bc.failed[i] {
-			qa, qb = append(qa, ac.vals[g.Primary][i]), append(qb, bc.vals[g.Primary][i])
+			if measured {
+				qa, qb = append(qa, ac.vals[g.Primary][i]), append(qb, bc.vals[g.Primary][i])
+			}
 			la, lb = append(la, 0), append(lb, logRatio(bc.lat[i], ac.lat[i]))
 		}
 	}
@@ -72,6 +78,7 @@ func (s *Summary) compare(a, b *SystemSummary) (dims map[string]cmp3, unchecked 
 	q := st.Paired(qa, qb)
 	lower := s.lower(g.Primary)
 	switch {
+	case !measured || q.N == 0:
 	case st.Significant(q.P) && q.Low > 0:
 		dims["quality"] = 1
 	case st.Significant(q.P) && q.High < 0:

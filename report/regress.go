@@ -86,7 +86,12 @@ func (s *Summary) regressions() {
 					continue
 				}
 				b := bm[r.Group]
-				diff := float64(r.Values[g.Primary] - b.Values[g.Primary])
+				rv, rok := r.Values[g.Primary]
+				bv, bok := b.Values[g.Primary]
+				if !rok || !bok {
+					continue // not measured on one side: no loss to see
+				}
+				diff := float64(rv - bv)
 				if s.lower(g.Primary) {
 					diff = -diff // a rise is the loss
 				}
@@ -126,6 +131,9 @@ func (s *Summary) regressions() {
 func (s *Summary) groupTest(base, cand, field, group, measure string) (metrics.Paired, float64) {
 	bc, cc := s.cols[base], s.cols[cand]
 	var a, b []float64
+	if bc.vals[measure] == nil || cc.vals[measure] == nil {
+		return metrics.Paired{P: 1}, 1 // not measured: nothing to test
+	}
 	for i, t := range s.tasks {
 		key := t.Repo
 		if field == "intent" {

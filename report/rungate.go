@@ -121,6 +121,10 @@ func CompareRuns(old, new *Summary, rules DecisionRules) *RunGate {
 				}
 			}
 			for _, r := range rules.Gains {
+				if oc.vals[r.Measure] == nil || nc.vals[r.Measure] == nil {
+					sg.Tests = append(sg.Tests, Paired{Measure: r.Measure, P: 1, Lower: new.lower(r.Measure), NotMeasured: true})
+					continue
+				}
 				ov, nv := make([]float64, len(idx)), make([]float64, len(idx))
 				for k, p := range idx {
 					ov[k], nv[k] = oc.vals[r.Measure][p[1]], nc.vals[r.Measure][p[0]]

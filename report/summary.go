@@ -250,6 +250,12 @@ type SystemSummary struct {
 	// indexing warnings and those its records carry.
 	Warnings int `json:"warnings,omitempty"`
 	warnings []string
+	// NotMeasured names the measures the system's records do not carry on
+	// every case that ran (a composite answer has no nDCG@10, a run
+	// without a tokenizer no token measure), with how many carried them:
+	// such a measure has no value for it here, rather than zeros that
+	// would rank it last, and no decision rests on it.
+	NotMeasured []string `json:"not_measured,omitempty"`
 }
 
 // GroupRow is one system's means over one repository or intent.
@@ -459,6 +465,7 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	}
 	judged, shown := make([]int, len(ks)), make([]int, len(ks))
 	var lat []float64
+	carried := map[string]int{} // cases that ran with each measure's value
 	for _, r := range recs {
 		i, ok := s.pos[r.Task]
 		if !ok {
@@ -477,7 +484,10 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 		c.lat[i] = r.LatencyMS
 		c.tok[i] = tokensAt10(r.Hits)
 		for _, m := range s.Measures {
-			c.vals[m][i] = r.Values[m]
+			if v, ok := r.Values[m]; ok && !math.IsNaN(v) {
+				c.vals[m][i] = v
+				carried[m]++
+			}
 		}
 		c.first[i] = r.FirstRelevant
 		c.top1[i] = r.FirstRelevant == 1
@@ -516,6 +526,12 @@ func (s *Summary) collect(ss *SystemSummary, recs []*resultfmt.Record) *columns 
 	if ss.Status == campaignfmt.StatusFailed {
 		return c
 	}
+	for _, m := range s.Measures {
+		if n := carried[m]; n < len(lat) {
+			c.vals[m] = nil
+			ss.NotMeasured = append(ss.NotMeasured, fmt.Sprintf("%s (on %d of %d cases that ran)", m, n, len(lat)))
+		}
+	}
 	for ki, k := range ks {
 		frac := 0.0
 		if shown[ki] > 0 {
@@ -534,6 +550,9 @@ func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []stri
 	st := s.cfg.Stats
 	for _, m := range s.Measures {
 		v := c.vals[m]
+		if v == nil {
+			continue // not measured
+		}
 		ci := st.CI(v)
 		ss.Micro[m] = resultfmt.NewStat(ci.Mean, ci.Low, ci.High)
 		lo, hi := stratifiedBootstrap(v, repos, st)
@@ -542,8 +561,8 @@ func (s *Summary) aggregate(ss *SystemSummary, c *columns, repos, intents []stri
 	}
 }
 
-// rank orders the systems: failed ones last, then by the primary measure's
-// micro mean, best first (lowest first for a Lower measure), then by name.
+// rank orders the systems: failed ones last, those without the primary
+// measure before them, then by the primary measure's micro mean, best first (lowest first for a Lower measure), then by name.
 func (s *Summary) rank() {
 	primary := s.cfg.Rules.Primary
 	lower := s.lower(primary)
@@ -551,6 +570,11 @@ func (s *Summary) rank() {
 		a, b := s.Systems[i], s.Systems[j]
 		if (a.Status == campaignfmt.StatusFailed) != (b.Status == campaignfmt.StatusFailed) {
 			return b.Status == campaignfmt.StatusFailed
+		}
+		_, ha := a.Micro[primary]
+		_, hb := b.Micro[primary]
+		if ha != hb {
+			return ha // a system without the primary measure after those with it
 		}
 		if a.Micro[primary].Mean != b.Micro[primary].Mean {
 			return (a.Micro[primary].Mean > b.Micro[primary].Mean) != lower
@@ -571,6 +595,9 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 	var rows []GroupRow
 	idx := map[string]int{}
 	for _, m := range s.Measures {
+		if c.vals[m] == nil {
+			continue // not measured
+		}
 		for _, g := range metrics.PerGroup(c.vals[m], keys) {
 			i, ok := idx[g.Key]
 			if !ok {
@@ -582,6 +609,9 @@ func (s *Summary) groups(name string, c *columns, keys []string) []GroupRow {
 		}
 	}
 	for _, m := range s.Measures {
+		if c.vals[m] == nil {
+			continue
+		}
 		byKey := map[string][]float64{}
 		for ti, k := range keys {
 			byKey[k] = append(byKey[k], c.vals[m][ti])

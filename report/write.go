@@ -142,11 +142,20 @@ func (s *Summary) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %d | %d |", i+1, ss.Name, ss.Status, ss.Cases, ss.Failed)
 		for _, h := range hs {
-			st := ss.Micro[h]
+			st, ok := ss.Micro[h]
+			if !ok {
+				b.WriteString(" n/a |") // not measured (SystemSummary.NotMeasured)
+				continue
+			}
 			fmt.Fprintf(&b, " %s [%s, %s] |", f4(st.Mean), f4(st.Low), f4(st.High))
 		}
 		fmt.Fprintf(&b, " %s | %d | %s | %s | %s | %s | %s |\n", f4(ss.Judged[judgedK]), ss.Unjudged,
 			f1(ss.LatencyP50MS), f1(ss.LatencyP95MS), indexTime(ss), f1(ss.PeakRSSMB), dim(ss.Dimension))
+	}
+	for _, ss := range s.Systems {
+		if len(ss.NotMeasured) > 0 {
+			fmt.Fprintf(&b, "\nn/a: %s's records do not carry %s; nothing here or in a decision rests on them.\n", ss.Name, strings.Join(ss.NotMeasured, ", "))
+		}
 	}
 	b.WriteString("\n## Macro averages (every repository once, stratified bootstrap CI; every intent once)\n\n| system |")
 	for _, h := range hs {
@@ -163,7 +172,11 @@ func (s *Summary) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s |", withFailed(ss.Name, ss.Failed))
 		for _, h := range hs {
-			st := ss.MacroRepo[h]
+			st, ok := ss.MacroRepo[h]
+			if !ok {
+				b.WriteString(" n/a | n/a |")
+				continue
+			}
 			fmt.Fprintf(&b, " %s [%s, %s] | %s |", f4(st.Mean), f4(st.Low), f4(st.High), f4(ss.MacroIntent[h]))
 		}
 		b.WriteString("\n")
@@ -184,10 +197,13 @@ func (s *Summary) Markdown() string {
 		for _, r := range grp.rows {
 			fmt.Fprintf(&b, "| %s | %s | %s |", r.Model, r.Group, withFailed(strconv.Itoa(r.N), r.Failed))
 			for _, h := range hs {
+				v, measured := r.Values[h]
 				if ci, ok := r.CI[h]; ok {
-					fmt.Fprintf(&b, " %s [%s, %s] |", f4(r.Values[h]), f4(ci[0]), f4(ci[1]))
+					fmt.Fprintf(&b, " %s [%s, %s] |", f4(v), f4(ci[0]), f4(ci[1]))
+				} else if measured {
+					fmt.Fprintf(&b, " %s |", f4(v))
 				} else {
-					fmt.Fprintf(&b, " %s |", f4(r.Values[h]))
+					b.WriteString(" n/a |")
 				}
 			}
 			b.WriteString("\n")
@@ -198,6 +214,10 @@ func (s *Summary) Markdown() string {
 			"| system | measure | baseline | system | diff | 95% CI | p | p Holm | n |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, d := range s.Decisions {
 			for _, t := range d.Tests {
+				if t.NotMeasured {
+					fmt.Fprintf(&b, "| %s | %s | not measured | | | | | | 0 |\n", d.Model, t.Measure)
+					continue
+				}
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %+.4f | [%+.4f, %+.4f] | %s | %s | %d |\n", d.Model, t.Measure, f4(t.Baseline), f4(t.Model),
 					float64(t.Diff), float64(t.Low), float64(t.High), f4(t.P), f4(t.PHolm), t.N)
 			}
@@ -478,7 +498,11 @@ func (s *Summary) rankingCSV() []byte {
 		}
 		row := []string{strconv.Itoa(i + 1), ss.Name, ss.Status, ss.Decision, strconv.Itoa(ss.Cases), strconv.Itoa(ss.Failed)}
 		for _, m := range s.Measures {
-			st := ss.Micro[m]
+			st, ok := ss.Micro[m]
+			if !ok {
+				row = append(row, "", "", "", "", "") // not measured
+				continue
+			}
 			row = append(row, f4(st.Mean), f4(st.Low), f4(st.High), f4(ss.MacroRepo[m].Mean), f4(ss.MacroIntent[m]))
 		}
 		for _, k := range s.Meta.Ks {
@@ -499,7 +523,11 @@ func groupCSV(field string, measures []string, rows []GroupRow) []byte {
 	for _, r := range rows {
 		row := []string{r.Model, r.Group, strconv.Itoa(r.N), strconv.Itoa(r.Failed)}
 		for _, m := range measures {
-			row = append(row, f4(r.Values[m]))
+			if v, ok := r.Values[m]; ok {
+				row = append(row, f4(v))
+			} else {
+				row = append(row, "") // not measured
+			}
 		}
 		_ = w.Write(row)
 	}
