@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,7 +19,6 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/retrievalbench/retrievalbench/corpus"
-	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -128,7 +126,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		err := x.open(path, want, ids, false)
 		if err == nil {
 			x.stats = IndexStats{Path: path, Docs: len(ids), Reused: true}
-			x.built = readBuild(filepath.Join(dir, buildFile))
+			x.built = systems.ReadBuild(filepath.Join(dir, buildFile))
 			x.logf("bm25[%s]: %s: reusing %s (%d docs, built in %v)", x.cfg.Name, c.ID, path, len(ids), x.built.BuildTime.Round(time.Millisecond))
 			return nil
 		}
@@ -146,7 +144,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	x.stats = IndexStats{Path: path, Docs: len(ids), BuildTime: time.Since(start)}
 	x.built = systems.IndexReport{BuildTime: x.stats.BuildTime, CPUClass: cpuclass.Current()}
-	if err := writeBuild(filepath.Join(dir, buildFile), x.built); err != nil {
+	if err := systems.WriteBuild(filepath.Join(dir, buildFile), x.built); err != nil {
 		x.logf("bm25[%s]: %s: recording the build time: %v", x.cfg.Name, c.ID, err)
 	}
 	return nil
@@ -156,34 +154,6 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 // which CPU class: a later run that reuses the index reports that as its
 // cold cost (systems.IndexReporter).
 const buildFile = "build.json"
-
-type buildRecord struct {
-	Seconds  float64 `json:"build_seconds"`
-	CPUClass string  `json:"cpu_class"`
-}
-
-func writeBuild(file string, r systems.IndexReport) error {
-	b, err := json.Marshal(buildRecord{Seconds: r.BuildTime.Seconds(), CPUClass: r.CPUClass})
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, append(b, '\n'))
-}
-
-// readBuild is the recorded build of a reused index: BuildTime 0 when
-// none was recorded (an index built before builds were).
-func readBuild(file string) systems.IndexReport {
-	r := systems.IndexReport{Reused: true}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return r
-	}
-	var br buildRecord
-	if json.Unmarshal(b, &br) == nil && br.Seconds > 0 {
-		r.BuildTime, r.CPUClass = time.Duration(br.Seconds*float64(time.Second)), br.CPUClass
-	}
-	return r
-}
 
 // IndexReport says whether the last Index reused a cached index and what
 // building it took, here or when it was built (systems.IndexReporter).

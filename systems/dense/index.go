@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,7 +12,6 @@ import (
 	"github.com/retrievalbench/retrievalbench/corpus"
 	"github.com/retrievalbench/retrievalbench/embed"
 	"github.com/retrievalbench/retrievalbench/embed/models"
-	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
 	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
@@ -275,10 +272,10 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		rec := filepath.Join(filepath.Dir(store.Path()), "builds", buildKey(c.Hash(), x.emb.Fingerprint())+".json")
 		switch {
 		case st.Reused > 0:
-			x.built = readBuild(rec)
+			x.built = systems.ReadBuild(rec)
 		case st.Embedded > 0:
 			x.built = systems.IndexReport{BuildTime: time.Since(start), CPUClass: cpuclass.Current()}
-			if err := writeBuild(rec, x.built); err != nil {
+			if err := systems.WriteBuild(rec, x.built); err != nil {
 				x.logf("dense[%s]: %s: recording the build time: %v", x.cfg.Name, c.ID, err)
 			}
 		}
@@ -307,35 +304,6 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 func buildKey(corpusHash, fingerprint string) string {
 	sum := sha256.Sum256([]byte(corpusHash + "\x00" + fingerprint))
 	return hex.EncodeToString(sum[:])[:24]
-}
-
-type buildRecord struct {
-	Seconds  float64 `json:"build_seconds"`
-	CPUClass string  `json:"cpu_class"`
-}
-
-func writeBuild(file string, r systems.IndexReport) error {
-	b, err := json.Marshal(buildRecord{Seconds: r.BuildTime.Seconds(), CPUClass: r.CPUClass})
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, append(b, '\n'))
-}
-
-// readBuild is the recorded build of a reused index: BuildTime 0 when
-// none was recorded (vectors stored before builds were, or by another
-// corpus sharing them).
-func readBuild(file string) systems.IndexReport {
-	r := systems.IndexReport{Reused: true}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return r
-	}
-	var br buildRecord
-	if json.Unmarshal(b, &br) == nil && br.Seconds > 0 {
-		r.BuildTime, r.CPUClass = time.Duration(br.Seconds*float64(time.Second)), br.CPUClass
-	}
-	return r
 }
 
 // IndexReport says whether the last Index took vectors from the store and
