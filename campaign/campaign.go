@@ -434,6 +434,7 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	c.IndexSeconds = res.IndexTime.Seconds()
 	c.IndexBuildSeconds = res.IndexBuildTime.Seconds()
 	c.IndexReused = len(res.IndexReused)
+	c.IndexBuildCPUClasses = res.IndexBuildCPUClasses
 	c.Warnings = res.Warnings
 	c.IndexedDocs = res.IndexedDocs
 	var recs []resultfmt.Record
@@ -514,6 +515,11 @@ func foldSystem(run *campaignfmt.Campaign, sys PlanSystem, cells []CellResult, p
 		sr.IndexSeconds += c.IndexSeconds
 		sr.IndexBuildSeconds += c.IndexBuildSeconds
 		sr.IndexReused += c.IndexReused
+		for _, cl := range c.IndexBuildCPUClasses {
+			if i, found := slices.BinarySearch(sr.IndexBuildCPUClasses, cl); !found {
+				sr.IndexBuildCPUClasses = slices.Insert(sr.IndexBuildCPUClasses, i, cl)
+			}
+		}
 		sr.Warnings = append(sr.Warnings, c.Warnings...)
 		sr.IndexedDocs += c.IndexedDocs
 		answered += c.Answered

@@ -130,14 +130,17 @@ type CellResult struct {
 	// -shard-costs balances by).
 	Seconds float64 `json:"seconds"`
 	// Missing says what the system needs and lacks: the cell did not run.
-	Missing           string   `json:"missing,omitempty"`
-	Ran               bool     `json:"ran"` // indexed
-	Answered          int      `json:"answered"`
-	IndexSeconds      float64  `json:"index_seconds"`
-	IndexBuildSeconds float64  `json:"index_build_seconds"`
-	IndexReused       int      `json:"index_reused"`
-	IndexedDocs       int      `json:"indexed_docs"`
-	Warnings          []string `json:"warnings,omitempty"`
+	Missing           string  `json:"missing,omitempty"`
+	Ran               bool    `json:"ran"` // indexed
+	Answered          int     `json:"answered"`
+	IndexSeconds      float64 `json:"index_seconds"`
+	IndexBuildSeconds float64 `json:"index_build_seconds"`
+	IndexReused       int     `json:"index_reused"`
+	// IndexBuildCPUClasses are the CPU classes the builds were timed on
+	// (harness.Result).
+	IndexBuildCPUClasses []string `json:"index_build_cpu_classes,omitempty"`
+	IndexedDocs          int      `json:"indexed_docs"`
+	Warnings             []string `json:"warnings,omitempty"`
 	// ChildPeakRSS is the peak RSS of the processes the system runs, in
 	// bytes (0: none).
 	ChildPeakRSS   uint64                `json:"child_peak_rss"`

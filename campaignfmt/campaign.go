@@ -180,6 +180,12 @@ type SystemCost struct {
 	// runs' time for those (IndexSeconds is this run's).
 	IndexReused       int     `json:"index_reused,omitempty"`
 	IndexBuildSeconds float64 `json:"index_build_seconds,omitempty"`
+	// IndexBuildCPUClasses are the CPU classes (internal/cpuclass) the
+	// builds behind IndexBuildSeconds, or IndexSeconds, were timed on,
+	// sorted: this machine's for an index built in the run, the recorded
+	// one for a reused index ("unknown" when none was). Empty in a run.json
+	// written before they were recorded.
+	IndexBuildCPUClasses []string `json:"index_build_cpu_classes,omitempty"`
 	// Warnings are what the system noticed while indexing (systems.Warner).
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -573,6 +573,14 @@ func TestRunWarningsAndIndexReuse(t *testing.T) {
 	if c := plain.Cell(0, ""); c.IndexReused != 0 || c.IndexBuildSeconds != 0 || c.Warnings != nil {
 		t.Errorf("a system with neither capability: cell %+v, want no reuse and no warnings", c)
 	}
+	// The build classes: the reused index recorded none ("unknown"); the
+	// one built now was timed here.
+	if diff := cmp.Diff([]string{"unknown"}, res.IndexBuildCPUClasses); diff != "" {
+		t.Errorf("reused build's CPU classes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{plain.CPUClass}, plain.IndexBuildCPUClasses); diff != "" || plain.CPUClass == "" {
+		t.Errorf("fresh build's CPU classes (-want +got):\n%s", diff)
+	}
 }
 
 // embedding is a scripted system that reports its embedding model

@@ -119,6 +119,11 @@ type Result struct {
 	// corpus's index took, the earlier run's time for those.
 	IndexReused    []string
 	IndexBuildTime time.Duration
+	// IndexBuildCPUClasses are the internal/cpuclass classes those builds
+	// were timed on, sorted, each once: this machine's for an index built
+	// now, the recorded one for a reused index ("unknown" when none was
+	// recorded). Build times of two classes do not compare.
+	IndexBuildCPUClasses []string
 	// Warnings are what the system noticed while indexing, each prefixed
 	// with its corpus (systems.Warner).
 	Warnings []string
@@ -258,13 +263,19 @@ func runCorpus(ctx context.Context, p *Prepared, spec systems.Spec, cfg RunConfi
 	}
 	res.IndexTime += el
 	res.IndexedDocs += len(input.Docs)
-	built := el
+	built, class := el, res.CPUClass
 	if rep := systems.IndexReportOf(sys); rep.Reused {
 		res.IndexReused = append(res.IndexReused, cid)
-		built = rep.BuildTime
+		built, class = rep.BuildTime, rep.CPUClass
+		if class == "" {
+			class = "unknown"
+		}
 		logf(cfg, "index of %s reused: built in %v by an earlier run", cid, built.Round(time.Millisecond))
 	}
 	res.IndexBuildTime += built
+	if i, found := slices.BinarySearch(res.IndexBuildCPUClasses, class); !found {
+		res.IndexBuildCPUClasses = slices.Insert(res.IndexBuildCPUClasses, i, class)
+	}
 	for _, w := range systems.WarningsOf(sys) {
 		res.Warnings = append(res.Warnings, cid+": "+w)
 	}

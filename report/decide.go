@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
@@ -278,9 +279,15 @@ type IndexCost struct {
 	Ratio           resultfmt.Fixed `json:"ratio"`
 	Checked         bool            `json:"checked"`
 	Reused          bool            `json:"reused,omitempty"` // either side reused an index
+	// CPUClasses, when the builds were timed on more than one CPU class,
+	// names them (system's vs baseline's): the cost is then not checked.
+	CPUClasses string `json:"cpu_classes,omitempty"`
 }
 
 func (ic *IndexCost) String() string {
+	if ic.CPUClasses != "" {
+		return "index cost not checked (builds timed on different CPU classes: " + ic.CPUClasses + ")"
+	}
 	if !ic.Checked {
 		return "index cost not checked (a reused index without a recorded build time)"
 	}
@@ -303,11 +310,23 @@ func coldIndex(ss *SystemSummary) (float64, bool) {
 	return 0, false
 }
 
+// sameBuildClass reports whether a's and b's builds were all timed on one
+// CPU class, the same; an older record without classes is taken as this
+// machine's. Otherwise it names the classes, a's vs b's.
+func sameBuildClass(a, b *SystemSummary) (bool, string) {
+	ac, bc := a.IndexBuildCPUClasses, b.IndexBuildCPUClasses
+	if len(ac) == 0 || len(bc) == 0 || len(ac) == 1 && slices.Equal(ac, bc) {
+		return true, ""
+	}
+	return false, strings.Join(ac, "+") + " vs " + strings.Join(bc, "+")
+}
+
 func indexCost(b, c *SystemSummary) *IndexCost {
 	cs, cok := coldIndex(c)
 	bs, bok := coldIndex(b)
-	ic := &IndexCost{Seconds: resultfmt.Fixed(cs), BaselineSeconds: resultfmt.Fixed(bs), Checked: cok && bok && bs > 0,
-		Reused: b.IndexReused > 0 || c.IndexReused > 0}
+	same, classes := sameBuildClass(c, b)
+	ic := &IndexCost{Seconds: resultfmt.Fixed(cs), BaselineSeconds: resultfmt.Fixed(bs), Checked: cok && bok && bs > 0 && same,
+		Reused: b.IndexReused > 0 || c.IndexReused > 0, CPUClasses: classes}
 	if ic.Checked {
 		ic.Ratio = resultfmt.Fixed(cs / bs)
 	}

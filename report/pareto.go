@@ -118,6 +118,9 @@ func (s *Summary) compare(a, b *SystemSummary) (dims map[string]cmp3, unchecked 
 	single("memory", float64(a.PeakRSSMB), float64(b.PeakRSSMB), true, true, ParetoMemoryTolerance, ParetoMemoryFloorMB)
 	ai, aok := coldIndex(a)
 	bi, bok := coldIndex(b)
+	if same, _ := sameBuildClass(a, b); !same {
+		aok = false // build times of two CPU classes do not compare
+	}
 	single("index", ai, bi, aok, bok, ParetoCostTolerance, ParetoIndexFloorSeconds)
 	return dims, unchecked
 }

@@ -246,6 +246,9 @@ type SystemSummary struct {
 	// SystemCost).
 	IndexReused       int             `json:"index_reused,omitempty"`
 	IndexBuildSeconds resultfmt.Fixed `json:"index_build_seconds,omitempty"`
+	// IndexBuildCPUClasses are the CPU classes those builds were timed on
+	// (campaignfmt.SystemCost): cold index costs compare only on one.
+	IndexBuildCPUClasses []string `json:"index_build_cpu_classes,omitempty"`
 	// Warnings counts what the system noticed without failing: its
 	// indexing warnings and those its records carry.
 	Warnings int `json:"warnings,omitempty"`
@@ -338,6 +341,7 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		if sc, ok := costOf[name]; ok {
 			ss.Status, ss.IndexSeconds, ss.PeakRSSMB, ss.Dimension = sc.Status, resultfmt.Fixed(sc.IndexSeconds), resultfmt.Fixed(sc.PeakRSSMB), sc.Dimension
 			ss.IndexReused, ss.IndexBuildSeconds = sc.IndexReused, resultfmt.Fixed(sc.IndexBuildSeconds)
+			ss.IndexBuildCPUClasses = sc.IndexBuildCPUClasses
 			for _, w := range sc.Warnings {
 				ss.warnings = append(ss.warnings, "index: "+w)
 			}

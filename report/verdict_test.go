@@ -220,6 +220,36 @@ func TestIndexBudgetIsCold(t *testing.T) {
 	if d := decisionOf(t, s, "dense/cand"); d.Index.Checked || !strings.Contains(d.Detail, "index cost not checked") {
 		t.Errorf("reused without a recorded build: checked %v, %s; want not checked, said", d.Index.Checked, d.Detail)
 	}
+
+	// The 3x build recorded on another CPU class (an AVX2 runner's cache
+	// reused on an AVX-512 one) does not compare with the baseline's: not
+	// checked, the classes named, and the Pareto set leaves index out.
+	run.Systems[1].IndexBuildSeconds = 30
+	run.Systems[0].IndexBuildCPUClasses = []string{"amd64-avx512-vnni"}
+	run.Systems[1].IndexBuildCPUClasses = []string{"amd64-avx2"}
+	got, s := verdicts(t, run, recs)
+	d := decisionOf(t, s, "dense/cand")
+	if d.Index.Checked || d.Index.CPUClasses != "amd64-avx2 vs amd64-avx512-vnni" || !strings.Contains(d.Detail, "builds timed on different CPU classes: amd64-avx2 vs amd64-avx512-vnni") {
+		t.Errorf("builds of two CPU classes: index %+v, %s; want not checked, the classes named", d.Index, d.Detail)
+	}
+	if got["dense/cand"] != "default significant_gain_within_budget" {
+		t.Errorf("builds of two CPU classes: %s; want the gain a default, no index budget checked", got["dense/cand"])
+	}
+	for _, r := range s.Front.Systems {
+		if !slices.Contains(r.Unchecked, "index") {
+			t.Errorf("Pareto row %s: not compared on %v, want index among them", r.Model, r.Unchecked)
+		}
+	}
+	// One class on both sides, or a side with two: back to checked, and
+	// not checked.
+	run.Systems[1].IndexBuildCPUClasses = []string{"amd64-avx512-vnni"}
+	if _, s = verdicts(t, run, recs); !decisionOf(t, s, "dense/cand").Index.Checked {
+		t.Errorf("same class: index not checked")
+	}
+	run.Systems[0].IndexBuildCPUClasses = []string{"amd64-avx2", "amd64-avx512-vnni"}
+	if _, s = verdicts(t, run, recs); decisionOf(t, s, "dense/cand").Index.Checked {
+		t.Errorf("a baseline with builds of two classes: index checked")
+	}
 }
 
 // TestWeakGroupNeedsEvidence: a repository of 3 cases where the candidate

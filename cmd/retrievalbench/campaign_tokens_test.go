@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
+	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/testenv"
 	"github.com/retrievalbench/retrievalbench/resultfmt"
 	"github.com/retrievalbench/retrievalbench/tokens"
@@ -50,6 +51,9 @@ func TestCampaignTokenBudget(t *testing.T) {
 	require.NotNil(t, run1.Meta.Rules)
 	require.Equal(t, 2.0, run1.Meta.Rules.MaxTokensRatio, "the token budget is recorded with the rules")
 	require.True(t, strings.HasPrefix(run1.Meta.Tokenizer, tok+" sha256:"), "tokenizer recorded: %q", run1.Meta.Tokenizer)
+	for _, sc := range run1.Systems {
+		require.Equal(t, []string{cpuclass.Current()}, sc.IndexBuildCPUClasses, "%s: every index built now, timed on this machine's CPU class", sc.Name)
+	}
 	recs, err := resultfmt.ReadRecords(filepath.Join(out, "results"))
 	require.NoError(t, err)
 	tokensOf := map[string]float64{}
