@@ -38,9 +38,12 @@ func Bind(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment) 
 		caseSHA[t.ID] = t.SHA256()
 	}
 	hitNow := map[[2]string]string{}
+	ids := newResultIDs(recs)
 	for i := range recs {
 		for _, h := range recs[i].Hits {
-			hitNow[[2]string{recs[i].Task, h.DocID}] = hitSHA(h)
+			if ids.of(recs[i].Task, h) == h.DocID { // the result's own hit, as the sheet bound it
+				hitNow[[2]string{recs[i].Task, h.DocID}] = hitSHA(h)
+			}
 		}
 	}
 	for _, j := range human {
@@ -77,7 +80,27 @@ func Judge(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment)
 		tasks[run.Tasks[i].ID] = &run.Tasks[i]
 	}
 	people := map[string]map[string]int{}
+	ids := newResultIDs(recs)
+	// A sheet made before locations of a chunk's lines were pooled as that
+	// chunk may grade both: the chunk's own grade wins (second pass).
+	alias := map[[2]string]string{} // (task, a location's id) → the chunk's
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			if id := ids.of(recs[i].Task, h); id != h.DocID {
+				alias[[2]string{recs[i].Task, h.DocID}] = id
+			}
+		}
+	}
+	var own, aliased []Judgment
 	for _, j := range human {
+		if id, ok := alias[[2]string{j.Task, j.DocID}]; ok {
+			j.DocID = id
+			aliased = append(aliased, j)
+		} else {
+			own = append(own, j)
+		}
+	}
+	for _, j := range append(aliased, own...) {
 		if _, ok := tasks[j.Task]; !ok {
 			return nil, fmt.Errorf("%s: unknown case %q", j.Source, j.Task)
 		}
@@ -97,7 +120,9 @@ func Judge(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment)
 			if seen[recs[i].Task] == nil {
 				seen[recs[i].Task] = map[string]judge.Item{}
 			}
-			seen[recs[i].Task][h.DocID] = hitItem(h)
+			if ids.of(recs[i].Task, h) == h.DocID {
+				seen[recs[i].Task][h.DocID] = hitItem(h)
+			}
 		}
 	}
 	pools := map[string][]judge.Pooled{}
@@ -130,6 +155,10 @@ func Judge(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment)
 		items := make([]judge.Item, len(r.Hits))
 		for k, h := range r.Hits {
 			items[k] = hitItem(h)
+			// A location of a chunk's lines takes the chunk's pooled
+			// grade; the judge reads a location by its lines, and its
+			// id only to find that grade.
+			items[k].DocID = ids.of(r.Task, h)
 		}
 		jr := judge.Rank(g, items, spans, pools[r.Task])
 		if q[r.Task] == nil {
@@ -137,7 +166,7 @@ func Judge(run *campaignfmt.Campaign, recs []resultfmt.Record, human []Judgment)
 		}
 		for k := range r.Hits {
 			h := &r.Hits[k]
-			_, graded := people[r.Task][h.DocID]
+			_, graded := people[r.Task][ids.of(r.Task, *h)]
 			h.Unit, h.Grade = jr.Units[k], jr.Grades[k]
 			h.Judged = graded || strings.HasPrefix(h.Unit, "gold:")
 		}
@@ -177,11 +206,12 @@ func gold(t *campaignfmt.Task) []datasets.Relevant {
 // listed; one that differs (or was given to a second chunk of a unit
 // already credited) is, so that it is never dropped without notice.
 func goldKept(q metrics.Qrels, recs []resultfmt.Record, human []Judgment) []string {
-	goldGrade := map[[2]string]int{} // (task, doc) → grade credited from a gold unit
+	goldGrade := map[[2]string]int{} // (task, result) → grade credited from a gold unit
+	ids := newResultIDs(recs)
 	for i := range recs {
 		for _, h := range recs[i].Hits {
 			if strings.HasPrefix(h.Unit, "gold:") {
-				goldGrade[[2]string{recs[i].Task, h.DocID}] = h.Grade
+				goldGrade[[2]string{recs[i].Task, ids.of(recs[i].Task, h)}] = h.Grade
 			}
 		}
 	}

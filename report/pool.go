@@ -78,13 +78,61 @@ func (e PoolEntry) bestRank() int {
 	return best
 }
 
+// resultIDs names the result each hit of recs is, per task: a hit's own
+// doc id, except for an external system's location that points at the same
+// lines as a chunk some system ranked (the harness records a location with
+// the lines it resolves to), which is that chunk — one result to grade, not
+// two. Among several chunks with those lines the smallest id names them.
+type resultIDs map[string]map[string]string // task → lines key → chunk id
+
+func newResultIDs(recs []resultfmt.Record) resultIDs {
+	ids := resultIDs{}
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			k, ok := linesKey(h)
+			if !ok || h.Located {
+				continue
+			}
+			if ids[recs[i].Task] == nil {
+				ids[recs[i].Task] = map[string]string{}
+			}
+			if old, seen := ids[recs[i].Task][k]; !seen || h.DocID < old {
+				ids[recs[i].Task][k] = h.DocID
+			}
+		}
+	}
+	return ids
+}
+
+// linesKey is the lines h points at, when it has them.
+func linesKey(h resultfmt.Hit) (string, bool) {
+	if h.Path == "" || h.StartLine <= 0 {
+		return "", false
+	}
+	return h.Path + ":" + strconv.Itoa(h.StartLine) + "-" + strconv.Itoa(max(h.EndLine, h.StartLine)), true
+}
+
+// of is the id of the result h of task's records is.
+func (ids resultIDs) of(task string, h resultfmt.Hit) string {
+	if h.Located {
+		if k, ok := linesKey(h); ok {
+			if id, ok := ids[task][k]; ok {
+				return id
+			}
+		}
+	}
+	return h.DocID
+}
+
 // Pool takes the top depth hits of every record per task, deduplicates them
-// by doc id and orders them stably: tasks in run order, then within a task
+// by the result they are (resultIDs: a location of a chunk's lines is that
+// chunk) and orders them stably: tasks in run order, then within a task
 // by best rank, then by how many systems ranked the result (more first),
 // then by doc id. Records should be judged first (Judge) so that gold
 // grades are filled in.
 func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
+	ids := newResultIDs(recs)
 	caseSHA := map[string]string{}
 	for _, t := range run.Tasks {
 		caseSHA[t.ID] = t.SHA256()
@@ -98,16 +146,25 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 			if h.Rank > depth {
 				continue
 			}
-			e := byTask[r.Task][h.DocID]
+			id := ids.of(r.Task, h)
+			e := byTask[r.Task][id]
 			if e == nil {
-				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query,
-					DocID: h.DocID, Kind: h.Kind, Path: h.Path, Symbol: h.Symbol, CaseSHA: caseSHA[r.Task], HitSHA: hitSHA(h)}
-				if h.Judged {
-					g := h.Grade
-					e.Grade = &g
-					e.Notes = "graded by the case file's gold"
-				}
-				byTask[r.Task][h.DocID] = e
+				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query, DocID: id, CaseSHA: caseSHA[r.Task]}
+				byTask[r.Task][id] = e
+			}
+			if h.DocID == id && e.HitSHA == "" {
+				// The result as its own hit shows it (a chunk, not a
+				// location of it): what the sheet lists and a grade binds.
+				e.Kind, e.Path, e.Symbol, e.HitSHA = h.Kind, h.Path, h.Symbol, hitSHA(h)
+			}
+			if h.Judged && e.Grade == nil {
+				g := h.Grade
+				e.Grade = &g
+				e.Notes = "graded by the case file's gold"
+			}
+			if k := slices.IndexFunc(e.RankedBy, func(p PoolRank) bool { return p.Model == r.Model() }); k >= 0 {
+				e.RankedBy[k].Rank = min(e.RankedBy[k].Rank, h.Rank) // a system that named it twice
+				continue
 			}
 			e.RankedBy = append(e.RankedBy, PoolRank{Model: r.Model(), Rank: h.Rank})
 		}
