@@ -40,6 +40,10 @@ func (s *scripted) Search(ctx context.Context, q string, k int) ([]systems.Hit, 
 	case "hang":
 		<-ctx.Done() // returns when abandoned, as an external system does
 		return nil, ctx.Err()
+	case "spin":
+		for ctx.Err() == nil { // sees the deadline at once, unlike a parked goroutine
+		}
+		return nil, ctx.Err()
 	case "hang-forever":
 		<-make(chan struct{}) // never returns, ignores ctx
 	case "slow":

@@ -405,11 +405,7 @@ func search(ctx context.Context, sys systems.System, q systems.Query, cfg RunCon
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, cfg.TaskTimeout)
 	defer cancel()
-	type out struct {
-		hits []systems.Hit
-		err  error
-	}
-	done := make(chan out, 1)
+	done := make(chan searched, 1)
 	returned := make(chan struct{})
 	start := time.Now()
 	go func() {
@@ -420,18 +416,36 @@ func search(ctx context.Context, sys systems.System, q systems.Query, cfg RunCon
 			hits, err = systems.SearchQuery(ctx, sys, q, cfg.Depth)
 			return err
 		})
-		done <- out{hits, err}
+		done <- searched{hits, err}
 	}()
 	select {
 	case o := <-done:
-		return o.hits, time.Since(start), o.err
+		return settle(&o, ctx, parent, cfg.TaskTimeout, time.Since(start), returned)
 	case <-ctx.Done():
-		el := time.Since(start)
-		if parent.Err() != nil {
-			return nil, el, &stalled{after: el, interrupted: true, cause: context.Cause(parent), done: returned}
-		}
-		return nil, el, &stalled{after: cfg.TaskTimeout, done: returned}
+		return settle(nil, ctx, parent, cfg.TaskTimeout, time.Since(start), returned)
 	}
+}
+
+// searched is what a system's search call returned.
+type searched struct {
+	hits []systems.Hit
+	err  error
+}
+
+// settle is the outcome of a search: what the call returned (o), or, with
+// o nil, the end of its context ctx (the task timeout) or of the run's
+// (parent) after el. An error the system gave once ctx had ended is that
+// timeout or interruption too, said the same way: both were ready when
+// search looked, and either may have been seen first. returned is closed
+// when the call returns.
+func settle(o *searched, ctx, parent context.Context, timeout, el time.Duration, returned chan struct{}) ([]systems.Hit, time.Duration, error) {
+	if o != nil && (o.err == nil || ctx.Err() == nil) {
+		return o.hits, el, o.err
+	}
+	if parent.Err() != nil {
+		return nil, el, &stalled{after: el, interrupted: true, cause: context.Cause(parent), done: returned}
+	}
+	return nil, el, &stalled{after: timeout, done: returned}
 }
 
 // safely calls f, turning a panic into an error with its stack.
