@@ -184,16 +184,21 @@ func tokensAt10(hits []resultfmt.Hit) float64 {
 
 // Summary is everything a report shows.
 type Summary struct {
-	Meta        campaignfmt.Meta `json:"meta"`
-	Measures    []string         `json:"measures"`
-	Cases       int              `json:"cases"`
-	Systems     []SystemSummary  `json:"systems"` // ranked, best first
-	PerRepo     []GroupRow       `json:"per_repo"`
-	PerIntent   []GroupRow       `json:"per_intent"`
-	Baseline    string           `json:"baseline,omitempty"`
-	Rules       DecisionRules    `json:"gates"`
-	Decisions   []Decision       `json:"decisions,omitempty"`
-	Regressions []Regression     `json:"regressions,omitempty"`
+	Meta      campaignfmt.Meta `json:"meta"`
+	Measures  []string         `json:"measures"`
+	Cases     int              `json:"cases"`
+	Systems   []SystemSummary  `json:"systems"` // ranked, best first
+	PerRepo   []GroupRow       `json:"per_repo"`
+	PerIntent []GroupRow       `json:"per_intent"`
+	// PerNaming groups the tasks by whether the query names its target
+	// (resultfmt.Record.Naming: exact, parts, none; "unknown" for a task
+	// whose records do not say), when any record says: a system's lead on
+	// tasks that name their target is not retrieval (docs/repoqa-languages.md).
+	PerNaming   []GroupRow    `json:"per_naming,omitempty"`
+	Baseline    string        `json:"baseline,omitempty"`
+	Rules       DecisionRules `json:"gates"`
+	Decisions   []Decision    `json:"decisions,omitempty"`
+	Regressions []Regression  `json:"regressions,omitempty"`
 	// Front is the one verdict across all systems: those no other beats
 	// on quality and cost together (Front).
 	Front    *Front                `json:"pareto,omitempty"`
@@ -213,6 +218,9 @@ type Summary struct {
 	recs  []resultfmt.Record
 	order []string       // systems in run order
 	pos   map[string]int // task id → index in tasks
+	// naming is each task's naming (by id) as its records say; nil when
+	// none says.
+	naming map[string]string
 }
 
 // SystemSummary is one row of the ranking.
@@ -335,6 +343,15 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 	}
 	// The groups are the tasks', the same for every system.
 	repos, intents := s.keys(func(t campaignfmt.Task) string { return t.Repo }), s.keys(func(t campaignfmt.Task) string { return t.Intent })
+	var namings []string
+	if s.naming != nil {
+		namings = s.keys(func(t campaignfmt.Task) string {
+			if n := s.naming[t.ID]; n != "" {
+				return n
+			}
+			return "unknown"
+		})
+	}
 	for _, name := range s.order {
 		ss := SystemSummary{Name: name, Dataset: ds, Status: campaignfmt.StatusOK, Micro: map[string]resultfmt.Stat{}, MacroRepo: map[string]resultfmt.Stat{},
 			MacroIntent: map[string]resultfmt.Fixed{}, Judged: map[string]resultfmt.Fixed{}}
@@ -355,6 +372,9 @@ func Summarize(in Input, cfg Config) (*Summary, error) {
 		s.aggregate(&s.Systems[len(s.Systems)-1], c, repos, intents)
 		s.PerRepo = append(s.PerRepo, s.groups(name, c, repos)...)
 		s.PerIntent = append(s.PerIntent, s.groups(name, c, intents)...)
+		if namings != nil {
+			s.PerNaming = append(s.PerNaming, s.groups(name, c, namings)...)
+		}
 	}
 	s.rank()
 	s.decide()
@@ -402,6 +422,14 @@ func datasetOf(in Input) (string, error) {
 // in id order, without those the qrels give no relevant judgment (each a
 // missing-labels failure).
 func (s *Summary) selectTasks(in Input) {
+	for _, r := range in.Records {
+		if r.Naming != "" {
+			if s.naming == nil {
+				s.naming = map[string]string{}
+			}
+			s.naming[r.Task] = r.Naming
+		}
+	}
 	var tasks []campaignfmt.Task
 	if in.Campaign != nil {
 		tasks = in.Campaign.Tasks

@@ -22,6 +22,10 @@ var Files = []string{
 	"per-model-ranking.csv", "per-repo-summary.csv", "per-intent-summary.csv", "regressions.md",
 }
 
+// NamingFile is the per-naming table Write adds when the records say
+// whether each query names its target (Summary.PerNaming).
+const NamingFile = "per-naming-summary.csv"
+
 // Write writes every report file of s into dir (each atomically).
 func Write(dir string, s *Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -44,6 +48,10 @@ func Write(dir string, s *Summary) error {
 		if err := atomicfile.WriteFile(filepath.Join(dir, f), outs[f]); err != nil {
 			return err
 		}
+	}
+	if len(s.PerNaming) > 0 {
+		// Only for records that say whether each query names its target.
+		return atomicfile.WriteFile(filepath.Join(dir, NamingFile), groupCSV("naming", s.Measures, s.PerNaming))
 	}
 	return nil
 }
@@ -184,7 +192,10 @@ func (s *Summary) Markdown() string {
 	for _, grp := range []struct {
 		title string
 		rows  []GroupRow
-	}{{"Per repository", s.PerRepo}, {"Per intent", s.PerIntent}} {
+	}{{"Per repository", s.PerRepo}, {"Per intent", s.PerIntent}, {"Per naming (does the query name its target: exact, by parts, none)", s.PerNaming}} {
+		if len(grp.rows) == 0 && strings.HasPrefix(grp.title, "Per naming") {
+			continue // the records do not say
+		}
 		fmt.Fprintf(&b, "\n## %s (%s; mean [95%% bootstrap CI] over the group's n cases)\n\n| system | group | n |", grp.title, strings.Join(hs, ", "))
 		for _, h := range hs {
 			fmt.Fprintf(&b, " %s |", h)
