@@ -110,6 +110,24 @@ type Rules struct {
 	MinGroupCases  int     `json:"min_group_cases"`
 	Resamples      int     `json:"resamples"`
 	Seed           uint64  `json:"seed"`
+	// Pareto is what tells two systems apart on a cost in the Pareto set
+	// (report.Front); a zero field (an older run.json) means the default.
+	Pareto ParetoRules `json:"pareto,omitzero"`
+}
+
+// ParetoRules are the Pareto set's cost tolerances: a cost tells two
+// systems apart only beyond both its ratio and its floor.
+type ParetoRules struct {
+	// CostTolerance is the ratio latency (the whole interval of the paired
+	// per-case ratio) and cold index time must differ by.
+	CostTolerance float64 `json:"cost_tolerance,omitempty"`
+	// LatencyFloorMS, IndexFloorSeconds: how far apart the median
+	// latencies and the cold index times must be as well.
+	LatencyFloorMS    float64 `json:"latency_floor_ms,omitempty"`
+	IndexFloorSeconds float64 `json:"index_floor_seconds,omitempty"`
+	// MemoryTolerance and MemoryFloorMB: the same for peak RSS.
+	MemoryTolerance float64 `json:"memory_tolerance,omitempty"`
+	MemoryFloorMB   float64 `json:"memory_floor_mb,omitempty"`
 }
 
 // Gain is one quality rule: Measure must improve by at least Threshold.

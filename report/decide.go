@@ -57,6 +57,8 @@ const (
 //     intent with at least MinGroupCases cases that loses at least the gain
 //     threshold on a gaining measure makes the gain inconsistent.
 //   - Resamples, Seed, Alpha: the paired tests' statistics (Stats).
+//   - Pareto: what tells two systems apart on a cost in the Pareto set
+//     (each zero field the default: ParetoCostTolerance, …).
 type DecisionRules campaignfmt.Rules
 
 // Gain is one quality rule: Measure must improve by at least Threshold.
@@ -99,6 +101,10 @@ func DefaultDecisionRules() DecisionRules {
 		// campaigns recorded them.
 		Resamples: ts.Resamples, Seed: ts.Seed,
 		NonInferiorityMargin: DefaultNonInferiorityMargin,
+		// Recorded with the rules, so a later default does not move a
+		// campaign's Pareto set.
+		Pareto: campaignfmt.ParetoRules{CostTolerance: ParetoCostTolerance, LatencyFloorMS: ParetoLatencyFloorMS, IndexFloorSeconds: ParetoIndexFloorSeconds,
+			MemoryTolerance: ParetoMemoryTolerance, MemoryFloorMB: ParetoMemoryFloorMB},
 	}
 }
 
@@ -138,6 +144,17 @@ func (g DecisionRules) validate(parse func(string) (metrics.Measure, error)) err
 	}
 	if g.MaxTokensRatio < 0 || math.IsNaN(g.MaxTokensRatio) || math.IsInf(g.MaxTokensRatio, 0) {
 		return fmt.Errorf("decision rules: token budget %v is not a positive ratio (0 = none)", g.MaxTokensRatio)
+	}
+	p := g.Pareto
+	for _, t := range []struct {
+		name  string
+		v     float64
+		ratio bool
+	}{{"cost_tolerance", p.CostTolerance, true}, {"memory_tolerance", p.MemoryTolerance, true},
+		{"latency_floor_ms", p.LatencyFloorMS, false}, {"index_floor_seconds", p.IndexFloorSeconds, false}, {"memory_floor_mb", p.MemoryFloorMB, false}} {
+		if t.v < 0 || math.IsNaN(t.v) || math.IsInf(t.v, 0) || t.ratio && t.v != 0 && t.v < 1 {
+			return fmt.Errorf("decision rules: pareto %s %v is not %s (0 = the default)", t.name, t.v, map[bool]string{true: "a ratio of at least 1", false: "a finite amount ≥ 0"}[t.ratio])
+		}
 	}
 	return nil
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/retrievalbench/retrievalbench/campaignfmt"
 )
 
-// What tells two systems apart on a cost: a difference that a rerun under
-// another load, or a warm rerun, would not undo (docs/campaigns.md, "Pareto
-// set"). Latency, measured on every case: the whole 95% interval of the
+// What tells two systems apart on a cost by default (DecisionRules'
+// Pareto, recorded with the rules; a zero field is the default): a
+// difference that a rerun under another load, or a warm rerun, would not
+// undo (docs/campaigns.md, "Pareto set"). Latency, measured on every case: the whole 95% interval of the
 // paired per-case ratio beyond ParetoCostTolerance, and medians at least
 // ParetoLatencyFloorMS apart (a significant 1.7× between two systems that
 // answer in 0.2 ms came and went with the load). Cold index time (a
@@ -27,6 +28,22 @@ const (
 	ParetoMemoryTolerance   = 2.0
 	ParetoMemoryFloorMB     = 64.0
 )
+
+// paretoRules is g's Pareto tolerances, each zero field the default.
+func (g DecisionRules) paretoRules() campaignfmt.ParetoRules {
+	p := g.Pareto
+	or := func(v *float64, def float64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	or(&p.CostTolerance, ParetoCostTolerance)
+	or(&p.LatencyFloorMS, ParetoLatencyFloorMS)
+	or(&p.IndexFloorSeconds, ParetoIndexFloorSeconds)
+	or(&p.MemoryTolerance, ParetoMemoryTolerance)
+	or(&p.MemoryFloorMB, ParetoMemoryFloorMB)
+	return p
+}
 
 // Front is one verdict across all systems: the systems no other beats on
 // quality and cost together. A system beats another when it is not
@@ -92,8 +109,9 @@ func (s *Summary) compare(a, b *SystemSummary) (dims map[string]cmp3, unchecked 
 	// lies beyond ParetoCostTolerance and the medians are
 	// ParetoLatencyFloorMS apart.
 	l := st.Paired(la, lb)
-	margin := math.Log(ParetoCostTolerance)
-	apart := math.Abs(float64(a.LatencyP50MS-b.LatencyP50MS)) >= ParetoLatencyFloorMS
+	pr := g.paretoRules()
+	margin := math.Log(pr.CostTolerance)
+	apart := math.Abs(float64(a.LatencyP50MS-b.LatencyP50MS)) >= pr.LatencyFloorMS
 	switch {
 	case apart && l.N > 0 && l.Low > margin:
 		dims["latency"] = -1
@@ -115,13 +133,13 @@ func (s *Summary) compare(a, b *SystemSummary) (dims map[string]cmp3, unchecked 
 			dims[name] = -1
 		}
 	}
-	single("memory", float64(a.PeakRSSMB), float64(b.PeakRSSMB), true, true, ParetoMemoryTolerance, ParetoMemoryFloorMB)
+	single("memory", float64(a.PeakRSSMB), float64(b.PeakRSSMB), true, true, pr.MemoryTolerance, pr.MemoryFloorMB)
 	ai, aok := coldIndex(a)
 	bi, bok := coldIndex(b)
 	if same, _ := sameBuildClass(a, b); !same {
 		aok = false // build times of two CPU classes do not compare
 	}
-	single("index", ai, bi, aok, bok, ParetoCostTolerance, ParetoIndexFloorSeconds)
+	single("index", ai, bi, aok, bok, pr.CostTolerance, pr.IndexFloorSeconds)
 	return dims, unchecked
 }
 

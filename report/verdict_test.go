@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -641,4 +642,43 @@ func TestParetoFloors(t *testing.T) {
 			t.Errorf("%s (%s): front %q, want %q", c.name, c.reason, got, want)
 		}
 	}
+}
+
+// TestParetoRules: the Pareto tolerances are decision rules, recorded with
+// them (run.json's "pareto") and read back: a campaign that asks for a 2×
+// cost tolerance ties two systems 1.75× apart that the default tells
+// apart; one that lowers the latency floor tells sub-millisecond systems
+// apart; a rules record without them (an older run.json) takes the
+// defaults; a tolerance below 1 is refused.
+func TestParetoRules(t *testing.T) {
+	run, recs := runOf(30, []string{"bm25/a", "bm25/b"}, func(string, int) int { return 3 })
+	front := func(a, b float64, p campaignfmt.ParetoRules) string {
+		t.Helper()
+		setLatency(recs, func(system string, i int) float64 {
+			return map[string]float64{"bm25/a": a, "bm25/b": b}[system] * (1 + 0.02*float64(i%3))
+		})
+		cfg := DefaultConfig()
+		cfg.Rules.Baseline, cfg.Rules.Pareto = "bm25/a", p
+		s, err := ScoreCampaign(run, recs, nil, cfg)
+		require.NoError(t, err)
+		return s.Front.String()
+	}
+	const tied = "bm25/a, bm25/b (tied: bm25/a = bm25/b)"
+	def := DefaultDecisionRules().Pareto
+	require.Equal(t, "bm25/a", front(2, 3.5, def), "1.75×, 1.5 ms apart: the default tells them apart")
+	require.Equal(t, "bm25/a", front(2, 3.5, campaignfmt.ParetoRules{}), "no recorded tolerances: the defaults")
+	wide := def
+	wide.CostTolerance = 2
+	require.Equal(t, tied, front(2, 3.5, wide), "within a recorded 2× tolerance")
+	require.Equal(t, tied, front(0.2, 0.35, def), "0.15 ms apart: under the default floor")
+	fine := def
+	fine.LatencyFloorMS = 0.1
+	require.Equal(t, "bm25/a", front(0.2, 0.35, fine), "over a recorded 0.1 ms floor")
+
+	b, err := json.Marshal(DefaultDecisionRules().Record())
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"pareto":{"cost_tolerance":1.25,"latency_floor_ms":1,"index_floor_seconds":1,"memory_tolerance":2,"memory_floor_mb":64}`)
+	bad := DefaultDecisionRules()
+	bad.Pareto.CostTolerance = 0.5
+	require.ErrorContains(t, bad.Validate(), "pareto cost_tolerance 0.5 is not a ratio of at least 1")
 }

@@ -107,7 +107,7 @@ func (s *Summary) Markdown() string {
 
 	if s.Front != nil {
 		fmt.Fprintf(&b, "## Pareto set\n\nOne verdict across all systems: **%s**. A system is beaten when another is not significantly worse on %s (paired bootstrap), latency (paired per-case ratio), peak RSS and cold index time (each more than %.2f× apart), and better on at least one; systems nothing tells apart are ties.\n\n",
-			mdCell(s.Front.String()), s.cfg.Rules.Primary, ParetoCostTolerance)
+			mdCell(s.Front.String()), s.cfg.Rules.Primary, s.cfg.Rules.paretoRules().CostTolerance)
 		b.WriteString("| system | on the front | beaten by | tied with | not compared on |\n|---|---|---|---|---|\n")
 		for _, r := range s.Front.Systems {
 			on := "no"
