@@ -435,6 +435,10 @@ func runCell(ctx context.Context, cfg Config, rc harness.RunConfig, spec systems
 	c.IndexBuildSeconds = res.IndexBuildTime.Seconds()
 	c.IndexReused = len(res.IndexReused)
 	c.IndexBuildCPUClasses = res.IndexBuildCPUClasses
+	for _, m := range res.Models {
+		c.Models = append(c.Models, campaignfmt.ModelInfo{ID: m.ID, Dimension: m.Dimension, Pooling: m.Pooling, MaxTokens: m.MaxTokens,
+			QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix, Fingerprint: m.Fingerprint})
+	}
 	c.Warnings = res.Warnings
 	c.IndexedDocs = res.IndexedDocs
 	var recs []resultfmt.Record

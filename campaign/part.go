@@ -139,6 +139,9 @@ type CellResult struct {
 	// IndexBuildCPUClasses are the CPU classes the builds were timed on
 	// (harness.Result).
 	IndexBuildCPUClasses []string `json:"index_build_cpu_classes,omitempty"`
+	// Models are the embedding models the system reported (systems.ModelsOf:
+	// a hybrid's or graph's members' too), for run.json's models.
+	Models []campaignfmt.ModelInfo `json:"models,omitempty"`
 	IndexedDocs          int      `json:"indexed_docs"`
 	Warnings             []string `json:"warnings,omitempty"`
 	// ChildPeakRSS is the peak RSS of the processes the system runs, in
@@ -530,6 +533,24 @@ func assemble(p *Part, recs []resultfmt.Record) (*campaignfmt.Campaign, []result
 		}
 		run.Systems = append(run.Systems, foldSystem(run, sys, cells, prepared, peaks[sys.Name].PeakRSSMB))
 	}
+	// Every model a system embedded with, not only those a dense config
+	// names (the caller's Meta.Models): a hybrid's or graph's members', in
+	// id order after the caller's.
+	listed := map[string]bool{}
+	for _, m := range run.Meta.Models {
+		listed[m.ID] = true
+	}
+	var used []campaignfmt.ModelInfo
+	for _, c := range p.Cells {
+		for _, m := range c.Models {
+			if !listed[m.ID] {
+				listed[m.ID] = true
+				used = append(used, m)
+			}
+		}
+	}
+	sort.Slice(used, func(i, j int) bool { return used[i].ID < used[j].ID })
+	run.Meta.Models = append(slices.Clone(run.Meta.Models), used...)
 	order := map[string]int{}
 	for i, t := range run.Tasks {
 		order[t.ID] = i

@@ -72,6 +72,12 @@ type ModelInfo struct {
 	// Served is the server's model name and declared revision
 	// ("model@revision"), for EngineServer; never its URL or key.
 	Served string
+	// What the model manifest says of how it embeds (embed/models.Model),
+	// for a campaign's run.json: its Fingerprint (its files' hashes), pooling,
+	// token limit and prefixes.
+	Fingerprint, Pooling       string
+	MaxTokens                  int
+	QueryPrefix, PassagePrefix string
 }
 
 // Engines of ModelInfo.

@@ -70,6 +70,19 @@ func TestCampaignSelection(t *testing.T) {
 	require.Equal(t, want, got, "-bm25's configs, then -systems', in the order given")
 	require.Contains(t, rj.Meta.Backend, "(hybrid)")
 	require.Contains(t, rj.Meta.Backend, "(graph)")
+	var modelIDs []string
+	for _, m := range rj.Meta.Models {
+		modelIDs = append(modelIDs, m.ID)
+		mm, err := models.Lookup(m.ID)
+		require.NoError(t, err)
+		require.Equal(t, campaignfmt.ModelInfo{ID: mm.ID, Dimension: mm.Dimension, Pooling: mm.Pooling, MaxTokens: mm.MaxTokens,
+			QueryPrefix: mm.QueryPrefix, PassagePrefix: mm.PassagePrefix, Fingerprint: mm.Fingerprint()}, m, "run.json's description of %s", m.ID)
+	}
+	if len(want) > 5 {
+		require.Equal(t, []string{"minilm-l6-q"}, modelIDs, "-models none, but the hybrid and graph embedded with minilm-l6-q: run.json lists it")
+	} else {
+		require.Empty(t, modelIDs)
+	}
 
 	b, err = os.ReadFile(filepath.Join(out, "quality-summary.json"))
 	require.NoError(t, err)

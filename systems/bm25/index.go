@@ -22,6 +22,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/internal/buildrec"
 )
 
 var _ systems.System = (*Index)(nil)
@@ -126,7 +127,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		err := x.open(path, want, ids, false)
 		if err == nil {
 			x.stats = IndexStats{Path: path, Docs: len(ids), Reused: true}
-			x.built = systems.ReadBuild(filepath.Join(dir, buildFile))
+			x.built = buildrec.Read(filepath.Join(dir, buildFile))
 			x.logf("bm25[%s]: %s: reusing %s (%d docs, built in %v)", x.cfg.Name, c.ID, path, len(ids), x.built.BuildTime.Round(time.Millisecond))
 			return nil
 		}
@@ -144,7 +145,7 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 	}
 	x.stats = IndexStats{Path: path, Docs: len(ids), BuildTime: time.Since(start)}
 	x.built = systems.IndexReport{BuildTime: x.stats.BuildTime, CPUClass: cpuclass.Current()}
-	if err := systems.WriteBuild(filepath.Join(dir, buildFile), x.built); err != nil {
+	if err := buildrec.Write(filepath.Join(dir, buildFile), x.built); err != nil {
 		x.logf("bm25[%s]: %s: recording the build time: %v", x.cfg.Name, c.ID, err)
 	}
 	return nil

@@ -142,5 +142,5 @@ func TestEndpointIndex(t *testing.T) {
 	require.Equal(t, map[string]string{"endpoint served-keywords": "keywords@2"}, w.Versions())
 	// The leaderboard's description: a server's model, its parameters unknown.
 	require.Equal(t, []systems.ModelInfo{{ID: "served-keywords", Source: models.SourceEndpoint, Dimension: len(keywords) + 1,
-		Engine: systems.EngineServer, Served: "keywords@2"}}, w.Models())
+		Engine: systems.EngineServer, Served: "keywords@2", Fingerprint: "endpoint-keywords@2"}}, w.Models())
 }

@@ -86,7 +86,9 @@ func TestForModelFolder(t *testing.T) {
 	// (MPNet-base: 108,895,872 weights without the pooler; embed/models'
 	// TestParametersBuiltin derives it from the architecture), from a
 	// folder and from the built-in manifest.
-	want := systems.ModelInfo{ID: m.ID, Source: models.SourceFolder, Dimension: 768, Parameters: 108_895_872, Engine: systems.EngineInProcess}
+	want := systems.ModelInfo{ID: m.ID, Source: models.SourceFolder, Dimension: 768, Parameters: 108_895_872, Engine: systems.EngineInProcess,
+		Fingerprint: m.Fingerprint(), Pooling: models.PoolMean, MaxTokens: m.MaxTokens}
+	require.Equal(t, 384, m.MaxTokens, "the folder's config")
 	require.Equal(t, []systems.ModelInfo{want}, x.Models())
 	want.ID, want.Source = "mpnet-base-q", models.SourceBuiltin
 	require.Equal(t, []systems.ModelInfo{want}, ref.Models())

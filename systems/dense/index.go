@@ -15,6 +15,7 @@ import (
 	"github.com/retrievalbench/retrievalbench/internal/cpuclass"
 	"github.com/retrievalbench/retrievalbench/internal/progress"
 	"github.com/retrievalbench/retrievalbench/systems"
+	"github.com/retrievalbench/retrievalbench/systems/internal/buildrec"
 	"github.com/retrievalbench/retrievalbench/systems/internal/modelconfig"
 )
 
@@ -272,10 +273,10 @@ func (x *Index) Index(ctx context.Context, c *corpus.Corpus) error {
 		rec := filepath.Join(filepath.Dir(store.Path()), "builds", buildKey(c.Hash(), x.emb.Fingerprint())+".json")
 		switch {
 		case st.Reused > 0:
-			x.built = systems.ReadBuild(rec)
+			x.built = buildrec.Read(rec)
 		case st.Embedded > 0:
 			x.built = systems.IndexReport{BuildTime: time.Since(start), CPUClass: cpuclass.Current()}
-			if err := systems.WriteBuild(rec, x.built); err != nil {
+			if err := buildrec.Write(rec, x.built); err != nil {
 				x.logf("dense[%s]: %s: recording the build time: %v", x.cfg.Name, c.ID, err)
 			}
 		}
@@ -404,7 +405,8 @@ func (x *Index) Close() error {
 func (x *Index) Models() []systems.ModelInfo {
 	if x.info == nil {
 		m := x.model
-		info := systems.ModelInfo{ID: m.ID, Source: m.Source(), Dimension: m.Dimension, Engine: systems.EngineInProcess}
+		info := systems.ModelInfo{ID: m.ID, Source: m.Source(), Dimension: m.Dimension, Engine: systems.EngineInProcess,
+			Fingerprint: m.Fingerprint(), Pooling: m.Pooling, MaxTokens: m.MaxTokens, QueryPrefix: m.QueryPrefix, PassagePrefix: m.PassagePrefix}
 		if m.IsEndpoint() {
 			info.Engine, info.Served = systems.EngineServer, m.Endpoint.Model+"@"+m.Endpoint.Revision
 		} else if n, err := models.Parameters(m.Path(x.opt.CacheDir, models.ModelFile)); err == nil {

@@ -1,4 +1,8 @@
-package systems
+// Package buildrec is the build record a built-in system keeps next to a
+// cached index: how long building it took and on which CPU class, so that
+// a later run reusing the index reports the cold cost
+// (systems.IndexReporter).
+package buildrec
 
 import (
 	"encoding/json"
@@ -6,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retrievalbench/retrievalbench/internal/atomicfile"
+	"github.com/retrievalbench/retrievalbench/systems"
 )
 
 // buildRecord is the file a built-in system keeps next to a cached index:
@@ -15,10 +20,10 @@ type buildRecord struct {
 	CPUClass string  `json:"cpu_class"`
 }
 
-// WriteBuild records r's build time and CPU class in file (written whole
+// Write records r's build time and CPU class in file (written whole
 // or not at all), so that a later run reusing the index can report the
-// cold cost (ReadBuild, IndexReporter).
-func WriteBuild(file string, r IndexReport) error {
+// cold cost (Read, systems.IndexReporter).
+func Write(file string, r systems.IndexReport) error {
 	b, err := json.Marshal(buildRecord{Seconds: r.BuildTime.Seconds(), CPUClass: r.CPUClass})
 	if err != nil {
 		return err
@@ -26,12 +31,12 @@ func WriteBuild(file string, r IndexReport) error {
 	return atomicfile.WriteFile(file, append(b, '\n'))
 }
 
-// ReadBuild is the IndexReport of a reused index from the record
-// WriteBuild left in file: Reused, with BuildTime 0 when none was recorded
+// Read is the IndexReport of a reused index from the record Write
+// left in file: Reused, with BuildTime 0 when none was recorded
 // (an index or vectors stored before builds were, or by another corpus
 // sharing them) or the record cannot be read.
-func ReadBuild(file string) IndexReport {
-	r := IndexReport{Reused: true}
+func Read(file string) systems.IndexReport {
+	r := systems.IndexReport{Reused: true}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return r
