@@ -141,9 +141,9 @@ type CellResult struct {
 	IndexBuildCPUClasses []string `json:"index_build_cpu_classes,omitempty"`
 	// Models are the embedding models the system reported (systems.ModelsOf:
 	// a hybrid's or graph's members' too), for run.json's models.
-	Models []campaignfmt.ModelInfo `json:"models,omitempty"`
-	IndexedDocs          int      `json:"indexed_docs"`
-	Warnings             []string `json:"warnings,omitempty"`
+	Models      []campaignfmt.ModelInfo `json:"models,omitempty"`
+	IndexedDocs int                     `json:"indexed_docs"`
+	Warnings    []string                `json:"warnings,omitempty"`
 	// ChildPeakRSS is the peak RSS of the processes the system runs, in
 	// bytes (0: none).
 	ChildPeakRSS   uint64                `json:"child_peak_rss"`
