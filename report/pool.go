@@ -133,6 +133,18 @@ func (ids resultIDs) of(task string, h resultfmt.Hit) string {
 func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolEntry {
 	byTask := map[string]map[string]*PoolEntry{}
 	ids := newResultIDs(recs)
+	// A result as its own hit shows it (a chunk, not a location of it), at
+	// any rank: what the sheet lists and a grade binds to (Bind).
+	own := map[[2]string]resultfmt.Hit{}
+	for i := range recs {
+		for _, h := range recs[i].Hits {
+			if k := [2]string{recs[i].Task, h.DocID}; ids.of(recs[i].Task, h) == h.DocID {
+				if _, ok := own[k]; !ok {
+					own[k] = h
+				}
+			}
+		}
+	}
 	caseSHA := map[string]string{}
 	for _, t := range run.Tasks {
 		caseSHA[t.ID] = t.SHA256()
@@ -149,13 +161,10 @@ func Pool(run *campaignfmt.Campaign, recs []resultfmt.Record, depth int) []PoolE
 			id := ids.of(r.Task, h)
 			e := byTask[r.Task][id]
 			if e == nil {
-				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query, DocID: id, CaseSHA: caseSHA[r.Task]}
+				shown := own[[2]string{r.Task, id}]
+				e = &PoolEntry{Task: r.Task, Repo: r.Repo, Intent: r.Intent, Query: r.Query, DocID: id, Kind: shown.Kind, Path: shown.Path,
+					Symbol: shown.Symbol, CaseSHA: caseSHA[r.Task], HitSHA: hitSHA(shown)}
 				byTask[r.Task][id] = e
-			}
-			if h.DocID == id && e.HitSHA == "" {
-				// The result as its own hit shows it (a chunk, not a
-				// location of it): what the sheet lists and a grade binds.
-				e.Kind, e.Path, e.Symbol, e.HitSHA = h.Kind, h.Path, h.Symbol, hitSHA(h)
 			}
 			if h.Judged && e.Grade == nil {
 				g := h.Grade

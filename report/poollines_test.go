@@ -40,6 +40,22 @@ func TestPoolLocationOfAChunk(t *testing.T) {
 	require.Equal(t, "0123456789abcdef", pool[0].HitSHA, "the entry is bound to the chunk's text")
 	require.Equal(t, "Parser.parse", pool[0].Symbol)
 
+	// Pooled at depth 1, where only the peer's location is in the pool:
+	// the row still shows the chunk as its own hit shows it, and binds to
+	// its text, so that a grade of it is not stale against Bind.
+	low := recs()
+	low[0].Hits = []resultfmt.Hit{other, chunk}
+	low[0].Hits[0].Rank, low[0].Hits[1].Rank = 1, 2
+	_, err = Judge(run, low, nil)
+	require.NoError(t, err)
+	shallow := Pool(run, low, 1)
+	require.Equal(t, "a.py#Parser.parse", shallow[0].DocID)
+	require.Equal(t, "peer/cmd@1", rankedBy(shallow[0].RankedBy))
+	require.Equal(t, [3]string{"a.py", "Parser.parse", "0123456789abcdef"}, [3]string{shallow[0].Path, shallow[0].Symbol, shallow[0].HitSHA})
+	kept, stale, _ := Bind(run, low, []Judgment{{Task: "t1", DocID: shallow[0].DocID, Grade: 2, HitSHA: shallow[0].HitSHA, Source: "s:2"}})
+	require.Empty(t, stale)
+	require.Len(t, kept, 1)
+
 	gradeOf := func(human []Judgment) map[string][2]int { // model → (grade, judged) of its first hit
 		t.Helper()
 		rs := recs()
